@@ -1,0 +1,4 @@
+#ifndef ELIMAGE_CGBM_SHIM_H
+#define ELIMAGE_CGBM_SHIM_H
+#include <gbm.h>
+#endif

@@ -1,0 +1,22 @@
+import Synchronization
+
+/// Copies its input into a new frame, optionally at another size (bilinear scaling).
+public final class Passthrough: ShaderFilter, @unchecked Sendable {
+    private let size: Mutex<(width: Int, height: Int)?>
+
+    /// - Parameter outputSize: the size to scale to; `nil` keeps the input's size.
+    public init(outputSize: (width: Int, height: Int)? = nil) {
+        size = Mutex(outputSize)
+        super.init(name: "passthrough", fragmentShader: EmbeddedShaders.passthroughFsh)
+    }
+
+    /// The size to scale to; `nil` keeps the input's size.
+    public var outputSize: (width: Int, height: Int)? {
+        get { size.withLock { $0 } }
+        set { size.withLock { $0 = newValue } }
+    }
+
+    public override func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
+        outputSize ?? (input.width, input.height)
+    }
+}

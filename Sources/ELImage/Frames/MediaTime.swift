@@ -1,0 +1,43 @@
+/// A presentation time as an exact rational number of seconds, `value / timescale` (like CMTime).
+///
+/// Exact so that file timestamps (e.g. 1/90000 or 1001/30000) survive a round trip unchanged.
+public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var value: Int64
+    public var timescale: Int32
+
+    public init(value: Int64, timescale: Int32) {
+        self.value = value
+        self.timescale = timescale > 0 ? timescale : 1
+    }
+
+    /// Time zero.
+    public static let zero = MediaTime(value: 0, timescale: 1)
+
+    /// A time in microseconds, the resolution of V4L2 buffer timestamps.
+    public init(microseconds: Int64) { self.init(value: microseconds, timescale: 1_000_000) }
+
+    /// Frame `index` of a stream with `framesPerSecond` = numerator/denominator.
+    public init(frame index: Int64, framesPerSecond numerator: Int32, _ denominator: Int32 = 1) {
+        self.init(value: index * Int64(denominator), timescale: numerator)
+    }
+
+    public var seconds: Double { Double(value) / Double(timescale) }
+
+    /// The same instant in another timescale, rounded to the nearest tick.
+    public func converted(to newScale: Int32) -> MediaTime {
+        let ticks = (Double(value) * Double(newScale) / Double(timescale)).rounded()
+        return MediaTime(value: Int64(ticks), timescale: newScale)
+    }
+
+    public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
+        lhs.value * Int64(rhs.timescale) < rhs.value * Int64(lhs.timescale)
+    }
+
+    public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
+        lhs.value * Int64(rhs.timescale) == rhs.value * Int64(lhs.timescale)
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(seconds) }
+
+    public var description: String { "\(value)/\(timescale) s" }
+}

@@ -1,0 +1,42 @@
+import CGLES
+
+/// An image on the GPU: a texture with a framebuffer to render into it, its size and format, and
+/// the presentation time of the picture it holds.
+///
+/// Frames are freed by ARC: when the last reference goes, the texture returns to its context's
+/// `FramePool` on the render thread. There is nothing to lock or unlock. A frame's pixels never
+/// change after the node that made it has rendered them, so any number of targets may hold it.
+public final class TextureFrame: @unchecked Sendable {
+    /// The GL texture name (valid in the owning context and its shared contexts).
+    public let texture: GLuint
+    /// A framebuffer with `texture` attached as colour 0.
+    public let framebuffer: GLuint
+    public let key: TextureKey
+    /// When this picture is to be presented.
+    public let timestamp: MediaTime
+    private let context: RenderContext
+
+    init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime, context: RenderContext) {
+        self.texture = texture
+        self.framebuffer = framebuffer
+        self.key = key
+        self.timestamp = timestamp
+        self.context = context
+    }
+
+    public var width: Int { key.width }
+    public var height: Int { key.height }
+    public var format: TextureFormat { key.format }
+
+    deinit {
+        let texture = PooledTexture(texture: texture, framebuffer: framebuffer, key: key)
+        context.enqueue { context in context.framePool.recycle(texture) }
+    }
+}
+
+/// A texture and its framebuffer, owned by a `FramePool` while no frame uses them.
+struct PooledTexture: Sendable {
+    let texture: GLuint
+    let framebuffer: GLuint
+    let key: TextureKey
+}

@@ -1,0 +1,39 @@
+import CGLES
+
+extension RenderContext {
+    /// A frame from the pool with the given size and format, stamped with `timestamp`.
+    public func makeFrame(width: Int, height: Int, format: TextureFormat = .rgba8,
+                          timestamp: MediaTime) throws -> TextureFrame {
+        try framePool.frame(for: TextureKey(width: width, height: height, format: format),
+                            timestamp: timestamp, in: self)
+    }
+
+    /// Copies CPU pixels into `frame`. `bytesPerRow` may exceed the row (padding) but must be a
+    /// multiple of the pixel size; the caller has checked the buffer covers every row.
+    func upload(_ pixels: UnsafeRawBufferPointer, bytesPerRow: Int, into frame: TextureFrame) throws {
+        let pixelSize = frame.format.bytesPerPixel
+        glBindTexture(GLenum(GL_TEXTURE_2D), frame.texture)
+        glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(bytesPerRow / pixelSize))
+        glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(frame.width), GLsizei(frame.height),
+                        frame.format.pixelFormat, GLenum(GL_UNSIGNED_BYTE), pixels.baseAddress)
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)
+        let error = glGetError()
+        if error != GL_NO_ERROR { throw ELImageError.gl(call: "glTexSubImage2D(\(frame.key))", code: error) }
+    }
+
+    /// Reads `frame`'s pixels into `destination`, rows tightly packed, first row first.
+    func readPixels(of frame: TextureFrame, into destination: UnsafeMutableRawBufferPointer) throws {
+        let needed = frame.width * frame.height * frame.format.bytesPerPixel
+        guard destination.count >= needed, let base = destination.baseAddress else {
+            throw ELImageError.invalidInput(what: "readback buffer of \(destination.count) bytes is smaller than \(needed)",
+                                            hint: "size it width * height * bytes per pixel")
+        }
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), frame.framebuffer)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 1)
+        glReadPixels(0, 0, GLsizei(frame.width), GLsizei(frame.height), frame.format.pixelFormat,
+                     GLenum(GL_UNSIGNED_BYTE), base)
+        let error = glGetError()
+        if error != GL_NO_ERROR { throw ELImageError.gl(call: "glReadPixels(\(frame.key))", code: error) }
+    }
+}

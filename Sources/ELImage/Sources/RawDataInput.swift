@@ -1,0 +1,102 @@
+/// A source that uploads CPU pixels (RGBA, BGRA or 8-bit gray, rows possibly padded) and pushes
+/// them into the graph as RGBA frames.
+///
+/// ```swift
+/// let input = RawDataInput()
+/// input --> Grayscale() --> RawDataOutput { image in ... }
+/// try await input.process(pixels, width: 641, height: 479, format: .bgra, timestamp: .zero, on: context)
+/// ```
+public final class RawDataInput: ImageOutput, @unchecked Sendable {
+    public override init() { super.init() }
+
+    /// Uploads one image and sends it through the graph; returns once every target has taken it.
+    ///
+    /// - Parameter bytesPerRow: the stride between rows; `nil` means tightly packed rows.
+    /// - Throws: `ELImageError.invalidInput` for a zero or oversized dimension, a stride shorter than
+    ///   a row, or a buffer too small for the image.
+    public func process(
+        _ pixels: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerRow: Int? = nil,
+        format: PixelFormat, timestamp: MediaTime, in context: isolated RenderContext
+    ) throws {
+        guard [.rgba, .bgra, .gray8].contains(format) else {
+            throw ELImageError.invalidInput(what: "\(format) is not a single-plane RGBA, BGRA or gray format",
+                                            hint: "wrap planar or YUV pixels in a PixelBuffer and use process(_:in:)")
+        }
+        let pixelSize = format.planeShape(0, width: 1, height: 1).bytesPerTexel
+        let stride = bytesPerRow ?? width * pixelSize
+        try Self.validate(byteCount: pixels.count, width: width, height: height, bytesPerRow: stride,
+                          format: format, maximumSize: context.info.maximumTextureSize)
+        let uploaded = try context.makeFrame(width: width, height: height,
+                                             format: format == .gray8 ? .r8 : .rgba8, timestamp: timestamp)
+        if stride % pixelSize == 0 {
+            try context.upload(pixels, bytesPerRow: stride, into: uploaded)
+        } else {
+            // GL counts row length in pixels: repack rows whose stride is not a whole number of pixels.
+            let row = width * pixelSize
+            var packed = [UInt8](repeating: 0, count: row * height)
+            packed.withUnsafeMutableBytes { destination in
+                for y in 0..<height {
+                    let source = UnsafeRawBufferPointer(rebasing: pixels[(y * stride)..<(y * stride + row)])
+                    UnsafeMutableRawBufferPointer(rebasing: destination[(y * row)..<(y * row + row)])
+                        .copyMemory(from: source)
+                }
+            }
+            try packed.withUnsafeBytes { try context.upload($0, bytesPerRow: row, into: uploaded) }
+        }
+        switch format {
+        case .rgba:
+            deliver(uploaded, in: context)
+        default:
+            let shader = format == .bgra
+                ? (name: "bgra_to_rgba", source: EmbeddedShaders.bgraToRgbaFsh)
+                : (name: "gray_to_rgba", source: EmbeddedShaders.grayToRgbaFsh)
+            let output = try context.makeFrame(width: width, height: height, timestamp: timestamp)
+            let program = try context.program(named: shader.name, fragment: shader.source)
+            try context.draw(program, into: output, inputs: [uploaded])
+            deliver(output, in: context)
+        }
+    }
+
+    /// Hops to `context`'s render thread, uploads one image and sends it through the graph.
+    public func process(
+        _ pixels: [UInt8], width: Int, height: Int, bytesPerRow: Int? = nil,
+        format: PixelFormat, timestamp: MediaTime, on context: RenderContext
+    ) async throws {
+        try await context.perform { context in
+            try pixels.withUnsafeBytes { bytes in
+                try self.process(bytes, width: width, height: height, bytesPerRow: bytesPerRow,
+                                 format: format, timestamp: timestamp, in: context)
+            }
+        }
+    }
+
+    /// Tells the targets that no more frames will come.
+    public func finish(in context: isolated RenderContext) {
+        deliverEndOfStream(in: context)
+    }
+
+    static func validate(byteCount: Int, width: Int, height: Int, bytesPerRow: Int,
+                         format: PixelFormat, maximumSize: Int) throws {
+        guard width > 0, height > 0 else {
+            throw ELImageError.invalidInput(what: "image size \(width)x\(height) is empty",
+                                            hint: "width and height must be at least 1")
+        }
+        guard width <= maximumSize, height <= maximumSize else {
+            throw ELImageError.invalidInput(what: "image size \(width)x\(height) exceeds the GPU's limit of \(maximumSize)",
+                                            hint: "scale the image down before uploading it")
+        }
+        let pixelSize = format.planeShape(0, width: 1, height: 1).bytesPerTexel
+        let row = width * pixelSize
+        guard bytesPerRow >= row else {
+            throw ELImageError.invalidInput(
+                what: "bytesPerRow \(bytesPerRow) is shorter than a \(width)-pixel \(format.rawValue) row (\(row) bytes)",
+                hint: "pass the buffer's real stride, at least width * \(pixelSize)")
+        }
+        let needed = bytesPerRow * (height - 1) + row
+        guard byteCount >= needed else {
+            throw ELImageError.invalidInput(
+                what: "pixel buffer has \(byteCount) bytes but a \(width)x\(height) \(format.rawValue) image with stride \(bytesPerRow) needs \(needed)",
+                hint: "check the width, height, stride and format")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import CPNG
+import ELImage
+import Foundation
+
+/// Reads and writes PNG files through libpng's simplified API (8-bit RGBA in memory).
+public enum PNGFile {
+    /// Decodes `path` into RGBA (gray, palette and 16-bit files are converted).
+    public static func read(_ path: String) throws -> RGBAImage {
+        var image = png_image()
+        image.version = png_uint_32(PNG_IMAGE_VERSION)
+        guard png_image_begin_read_from_file(&image, path) != 0 else {
+            let reason = message(of: image)
+            if !FileManager.default.fileExists(atPath: path) {
+                throw ELImageError.io(file: path, operation: "open", errno: ENOENT, hint: "check the path")
+            }
+            throw ELImageError.malformedMedia(file: path, frame: nil, reason: "not a readable PNG: \(reason)")
+        }
+        defer { png_image_free(&image) }
+        image.format = rgbaFormat
+        let width = Int(image.width), height = Int(image.height)
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        let ok = pixels.withUnsafeMutableBytes { buffer in
+            png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
+        }
+        guard ok != 0 else {
+            throw ELImageError.malformedMedia(file: path, frame: nil, reason: "PNG data is damaged: \(message(of: image))")
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// Encodes `image` as an RGBA PNG at `path`. The file appears complete or not at all: it is
+    /// written beside `path` and renamed into place.
+    public static func write(_ image: RGBAImage, to path: String) throws {
+        guard image.width > 0, image.height > 0, image.pixels.count >= image.width * image.height * 4 else {
+            throw ELImageError.invalidInput(
+                what: "cannot write a \(image.width)x\(image.height) PNG from \(image.pixels.count) bytes",
+                hint: "the image needs width * height * 4 bytes of RGBA")
+        }
+        var png = png_image()
+        png.version = png_uint_32(PNG_IMAGE_VERSION)
+        png.width = png_uint_32(image.width)
+        png.height = png_uint_32(image.height)
+        png.format = rgbaFormat
+        let temporary = path + ".partial"
+        let ok = image.pixels.withUnsafeBytes { buffer in
+            png_image_write_to_file(&png, temporary, 0, buffer.baseAddress, png_int_32(image.bytesPerRow), nil)
+        }
+        guard ok != 0 else {
+            let code = errno
+            unlink(temporary)
+            throw ELImageError.io(file: path, operation: "write PNG (\(message(of: png)))", errno: code,
+                                  hint: "check that the folder exists, is writable and has space")
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw ELImageError.io(file: path, operation: "rename \(temporary) to", errno: code, hint: "")
+        }
+    }
+
+    private static let rgbaFormat = png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
+
+    private static func message(of image: png_image) -> String {
+        withUnsafeBytes(of: image.message) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+}

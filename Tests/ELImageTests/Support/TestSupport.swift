@@ -1,0 +1,82 @@
+import ELImage
+import Foundation
+import Synchronization
+
+/// Collects what a sink receives, for assertions after the graph ran.
+final class Collector<Value: Sendable>: Sendable {
+    private let storage = Mutex<[Value]>([])
+    func append(_ value: Value) { storage.withLock { $0.append(value) } }
+    var values: [Value] { storage.withLock { $0 } }
+    var count: Int { storage.withLock { $0.count } }
+}
+
+/// A sink that records every image it reads back.
+func imageCollector() -> (RawDataOutput, Collector<RGBAImage>) {
+    let collector = Collector<RGBAImage>()
+    return (RawDataOutput { collector.append($0) }, collector)
+}
+
+/// A deterministic pseudo-random generator (SplitMix64), so failures reproduce.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random bytes from a fixed seed.
+func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+    var generator = SeededGenerator(seed: seed)
+    return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+}
+
+/// Paths inside the repository.
+enum Repository {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+}
+
+/// Runs a command line tool and returns its standard output; throws with its standard error.
+@discardableResult
+func runTool(_ tool: String, _ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ToolFailure(tool: tool, status: process.terminationStatus,
+                          message: String(decoding: errorData, as: UTF8.self))
+    }
+    return data
+}
+
+struct ToolFailure: Error, CustomStringConvertible {
+    let tool: String
+    let status: Int32
+    let message: String
+    var description: String { "\(tool) exited \(status): \(message)" }
+}
+
+/// A fresh temporary folder, removed by `remove()`.
+struct TemporaryFolder {
+    let url: URL
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    func remove() { try? FileManager.default.removeItem(at: url) }
+}
