@@ -8,12 +8,15 @@ SWIFT ?= swift
 OUT ?= out
 
 # Debian/Ubuntu packages the build, the tests and the demo need.
-#   build:  pkg-config and the -dev packages of EGL, GLES, GBM, libpng
+#   build:  pkg-config and the -dev packages of EGL, GLES, GBM, libpng, libturbojpeg, libv4l2,
+#           FFmpeg's libraries and x264
 #   run:    Mesa's EGL and drivers (llvmpipe when there is no GPU)
-#   tests:  glslang-tools (shader validation), ffmpeg (reference conversions and decoding)
-PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev \
+#   tests:  glslang-tools (shader validation), ffmpeg (reference conversions and decoding),
+#           x264 (the command-line encoder the benchmark compares with)
+PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
+            libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libx264-dev \
             libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 \
-            glslang-tools ffmpeg
+            glslang-tools ffmpeg x264
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -5,15 +5,18 @@ import PackageDescription
 ///
 /// Layers (dependencies point down only):
 ///   Examples/, Benchmarks/      small programs
-///   ELImageMedia                media files (PNG, ...)
+///   ELImageMedia                media files: x264/MP4 (libav*), Y4M, PNG, JPEG
+///   ELImageCamera               V4L2 capture and controls (libv4l2)
 ///   ELImage (core)              RenderContext, ShaderProgram, TextureFrame/FramePool, graph, filters
-///   C system libraries          CEGL, CGLES, CGBM, CPNG
+///   C system libraries          CEGL, CGLES, CGBM, CPNG, CTurboJPEG, CV4L2, CFFmpeg, CX264
 let package = Package(
     name: "ELImage",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ELImage", targets: ["ELImage"]),
+        .library(name: "ELImageCamera", targets: ["ELImageCamera"]),
         .library(name: "ELImageMedia", targets: ["ELImageMedia"]),
+        .executable(name: "camera-devices", targets: ["CameraDevicesExample"]),
         .executable(name: "grayscale", targets: ["GrayscaleExample"]),
         .executable(name: "elimage-bench", targets: ["ELImageBench"]),
     ],
@@ -32,6 +35,20 @@ let package = Package(
             name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]),
         .systemLibrary(
+            name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CV4L2", path: "Sources/CV4L2", pkgConfig: "libv4l2",
+            providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        // x264's pkg-config file adds -DX264_API_IMPORTS (a Windows DLL switch) that SwiftPM rejects
+        // with a warning, so this one links through its module map alone; the Makefile installs it.
+        .systemLibrary(
+            name: "CX264", path: "Sources/CX264",
+            providers: [.apt(["libx264-dev"])]),
+        .systemLibrary(
             name: "CGBM", path: "Sources/CGBM", pkgConfig: "gbm",
             providers: [.apt(["libgbm-dev"])]),
 
@@ -48,10 +65,16 @@ let package = Package(
             path: "Sources/ELImage",
             plugins: ["EmbedShaders"]),
 
+        // MARK: Camera
+        .target(
+            name: "ELImageCamera",
+            dependencies: ["ELImage", "CV4L2", "CTurboJPEG"],
+            path: "Sources/ELImageCamera"),
+
         // MARK: Media files
         .target(
             name: "ELImageMedia",
-            dependencies: ["ELImage", "CPNG"],
+            dependencies: ["ELImage", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264"],
             path: "Sources/ELImageMedia"),
 
         // MARK: Programs
@@ -60,6 +83,11 @@ let package = Package(
             dependencies: ["ELImage", "ELImageMedia",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Grayscale"),
+        .executableTarget(
+            name: "CameraDevicesExample",
+            dependencies: ["ELImage", "ELImageCamera",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/CameraDevices"),
         .executableTarget(
             name: "ELImageBench",
             dependencies: ["ELImage", "CEGL", "CGLES",

@@ -23,6 +23,10 @@ public struct ColorSpace: Sendable, Hashable, CustomStringConvertible {
     /// JPEG/JFIF: BT.601 matrix, full range.
     public static let jpeg = ColorSpace(matrix: .bt601, range: .full, primaries: .bt709, transfer: .srgb)
 
+    /// sRGB pictures (PNG, JPEG decoded to RGB, synthetic images): BT.709 primaries, sRGB transfer.
+    /// The matrix and range say how to make Y'CbCr of it when nothing else is asked for.
+    public static let srgb = ColorSpace(matrix: .bt709, range: .limited, primaries: .bt709, transfer: .srgb)
+
     /// The usual guess for untagged video: BT.601 below 720 lines, BT.709 from 720 up, limited range.
     public static func defaultForVideo(height: Int) -> ColorSpace {
         height >= 720 ? .bt709 : .bt601

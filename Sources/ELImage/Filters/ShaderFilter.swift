@@ -60,7 +60,8 @@ open class ShaderFilter: ImageOutput, ImageInput, @unchecked Sendable {
         }
         guard let ready else { return }
         let size = outputSize(forInput: frame)
-        let output = try context.makeFrame(width: size.width, height: size.height, timestamp: frame.timestamp)
+        let output = try context.makeFrame(width: size.width, height: size.height, timestamp: frame.timestamp,
+                                           colorSpace: frame.colorSpace)
         let program = try context.program(named: programName, fragment: fragmentShader)
         try context.draw(program, into: output, inputs: ready.inputs) { program in
             for (name, value) in ready.uniforms { program.set(value, for: name) }

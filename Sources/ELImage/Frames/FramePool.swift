@@ -47,10 +47,11 @@ public final class FramePool {
     }
 
     /// A frame backed by an idle texture with `key`, or by a new one.
-    func frame(for key: TextureKey, timestamp: MediaTime, in context: isolated RenderContext) throws -> TextureFrame {
+    func frame(for key: TextureKey, timestamp: MediaTime, colorSpace: ColorSpace,
+               in context: isolated RenderContext) throws -> TextureFrame {
         let texture = try take(key)
         return TextureFrame(texture: texture.texture, framebuffer: texture.framebuffer, key: key,
-                            timestamp: timestamp, context: context)
+                            timestamp: timestamp, colorSpace: colorSpace, context: context)
     }
 
     private func take(_ key: TextureKey) throws -> PooledTexture {

@@ -30,11 +30,20 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
-        lhs.value * Int64(rhs.timescale) < rhs.value * Int64(lhs.timescale)
+        let (left, right) = crossProducts(lhs, rhs)
+        return left.high < right.high || (left.high == right.high && left.low < right.low)
     }
 
     public static func == (lhs: MediaTime, rhs: MediaTime) -> Bool {
-        lhs.value * Int64(rhs.timescale) == rhs.value * Int64(lhs.timescale)
+        let (left, right) = crossProducts(lhs, rhs)
+        return left.high == right.high && left.low == right.low
+    }
+
+    /// lhs.value * rhs.timescale and rhs.value * lhs.timescale, without overflow.
+    private static func crossProducts(_ lhs: MediaTime, _ rhs: MediaTime)
+        -> (left: (high: Int64, low: UInt64), right: (high: Int64, low: UInt64)) {
+        (lhs.value.multipliedFullWidth(by: Int64(rhs.timescale)),
+         rhs.value.multipliedFullWidth(by: Int64(lhs.timescale)))
     }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(seconds) }

@@ -16,7 +16,9 @@ public struct PixelBuffer: Sendable {
     public let format: PixelFormat
     public let width: Int
     public let height: Int
-    public var data: [UInt8]
+    /// The bytes of every plane. Replaced only through `withUnsafeMutableData`, so it always
+    /// covers the planes it was validated against.
+    public internal(set) var data: [UInt8]
     public let planes: [Plane]
     public var timestamp: MediaTime
     public var colorSpace: ColorSpace
@@ -64,10 +66,17 @@ public struct PixelBuffer: Sendable {
 
     /// A zero-filled, tightly packed image.
     public init(format: PixelFormat, width: Int, height: Int, timestamp: MediaTime = .zero,
-                colorSpace: ColorSpace = .bt709) throws {
+                colorSpace: ColorSpace = .bt709, chromaLocation: ChromaLocation = .left) throws {
         try self.init(format: format, width: width, height: height,
                       data: [UInt8](repeating: 0, count: max(0, format.byteCount(width: max(0, width), height: max(0, height)))),
-                      timestamp: timestamp, colorSpace: colorSpace)
+                      timestamp: timestamp, colorSpace: colorSpace, chromaLocation: chromaLocation)
+    }
+
+    /// Lets `body` change the bytes in place (their count cannot change).
+    public mutating func withUnsafeMutableData<Result>(
+        _ body: (UnsafeMutableRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        try data.withUnsafeMutableBytes(body)
     }
 
     /// Tightly packed planes, one after another (the layout of ffmpeg's raw files and Y4M frames).

@@ -33,6 +33,12 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
         /// Bytes per texel: 1 (a plane of one component), 2 (interleaved chroma), 3 or 4 (packed).
         public var bytesPerTexel: Int
         public var rowBytes: Int { width * bytesPerTexel }
+
+        public init(width: Int, height: Int, bytesPerTexel: Int) {
+            self.width = width
+            self.height = height
+            self.bytesPerTexel = bytesPerTexel
+        }
     }
 
     public var planeCount: Int {

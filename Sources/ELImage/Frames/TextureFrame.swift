@@ -14,13 +14,18 @@ public final class TextureFrame: @unchecked Sendable {
     public let key: TextureKey
     /// When this picture is to be presented.
     public let timestamp: MediaTime
+    /// The colour space of the picture's source, kept for the sinks' tags (encoder VUI, files).
+    /// RGBA frames hold R'G'B' in the source's primaries and transfer.
+    public let colorSpace: ColorSpace
     private let context: RenderContext
 
-    init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime, context: RenderContext) {
+    init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime,
+         colorSpace: ColorSpace, context: RenderContext) {
         self.texture = texture
         self.framebuffer = framebuffer
         self.key = key
         self.timestamp = timestamp
+        self.colorSpace = colorSpace
         self.context = context
     }
 

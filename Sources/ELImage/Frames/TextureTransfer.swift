@@ -3,9 +3,10 @@ import CGLES
 extension RenderContext {
     /// A frame from the pool with the given size and format, stamped with `timestamp`.
     public func makeFrame(width: Int, height: Int, format: TextureFormat = .rgba8,
-                          timestamp: MediaTime) throws -> TextureFrame {
-        try framePool.frame(for: TextureKey(width: width, height: height, format: format),
-                            timestamp: timestamp, in: self)
+                          filtering: TextureFiltering = .linear, timestamp: MediaTime,
+                          colorSpace: ColorSpace = .srgb) throws -> TextureFrame {
+        try framePool.frame(for: TextureKey(width: width, height: height, format: format, filtering: filtering),
+                            timestamp: timestamp, colorSpace: colorSpace, in: self)
     }
 
     /// Copies CPU pixels into `frame`. `bytesPerRow` may exceed the row (padding) but must be a

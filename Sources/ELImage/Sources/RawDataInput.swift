@@ -57,6 +57,17 @@ public final class RawDataInput: ImageOutput, @unchecked Sendable {
         }
     }
 
+    /// Uploads a CPU image in any `PixelFormat` (Y'CbCr planes converted with its colour space),
+    /// turned by `orientation`, and sends it through the graph as an RGBA frame.
+    public func process(_ buffer: PixelBuffer, orientation: Orientation = .up, in context: isolated RenderContext) throws {
+        deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
+    }
+
+    /// Hops to `context`'s render thread, uploads `buffer` and sends it through the graph.
+    public func process(_ buffer: PixelBuffer, orientation: Orientation = .up, on context: RenderContext) async throws {
+        try await context.perform { context in try self.process(buffer, orientation: orientation, in: context) }
+    }
+
     /// Hops to `context`'s render thread, uploads one image and sends it through the graph.
     public func process(
         _ pixels: [UInt8], width: Int, height: Int, bytesPerRow: Int? = nil,

@@ -49,13 +49,19 @@ func runTool(_ tool: String, _ arguments: [String]) throws -> Data {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [tool] + arguments
-    let output = Pipe(), errors = Pipe()
+    // Standard error goes to a file, so a chatty tool cannot block on a full pipe while we read stdout.
+    let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-stderr-\(UUID().uuidString)")
+    guard FileManager.default.createFile(atPath: errorFile.path, contents: nil) else {
+        throw ToolFailure(tool: tool, status: -1, message: "cannot create \(errorFile.path)")
+    }
+    defer { try? FileManager.default.removeItem(at: errorFile) }
+    let output = Pipe()
     process.standardOutput = output
-    process.standardError = errors
+    process.standardError = try FileHandle(forWritingTo: errorFile)
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    let errorData = (try? Data(contentsOf: errorFile)) ?? Data()
     guard process.terminationStatus == 0 else {
         throw ToolFailure(tool: tool, status: process.terminationStatus,
                           message: String(decoding: errorData, as: UTF8.self))

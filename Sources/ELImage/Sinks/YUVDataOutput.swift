@@ -1,0 +1,45 @@
+import Synchronization
+
+/// A sink that converts every frame to Y'CbCr (or RGBA) on the GPU, reads it back and hands the
+/// `PixelBuffer` to a closure: the feed for encoders, Y4M files and other YUV consumers.
+///
+/// The closure runs on the render thread. The buffer is reused for the next frame unless the closure
+/// keeps it (then the closure's copy is its own).
+public final class YUVDataOutput: ImageInput, @unchecked Sendable {
+    public let inputSlots = InputSlots(count: 1)
+    /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
+    public let format: PixelFormat
+    private let colorSpace: ColorSpace?
+    private let chromaLocation: ChromaLocation
+    private let handler: @Sendable (PixelBuffer) -> Void
+    private let reusable = Mutex<PixelBuffer?>(nil)
+
+    /// - Parameters:
+    ///   - colorSpace: the matrix and range to write; `nil` uses each frame's own colour space.
+    ///   - chromaLocation: where subsampled chroma is sited (MPEG-2 "left" by default, as H.264 expects).
+    public init(format: PixelFormat = .i420, colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation = .left,
+                handler: @escaping @Sendable (PixelBuffer) -> Void) throws {
+        _ = try RenderContext.planeKinds(of: format)
+        self.format = format
+        self.colorSpace = colorSpace
+        self.chromaLocation = chromaLocation
+        self.handler = handler
+    }
+
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        let wanted = colorSpace ?? frame.colorSpace
+        var buffer = reusable.withLock { stored in
+            defer { stored = nil }
+            return stored
+        }
+        if buffer == nil || buffer?.width != frame.width || buffer?.height != frame.height {
+            buffer = try PixelBuffer(format: format, width: frame.width, height: frame.height)
+        }
+        guard var buffer else { return }
+        buffer.colorSpace = wanted
+        buffer.chromaLocation = chromaLocation
+        try context.readPixels(of: frame, into: &buffer)
+        handler(buffer)
+        reusable.withLock { $0 = buffer }
+    }
+}

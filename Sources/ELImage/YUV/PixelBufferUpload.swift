@@ -1,0 +1,121 @@
+import CGLES
+
+extension RenderContext {
+    /// Uploads `buffer`'s planes into pooled textures and converts them to one RGBA frame in a single
+    /// pass: Y'CbCr with the buffer's matrix and range (chroma interpolated at its siting), or RGB
+    /// as is; turned by `orientation`. The frame carries the buffer's time and colour space.
+    public func makeFrame(from buffer: PixelBuffer, orientation: Orientation = .up) throws -> TextureFrame {
+        let layout = PlaneTextureLayout(buffer.format)
+        let limit = info.maximumTextureSize
+        var planes: [TextureFrame] = []
+        for index in 0..<buffer.format.planeCount {
+            let shape = buffer.shape(ofPlane: index)
+            let (width, format) = layout.texture(for: shape)
+            guard width <= limit, shape.height <= limit else {
+                throw ELImageError.invalidInput(
+                    what: "a \(buffer.width)x\(buffer.height) \(buffer.format) image needs a \(width)x\(shape.height) texture, over this GPU's \(limit)",
+                    hint: "scale the image down before uploading it")
+            }
+            let texture = try makeFrame(width: width, height: shape.height, format: format,
+                                        filtering: layout.usesTexelFetch ? .nearest : .linear,
+                                        timestamp: buffer.timestamp)
+            try uploadPlane(index, of: buffer, into: texture)
+            planes.append(texture)
+        }
+        let size = orientation.outputSize(width: buffer.width, height: buffer.height)
+        let output = try makeFrame(width: size.width, height: size.height, timestamp: buffer.timestamp,
+                                   colorSpace: buffer.colorSpace)
+        let program = try self.program(named: "yuv_to_rgba", vertex: EmbeddedShaders.orientedVsh,
+                                       fragment: EmbeddedShaders.yuvToRgbaFsh)
+        let conversion = buffer.format.isYUV ? YCbCrConversion.toRGB(buffer.colorSpace) : .identity
+        let chroma = buffer.format.planeCount > 1 ? buffer.shape(ofPlane: 1) : buffer.shape(ofPlane: 0)
+        let divisor = layout.chromaDivisor
+        try draw(program, into: output, inputs: planes) { program in
+            program.set(.mat3(orientation.textureTransform), for: "textureTransform")
+            program.set(.int(layout.shaderLayout), for: "planeLayout")
+            program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "lumaSize")
+            program.set(.vec2([Float(chroma.width), Float(chroma.height)]), for: "chromaSize")
+            program.set(.vec2(divisor), for: "chromaDivisor")
+            program.set(.vec2(Self.chromaSiting(buffer.chromaLocation, divisor: divisor)), for: "chromaSiting")
+            program.set(.int(layout.swapsChroma ? 1 : 0), for: "swapChroma")
+            program.set(.int(buffer.format == .uyvy ? 1 : 0), for: "uyvyOrder")
+            program.set(.int(buffer.format == .bgra ? 1 : 0), for: "swapRedBlue")
+            program.set(.mat3(conversion.matrix), for: "colorMatrix")
+            program.set(.vec3(conversion.offset), for: "colorOffset")
+        }
+        return output
+    }
+
+    /// Offset of the chroma sample from the centre of its block, in chroma samples.
+    static func chromaSiting(_ location: ChromaLocation, divisor: SIMD2<Float>) -> SIMD2<Float> {
+        let horizontal: Float = divisor.x == 2 && location != .center ? 0.25 : 0
+        let vertical: Float = divisor.y == 2 && location == .topLeft ? 0.25 : 0
+        return [horizontal, vertical]
+    }
+
+    private func uploadPlane(_ index: Int, of buffer: PixelBuffer, into texture: TextureFrame) throws {
+        let plane = buffer.planes[index]
+        let texelSize = texture.format.bytesPerPixel
+        try buffer.data.withUnsafeBytes { bytes in
+            let start = bytes.baseAddress.map { UnsafeRawBufferPointer(start: $0 + plane.offset, count: bytes.count - plane.offset) }
+            guard let start else { return }
+            if plane.bytesPerRow % texelSize == 0 {
+                try upload(start, bytesPerRow: plane.bytesPerRow, into: texture)
+            } else {
+                // GL counts row length in texels: repack rows whose stride is not a whole number of texels.
+                let row = texture.width * texelSize
+                var packed = [UInt8](repeating: 0, count: row * texture.height)
+                packed.withUnsafeMutableBytes { destination in
+                    for y in 0..<texture.height {
+                        UnsafeMutableRawBufferPointer(rebasing: destination[(y * row)..<(y * row + row)])
+                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: start[(y * plane.bytesPerRow)..<(y * plane.bytesPerRow + row)]))
+                    }
+                }
+                try packed.withUnsafeBytes { try upload($0, bytesPerRow: row, into: texture) }
+            }
+        }
+    }
+}
+
+/// How a pixel format's planes become textures and what the conversion shader does with them.
+struct PlaneTextureLayout {
+    let format: PixelFormat
+
+    init(_ format: PixelFormat) { self.format = format }
+
+    /// The texture width and format for a plane of `shape`.
+    func texture(for shape: PixelFormat.PlaneShape) -> (width: Int, format: TextureFormat) {
+        switch shape.bytesPerTexel {
+        case 1: (shape.width, .r8)
+        case 2: (shape.width, .rg8)
+        case 3: (shape.width * 3, .r8)  // RGB24: three R8 texels per pixel, fetched one by one
+        default: (shape.width, .rgba8)
+        }
+    }
+
+    /// Formats the shader reads with texelFetch, which must not be filtered.
+    var usesTexelFetch: Bool { format == .yuyv || format == .uyvy || format == .rgb24 }
+
+    /// `planeLayout` in yuv_to_rgba.fsh.
+    var shaderLayout: Int32 {
+        switch format {
+        case .i420, .yv12, .i422, .i444: 0
+        case .nv12, .nv21: 1
+        case .yuyv, .uyvy: 2
+        case .gray8: 3
+        case .rgb24: 4
+        case .bgra, .rgba: 5
+        }
+    }
+
+    var swapsChroma: Bool { format == .yv12 || format == .nv21 }
+
+    /// Chroma subsampling per direction.
+    var chromaDivisor: SIMD2<Float> {
+        switch format {
+        case .i420, .yv12, .nv12, .nv21: [2, 2]
+        case .i422, .yuyv, .uyvy: [2, 1]
+        default: [1, 1]
+        }
+    }
+}
