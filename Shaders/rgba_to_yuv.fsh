@@ -1,7 +1,8 @@
 #version 300 es
 // One plane of Y'CbCr from an RGBA picture, four 8-bit samples per output RGBA texel (so a plane
 // row of N samples is N/4 texels, read back as bytes). Chroma is filtered at its siting:
-// MPEG-2 "left" 4:2:0 takes [1 2 1]/4 across and [1 1]/2 down as two bilinear fetches.
+// MPEG-2 "left" takes [1 2 1]/4 across (co-sited with even columns) and [1 1]/2 down; JPEG
+// "center" takes the 2x2 block. Pixels are fetched exactly and filtered in float.
 precision highp float;
 precision highp int;
 
@@ -17,22 +18,25 @@ uniform int swapChroma;      // interleaved pairs as Cr Cb (NV21)
 uniform mat3 colorMatrix;    // R'G'B' -> samples
 uniform vec3 colorOffset;
 
-vec3 yuvAt(vec2 edgePosition) {
-    vec3 rgb = texture(inputImageTexture, edgePosition / pictureSize).rgb;
-    return colorMatrix * rgb + colorOffset;
+vec3 rgbAt(int x, int y) {
+    ivec2 last = ivec2(pictureSize) - 1;
+    // Snapped to exact 8-bit values: some drivers (llvmpipe) convert unorm8 to float up to 0.1 level off.
+    return round(texelFetch(inputImageTexture, clamp(ivec2(x, y), ivec2(0), last), 0).rgb * 255.0) / 255.0;
 }
 
-// Y'CbCr of the chroma sample at index `index` of the chroma plane.
-vec3 chromaSample(vec2 index) {
-    vec2 origin = index * chromaDivisor;  // top-left pixel edge of the block
-    if (chromaDivisor == vec2(1.0)) {
-        return yuvAt(origin + 0.5);
-    }
-    float y = origin.y + (chromaDivisor.y == 2.0 ? 1.0 : 0.5);
-    if (centredChroma == 1 || chromaDivisor.x == 1.0) {
-        return yuvAt(vec2(origin.x + chromaDivisor.x * 0.5, y));
-    }
-    return 0.5 * (yuvAt(vec2(origin.x, y)) + yuvAt(vec2(origin.x + 1.0, y)));
+// The average R'G'B' of row y under the horizontal chroma filter of sample column x0.
+vec3 filteredRow(int x0, int y) {
+    if (chromaDivisor.x == 1.0) return rgbAt(x0, y);
+    if (centredChroma == 1) return 0.5 * (rgbAt(x0, y) + rgbAt(x0 + 1, y));
+    return 0.25 * rgbAt(x0 - 1, y) + 0.5 * rgbAt(x0, y) + 0.25 * rgbAt(x0 + 1, y);
+}
+
+// Y'CbCr of chroma sample `index` of the chroma plane.
+vec3 chromaSample(ivec2 index) {
+    ivec2 origin = index * ivec2(chromaDivisor);
+    vec3 rgb = filteredRow(origin.x, origin.y);
+    if (chromaDivisor.y == 2.0) rgb = 0.5 * (rgb + filteredRow(origin.x, origin.y + 1));
+    return colorMatrix * rgb + colorOffset;
 }
 
 void main() {
@@ -40,16 +44,15 @@ void main() {
     vec4 result;
     if (planeKind == 0) {
         for (int k = 0; k < 4; k++) {
-            vec2 pixel = vec2(float(texel.x * 4 + k), float(texel.y)) + 0.5;
-            result[k] = yuvAt(pixel).x;
+            result[k] = (colorMatrix * rgbAt(texel.x * 4 + k, texel.y) + colorOffset).x;
         }
     } else if (planeKind == 3) {
-        vec3 first = chromaSample(vec2(float(texel.x * 2), float(texel.y)));
-        vec3 second = chromaSample(vec2(float(texel.x * 2 + 1), float(texel.y)));
+        vec3 first = chromaSample(ivec2(texel.x * 2, texel.y));
+        vec3 second = chromaSample(ivec2(texel.x * 2 + 1, texel.y));
         result = swapChroma == 1 ? vec4(first.zy, second.zy) : vec4(first.yz, second.yz);
     } else {
         for (int k = 0; k < 4; k++) {
-            vec3 yuv = chromaSample(vec2(float(texel.x * 4 + k), float(texel.y)));
+            vec3 yuv = chromaSample(ivec2(texel.x * 4 + k, texel.y));
             result[k] = planeKind == 1 ? yuv.y : yuv.z;
         }
     }

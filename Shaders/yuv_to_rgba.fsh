@@ -1,6 +1,9 @@
 #version 300 es
 // CPU planes (uploaded as textures) to RGBA in one pass: fetch Y'CbCr (or RGB) for the output
 // pixel, interpolating subsampled chroma at its siting, then apply the colour matrix and range.
+// Samples are fetched exactly (texelFetch) and chroma is interpolated here in float: texture
+// filtering units round weights and results to 8 bits, and the matrix amplifies a chroma
+// rounding error almost twofold. The pass maps pixels 1:1 (turned, never scaled).
 precision highp float;
 precision highp int;
 
@@ -23,8 +26,20 @@ uniform int swapRedBlue;     // RGBA layout holding BGRA
 uniform mat3 colorMatrix;    // samples -> R'G'B'
 uniform vec3 colorOffset;
 
-vec2 chromaCoordinate(vec2 position) {
-    return (position / chromaDivisor + chromaSiting) / chromaSize;
+// An 8-bit texel exactly: some drivers (llvmpipe) convert unorm8 to float up to 0.1 level off.
+vec4 fetch(sampler2D plane, ivec2 position) {
+    return round(texelFetch(plane, position, 0) * 255.0) / 255.0;
+}
+
+// Bilinear interpolation of a chroma plane at luma `position` (pixel edges; centres at n + 0.5).
+vec4 chromaAt(sampler2D plane, vec2 position) {
+    vec2 samplePosition = clamp(position / chromaDivisor + chromaSiting - 0.5, vec2(0.0), chromaSize - 1.0);
+    ivec2 first = ivec2(floor(samplePosition));
+    ivec2 last = min(first + 1, ivec2(chromaSize) - 1);
+    vec2 weight = samplePosition - vec2(first);
+    vec4 top = mix(fetch(plane, first), fetch(plane, ivec2(last.x, first.y)), weight.x);
+    vec4 bottom = mix(fetch(plane, ivec2(first.x, last.y)), fetch(plane, last), weight.x);
+    return mix(top, bottom, weight.y);
 }
 
 // Chroma of packed 4:2:2 at pixel column x, interpolated between co-sited samples.
@@ -32,8 +47,8 @@ vec2 packedChroma(ivec2 pixel) {
     float position = float(pixel.x) * 0.5;
     int left = int(floor(position));
     int right = min(left + 1, int(chromaSize.x) - 1);
-    vec4 a = texelFetch(inputImageTexture, ivec2(left, pixel.y), 0);
-    vec4 b = texelFetch(inputImageTexture, ivec2(right, pixel.y), 0);
+    vec4 a = fetch(inputImageTexture, ivec2(left, pixel.y));
+    vec4 b = fetch(inputImageTexture, ivec2(right, pixel.y));
     vec2 ca = uyvyOrder == 1 ? a.rb : a.ga;
     vec2 cb = uyvyOrder == 1 ? b.rb : b.ga;
     return mix(ca, cb, fract(position));
@@ -44,27 +59,26 @@ void main() {
     ivec2 pixel = clamp(ivec2(floor(position)), ivec2(0), ivec2(lumaSize) - 1);
     vec3 samples;
     if (planeLayout == 0) {
-        vec2 chroma = chromaCoordinate(position);
-        samples = vec3(texture(inputImageTexture, textureCoordinate).r,
-                       texture(inputImageTexture2, chroma).r,
-                       texture(inputImageTexture3, chroma).r);
+        samples = vec3(fetch(inputImageTexture, pixel).r,
+                       chromaAt(inputImageTexture2, position).r,
+                       chromaAt(inputImageTexture3, position).r);
         if (swapChroma == 1) samples = samples.xzy;
     } else if (planeLayout == 1) {
-        vec2 pair = texture(inputImageTexture2, chromaCoordinate(position)).rg;
-        samples = vec3(texture(inputImageTexture, textureCoordinate).r, swapChroma == 1 ? pair.yx : pair);
+        vec2 pair = chromaAt(inputImageTexture2, position).rg;
+        samples = vec3(fetch(inputImageTexture, pixel).r, swapChroma == 1 ? pair.yx : pair);
     } else if (planeLayout == 2) {
-        vec4 texel = texelFetch(inputImageTexture, ivec2(pixel.x / 2, pixel.y), 0);
+        vec4 texel = fetch(inputImageTexture, ivec2(pixel.x / 2, pixel.y));
         bool odd = (pixel.x & 1) == 1;
         float luma = uyvyOrder == 1 ? (odd ? texel.a : texel.g) : (odd ? texel.b : texel.r);
         samples = vec3(luma, packedChroma(pixel));
     } else if (planeLayout == 3) {
-        samples = vec3(texture(inputImageTexture, textureCoordinate).r, 128.0 / 255.0, 128.0 / 255.0);
+        samples = vec3(fetch(inputImageTexture, pixel).r, 128.0 / 255.0, 128.0 / 255.0);
     } else if (planeLayout == 4) {
-        samples = vec3(texelFetch(inputImageTexture, ivec2(pixel.x * 3, pixel.y), 0).r,
-                       texelFetch(inputImageTexture, ivec2(pixel.x * 3 + 1, pixel.y), 0).r,
-                       texelFetch(inputImageTexture, ivec2(pixel.x * 3 + 2, pixel.y), 0).r);
+        samples = vec3(fetch(inputImageTexture, ivec2(pixel.x * 3, pixel.y)).r,
+                       fetch(inputImageTexture, ivec2(pixel.x * 3 + 1, pixel.y)).r,
+                       fetch(inputImageTexture, ivec2(pixel.x * 3 + 2, pixel.y)).r);
     } else {
-        vec4 texel = texture(inputImageTexture, textureCoordinate);
+        vec4 texel = fetch(inputImageTexture, pixel);
         samples = swapRedBlue == 1 ? texel.bgr : texel.rgb;
     }
     fragColor = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), 1.0);

@@ -30,6 +30,7 @@ struct BenchmarkCommand: ParsableCommand {
                 throw ValidationError("--size \(text) is not WIDTHxHEIGHT")
             }
             results += try GrayscaleBenchmark(width: parts[0], height: parts[1], frames: frames).run(on: context)
+            results += try YUVBenchmark(width: parts[0], height: parts[1], frames: frames).run(on: context)
         }
         if json {
             let encoder = JSONEncoder()

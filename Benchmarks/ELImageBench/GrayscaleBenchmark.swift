@@ -14,7 +14,7 @@ struct GrayscaleBenchmark {
         let input = RawDataInput()
         input --> Grayscale() --> RawDataOutput { _ in }
         var result = [UInt8](repeating: 0, count: width * height * 4)
-        let bare = try context.performAndWait { _ in BareBox(try BareGrayscale(width: width, height: height)) }
+        let bare = try context.performAndWait { _ in Box(try BareGrayscale(width: width, height: height)) }
 
         var frameworkTimes: [Double] = [], bareTimes: [Double] = []
         let block = 10
@@ -55,8 +55,4 @@ struct GrayscaleBenchmark {
     }
 }
 
-/// Carries a value that is only used on the render thread across `performAndWait`.
-final class BareBox: @unchecked Sendable {
-    let value: BareGrayscale
-    init(_ value: BareGrayscale) { self.value = value }
-}
+

@@ -171,7 +171,10 @@ public actor RenderContext {
         _ program: ShaderProgram, into target: TextureFrame, inputs: [TextureFrame],
         setUniforms: (ShaderProgram) throws -> Void = { _ in }
     ) throws {
-        if emptyVertexArray == 0 { glGenVertexArrays(1, &emptyVertexArray) }
+        if emptyVertexArray == 0 {
+            glGenVertexArrays(1, &emptyVertexArray)
+            glDisable(GLenum(GL_DITHER))  // on by default; it would perturb exact 8-bit results
+        }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
         glViewport(0, 0, GLsizei(target.width), GLsizei(target.height))
         program.use()
