@@ -20,8 +20,10 @@ uniform vec3 colorOffset;
 
 vec3 rgbAt(int x, int y) {
     ivec2 last = ivec2(pictureSize) - 1;
-    // Snapped to exact 8-bit values: some drivers (llvmpipe) convert unorm8 to float up to 0.1 level off.
-    return round(texelFetch(inputImageTexture, clamp(ivec2(x, y), ivec2(0), last), 0).rgb * 255.0) / 255.0;
+    // Snapped to exact 8-bit values: some drivers (llvmpipe) convert unorm8 to float up to 0.1
+    // level off, and divide approximately (even by constants), so this multiplies by 1/255.
+    return round(texelFetch(inputImageTexture, clamp(ivec2(x, y), ivec2(0), last), 0).rgb * 255.0)
+        * 0.003921568627450980;
 }
 
 // The average R'G'B' of row y under the horizontal chroma filter of sample column x0.

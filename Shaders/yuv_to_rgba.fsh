@@ -18,7 +18,7 @@ uniform sampler2D inputImageTexture3;  // plane 2 (Cr)
 uniform int planeLayout;
 uniform vec2 lumaSize;       // picture size in pixels
 uniform vec2 chromaSize;     // chroma plane size in samples
-uniform vec2 chromaDivisor;  // subsampling: 1 or 2 per direction
+uniform vec2 chromaScale;    // 1 / subsampling: 1 or 0.5 per direction
 uniform vec2 chromaSiting;   // where chroma sits, in chroma samples from the centred position
 uniform int swapChroma;      // 1: the planes or pairs hold Cr before Cb (YV12, NV21)
 uniform int uyvyOrder;       // packed 4:2:2: 0 Y0 Cb Y1 Cr (YUYV), 1 Cb Y0 Cr Y1 (UYVY)
@@ -26,14 +26,19 @@ uniform int swapRedBlue;     // RGBA layout holding BGRA
 uniform mat3 colorMatrix;    // samples -> R'G'B'
 uniform vec3 colorOffset;
 
-// An 8-bit texel exactly: some drivers (llvmpipe) convert unorm8 to float up to 0.1 level off.
+// Exactness on every driver: some (llvmpipe) convert unorm8 to float up to 0.1 level off, and
+// divide through an approximate reciprocal (3e-4 relative error, even for constant divisions).
+// So fetched samples are snapped to their 8-bit value, and this shader never divides.
+const float inverse255 = 0.003921568627450980;
+
+// An 8-bit texel, exactly.
 vec4 fetch(sampler2D plane, ivec2 position) {
-    return round(texelFetch(plane, position, 0) * 255.0) / 255.0;
+    return round(texelFetch(plane, position, 0) * 255.0) * inverse255;
 }
 
 // Bilinear interpolation of a chroma plane at luma `position` (pixel edges; centres at n + 0.5).
 vec4 chromaAt(sampler2D plane, vec2 position) {
-    vec2 samplePosition = clamp(position / chromaDivisor + chromaSiting - 0.5, vec2(0.0), chromaSize - 1.0);
+    vec2 samplePosition = clamp(position * chromaScale + chromaSiting - 0.5, vec2(0.0), chromaSize - 1.0);
     ivec2 first = ivec2(floor(samplePosition));
     ivec2 last = min(first + 1, ivec2(chromaSize) - 1);
     vec2 weight = samplePosition - vec2(first);
@@ -72,7 +77,7 @@ void main() {
         float luma = uyvyOrder == 1 ? (odd ? texel.a : texel.g) : (odd ? texel.b : texel.r);
         samples = vec3(luma, packedChroma(pixel));
     } else if (planeLayout == 3) {
-        samples = vec3(fetch(inputImageTexture, pixel).r, 128.0 / 255.0, 128.0 / 255.0);
+        samples = vec3(fetch(inputImageTexture, pixel).r, 128.0 * inverse255, 128.0 * inverse255);
     } else if (planeLayout == 4) {
         samples = vec3(fetch(inputImageTexture, ivec2(pixel.x * 3, pixel.y)).r,
                        fetch(inputImageTexture, ivec2(pixel.x * 3 + 1, pixel.y)).r,

@@ -49,7 +49,7 @@ final class BareI420Upload {
         glUniform1i(BareGL.uniform(program, "planeLayout"), 0)
         glUniform2f(BareGL.uniform(program, "lumaSize"), Float(width), Float(height))
         glUniform2f(BareGL.uniform(program, "chromaSize"), Float((width + 1) / 2), Float((height + 1) / 2))
-        glUniform2f(BareGL.uniform(program, "chromaDivisor"), 2, 2)
+        glUniform2f(BareGL.uniform(program, "chromaScale"), 0.5, 0.5)
         glUniform2f(BareGL.uniform(program, "chromaSiting"), 0.25, 0)
         glUniformMatrix3fv(BareGL.uniform(program, "colorMatrix"), 1, GLboolean(GL_FALSE), conversion.matrix)
         glUniform3f(BareGL.uniform(program, "colorOffset"), conversion.offset.x, conversion.offset.y, conversion.offset.z)

@@ -35,7 +35,7 @@ extension RenderContext {
             program.set(.int(layout.shaderLayout), for: "planeLayout")
             program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "lumaSize")
             program.set(.vec2([Float(chroma.width), Float(chroma.height)]), for: "chromaSize")
-            program.set(.vec2(divisor), for: "chromaDivisor")
+            program.set(.vec2(1 / divisor), for: "chromaScale")
             program.set(.vec2(Self.chromaSiting(buffer.chromaLocation, divisor: divisor)), for: "chromaSiting")
             program.set(.int(layout.swapsChroma ? 1 : 0), for: "swapChroma")
             program.set(.int(buffer.format == .uyvy ? 1 : 0), for: "uyvyOrder")

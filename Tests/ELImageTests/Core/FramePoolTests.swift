@@ -7,6 +7,8 @@ struct FramePoolTests {
     @Test("1,000 frames reuse the pipeline's working set of textures; memory stays flat")
     func reuseOverManyFrames() async throws {
         let context = try RenderContext()
+        // Reuse, not trimming, is under test: a stall on a loaded machine must not age textures out.
+        await context.perform { $0.framePool.idleLifetime = .seconds(3600) }
         let input = RawDataInput()
         let (output, images) = imageCollector()
         input --> Grayscale() --> Passthrough() --> output
