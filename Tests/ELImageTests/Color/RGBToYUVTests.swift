@@ -142,3 +142,39 @@ struct RGBToYUVTests {
         #expect(throws: ELImageError.self) { _ = try YUVDataOutput(format: .yuyv) { _ in } }
     }
 }
+
+@Suite("Packed planes")
+struct PackedPlanesTests {
+    @Test("Planes packed on the render thread read the same on a worker thread's shared context after a fence")
+    func readOnSharedContext() async throws {
+        let context = try RenderContext()
+        let shared = try context.makeSharedContext()
+        let (width, height) = (90, 50)
+        let rgba = randomBytes(width * height * 4, seed: 21)
+        let source = try PixelBuffer(format: .rgba, width: width, height: height, data: rgba)
+        let empty = try PixelBuffer(format: .i420, width: width, height: height)
+        let (planes, onRenderThread, fence) = try await context.perform { context in
+            let frame = try context.makeFrame(from: source)
+            let planes = try context.packPlanes(of: frame, as: .i420, colorSpace: .bt709)
+            var buffer = empty
+            try planes.read(into: &buffer)
+            return (planes, buffer, try context.insertFence())
+        }
+        let onWorker = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PixelBuffer, Error>) in
+            Thread {
+                do {
+                    try shared.makeCurrent()
+                    defer { shared.releaseCurrent() }
+                    guard fence.wait() else { throw ELImageError.invalidState(node: "test", reason: "fence timed out") }
+                    var buffer = empty
+                    try planes.read(into: &buffer)
+                    continuation.resume(returning: buffer)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }.start()
+        }
+        #expect(onWorker.data == onRenderThread.data)
+        #expect(onWorker.data.contains { $0 != 0 })
+    }
+}
