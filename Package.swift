@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "ELImageCamera", targets: ["ELImageCamera"]),
         .library(name: "ELImageMedia", targets: ["ELImageMedia"]),
         .executable(name: "camera-devices", targets: ["CameraDevicesExample"]),
+        .executable(name: "record", targets: ["RecordExample"]),
         .executable(name: "grayscale", targets: ["GrayscaleExample"]),
         .executable(name: "elimage-bench", targets: ["ELImageBench"]),
     ],
@@ -88,6 +89,11 @@ let package = Package(
             dependencies: ["ELImage", "ELImageCamera",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/CameraDevices"),
+        .executableTarget(
+            name: "RecordExample",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Record"),
         .executableTarget(
             name: "ELImageBench",
             dependencies: ["ELImage", "CEGL", "CGLES",
