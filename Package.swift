@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ELImageMedia", targets: ["ELImageMedia"]),
         .executable(name: "camera-devices", targets: ["CameraDevicesExample"]),
         .executable(name: "record", targets: ["RecordExample"]),
+        .executable(name: "elimage", targets: ["ELImageTool"]),
         .executable(name: "grayscale", targets: ["GrayscaleExample"]),
         .executable(name: "elimage-bench", targets: ["ELImageBench"]),
     ],
@@ -79,6 +80,11 @@ let package = Package(
             path: "Sources/ELImageMedia"),
 
         // MARK: Programs
+        .executableTarget(
+            name: "ELImageTool",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/ELImageTool"),
         .executableTarget(
             name: "GrayscaleExample",
             dependencies: ["ELImage", "ELImageMedia",

@@ -1,0 +1,53 @@
+import ArgumentParser
+import ELImage
+import Foundation
+
+/// `elimage`: quick GPU pipelines from the command line.
+/// Exit codes: 0 success, 1 runtime failure, 2 usage error; errors on stderr in one line.
+@main
+struct ElimageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "elimage",
+        abstract: "GPU video pipelines: decode, filter, convert and encode frames with ELImage.",
+        subcommands: [RunCommand.self, FiltersCommand.self])
+
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let error as UsageError {
+            fail("usage: \(error)", code: 2)
+        } catch let error as ToolFailure {
+            fail("error: \(error)", code: 1)
+        } catch let error as ELImageError {
+            fail("error: \(error.description.replacingOccurrences(of: "\n", with: " "))", code: 1)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)  // --help, --version
+            }
+            // ArgumentParser's own validation errors are usage errors.
+            let message = self.message(for: error).replacingOccurrences(of: "\n", with: " ")
+            fail(code == .validationFailure ? "usage: \(message)" : "error: \(message)",
+                 code: code == .validationFailure ? 2 : 1)
+        }
+    }
+
+    private static func fail(_ message: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data("elimage: \(message)\n".utf8))
+        Foundation.exit(code)
+    }
+}
+
+/// `elimage filters`: the filters with their parameters and ranges.
+struct FiltersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "filters", abstract: "List the filters and their parameters.")
+
+    func run() {
+        print(FilterCatalog.standard.listing)
+    }
+}

@@ -1,0 +1,93 @@
+import ELImage
+import ELImageMedia
+import Foundation
+import Synchronization
+
+/// Where `elimage run` writes, chosen by the output's extension.
+enum OutputKind {
+    case png(pattern: String)
+    case y4m(String)
+    case rgba(String)
+
+    init(path: String) throws(UsageError) {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "png": self = .png(pattern: path)
+        case "y4m": self = .y4m(path)
+        case "rgba": self = .rgba(path)
+        case let other:
+            throw UsageError("cannot write '.\(other)' files (\(path)); use .png, .y4m or .rgba")
+        }
+    }
+
+    /// True when only the first frame is wanted (an image path without a %d pattern).
+    var wantsOneFrame: Bool {
+        if case .png(let pattern) = self { return !pattern.contains("%") }
+        return false
+    }
+}
+
+/// The sink node for an output, plus how to finish it.
+final class OutputSink: @unchecked Sendable {
+    let node: any ImageInput
+    private let finishing: @Sendable () throws -> Void
+
+    private init(node: any ImageInput, finish: @escaping @Sendable () throws -> Void) {
+        self.node = node
+        self.finishing = finish
+    }
+
+    /// Closes files; call after the last frame.
+    func finish() throws { try finishing() }
+
+    static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio) throws -> OutputSink {
+        switch kind {
+        case .png(let pattern):
+            let counter = Mutex(0)
+            return OutputSink(node: RawDataOutput { image in
+                let index = counter.withLock { value in defer { value += 1 }; return value }
+                let path = pattern.contains("%") ? String(format: pattern, index) : pattern
+                guard pattern.contains("%") || index == 0 else { return }
+                do { try PNGFile.write(image, to: path) } catch { FailureLog.shared.record(error) }
+            }, finish: {})
+        case .rgba(let path):
+            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                throw ELImageError.io(file: path, operation: "create", errno: errno, hint: "check the folder exists and is writable")
+            }
+            let file = UncheckedFile(handle)
+            return OutputSink(node: RawDataOutput { image in
+                do { try file.handle.write(contentsOf: image.pixels) } catch { FailureLog.shared.record(error) }
+            }, finish: { try file.handle.close() })
+        case .y4m(let path):
+            let writer = Mutex<Y4MWriter?>(nil)
+            let node = try YUVDataOutput(format: .i420) { buffer in
+                do {
+                    try writer.withLock { stored in
+                        if stored == nil {
+                            var header = try Y4MHeader(width: buffer.width, height: buffer.height, format: .i420,
+                                                       frameRate: frameRate, colorRange: buffer.colorSpace.range,
+                                                       chromaLocation: buffer.chromaLocation)
+                            header.interlacing = .progressive
+                            stored = try Y4MWriter(path: path, header: header)
+                        }
+                        try stored?.write(buffer)
+                    }
+                } catch { FailureLog.shared.record(error) }
+            }
+            return OutputSink(node: node, finish: { try writer.withLock { try $0?.close() } })
+        }
+    }
+}
+
+/// A FileHandle used from the render thread only.
+final class UncheckedFile: @unchecked Sendable {
+    let handle: FileHandle
+    init(_ handle: FileHandle) { self.handle = handle }
+}
+
+/// The first failure anywhere in the graph (a sink, a node through the error handler).
+final class FailureLog: Sendable {
+    static let shared = FailureLog()
+    private let first = Mutex<String?>(nil)
+    func record(_ error: Error) { first.withLock { if $0 == nil { $0 = "\(error)" } } }
+    var message: String? { first.withLock { $0 } }
+}

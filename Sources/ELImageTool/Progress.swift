@@ -1,0 +1,40 @@
+import Foundation
+
+/// Progress on a terminal for long jobs (frames, fps, elapsed, ETA); silent when stderr is not a TTY.
+final class Progress {
+    private let total: Int?
+    private let start = ContinuousClock.now
+    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private let enabled = isatty(STDERR_FILENO) == 1
+
+    init(total: Int?) { self.total = total }
+
+    func update(frames: Int) {
+        guard enabled, ContinuousClock.now - lastDraw > .milliseconds(200) else { return }
+        lastDraw = .now
+        draw(frames: frames, final: false)
+    }
+
+    func finish(frames: Int) {
+        if enabled { draw(frames: frames, final: true) }
+    }
+
+    private func draw(frames: Int, final: Bool) {
+        let elapsed = Self.seconds(ContinuousClock.now - start)
+        let fps = elapsed > 0 ? Double(frames) / elapsed : 0
+        var line = String(format: "frames %d  %.1f fps  elapsed %.1fs", frames, fps, elapsed)
+        if let total, !final, fps > 0, total > frames {
+            line += String(format: "  ETA %.1fs", Double(total - frames) / fps)
+        }
+        FileHandle.standardError.write(Data(("\r" + line + (final ? "\n" : "")).utf8))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// Messages for the user on standard output.
+enum Terminal {
+    static func say(_ text: String) { print(text) }
+}

@@ -1,0 +1,171 @@
+import ArgumentParser
+import ELImage
+import ELImageMedia
+import Foundation
+
+/// `elimage run`: INPUT → filters → OUTPUT, the framework's gst-launch.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Run INPUT through filters on the GPU into OUTPUT.",
+        discussion: """
+            INPUT: a .y4m file, raw .yuv (with --size and --format), or a .png image. Without INPUT: \
+            the bundled photo. OUTPUT by extension: .y4m, .rgba (raw RGBA frames), .png (the first \
+            frame, or every frame with a %d pattern such as frame%03d.png). Without --filter the \
+            input is only converted: the colour-conversion path.
+            """)
+
+    @Argument(help: "The input file.")
+    var input: String?
+
+    @Option(name: .customLong("filter"), help: "A filter as NAME or NAME:key=value,... (repeatable, applied in order).")
+    var filters: [String] = []
+
+    @Option(name: .shortAndLong, help: "The output file.")
+    var output: String?
+
+    @Option(help: "Stop after this many frames.")
+    var frames: Int?
+
+    @Option(help: "Frame size of raw input, WIDTHxHEIGHT.")
+    var size: String?
+
+    @Option(help: "Frame rate (e.g. 25 or 30000/1001) of raw input, image clips and written files.")
+    var fps: String?
+
+    @Option(help: "Pixel format of raw input: \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var format: String?
+
+    @Option(help: "Override the input's colour matrix: bt601, bt709 or bt2020.")
+    var matrix: String?
+
+    @Option(help: "Override the input's range: limited or full.")
+    var range: String?
+
+    @Option(help: "Rotate clockwise by 0, 90, 180 or 270 degrees.")
+    var rotate = 0
+
+    @Flag(help: "Mirror left to right (after rotating).")
+    var mirror = false
+
+    func run() async throws {
+        let options = try validatedOptions()
+        let source = try openSource(options)
+        let sink = try output.map { try OutputSink.make(try OutputKind(path: $0), frameRate: options.frameRate) }
+        let limit = min(frames ?? .max, (try output.map { try OutputKind(path: $0) })?.wantsOneFrame == true ? 1 : .max)
+
+        let context = try RenderContext()
+        context.setErrorHandler { FailureLog.shared.record($0) }
+        let upload = RawDataInput()
+        var last: ImageOutput = upload
+        for filter in options.filters {
+            last.addTarget(filter)
+            last = filter
+        }
+        if let sink { last.addTarget(sink.node) }
+
+        let progress = Progress(total: source.expectedFrames.map { min($0, limit) })
+        var count = 0
+        while count < limit, let frame = try source.nextFrame() {
+            try await upload.process(frame, orientation: options.orientation, on: context)
+            count += 1
+            progress.update(frames: count)
+            if let failure = FailureLog.shared.message { throw ToolFailure(failure) }
+        }
+        await context.perform { context in upload.finish(in: context) }
+        try sink?.finish()
+        progress.finish(frames: count)
+        if let failure = FailureLog.shared.message { throw ToolFailure(failure) }
+        if count == 0 { throw ToolFailure("\(input ?? "the input") has no frames") }
+        if let output { Terminal.say("wrote \(count) frame\(count == 1 ? "" : "s") to \(output)") }
+    }
+
+    struct Options {
+        var frameRate: Y4MHeader.Ratio
+        var orientation: Orientation
+        var filters: [ShaderFilter]
+        var colorOverride: ColorOverride
+        var size: (width: Int, height: Int)?
+        var pixelFormat: PixelFormat?
+    }
+
+    func validatedOptions() throws(UsageError) -> Options {
+        guard let rotation = Orientation.Rotation(rawValue: rotate) else {
+            throw UsageError("--rotate \(rotate): use 0, 90, 180 or 270")
+        }
+        let frameRate = try Self.parseRate(fps ?? "25")
+        let matrixValue = try matrix.map { text throws(UsageError) in
+            guard let value = ColorMatrix(rawValue: text.lowercased()) else {
+                throw UsageError("--matrix \(text): use bt601, bt709 or bt2020")
+            }
+            return value
+        }
+        let rangeValue = try range.map { text throws(UsageError) in
+            guard let value = ColorRange(rawValue: text.lowercased()) else { throw UsageError("--range \(text): use limited or full") }
+            return value
+        }
+        let parsedSize = try size.map { text throws(UsageError) in
+            let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw UsageError("--size \(text): write WIDTHxHEIGHT, e.g. 1280x720") }
+            return (parts[0], parts[1])
+        }
+        let pixelFormat = try format.map { text throws(UsageError) in
+            guard let value = PixelFormat(rawValue: text.lowercased()) else {
+                throw UsageError("--format \(text): use one of \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return value
+        }
+        if let frames, frames < 1 { throw UsageError("--frames \(frames): give at least 1") }
+        let catalog = FilterCatalog.standard
+        var made: [ShaderFilter] = []
+        for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
+        return Options(frameRate: frameRate, orientation: Orientation(rotation: rotation, mirrored: mirror),
+                       filters: made, colorOverride: ColorOverride(matrix: matrixValue, range: rangeValue), size: parsedSize, pixelFormat: pixelFormat)
+    }
+
+    static func parseRate(_ text: String) throws(UsageError) -> Y4MHeader.Ratio {
+        let parts = text.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        switch parts.count {
+        case 1: if let value = parts[0], value > 0 { return Y4MHeader.Ratio(value, 1) }
+        case 2: if let numerator = parts[0], let denominator = parts[1], numerator > 0, denominator > 0 {
+            return Y4MHeader.Ratio(numerator, denominator)
+        }
+        default: break
+        }
+        throw UsageError("--fps \(text): write a rate such as 25 or 30000/1001")
+    }
+
+    func openSource(_ options: Options) throws -> FrameSource {
+        let path = input ?? BundledMedia.path("astronaut.png")
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ToolFailure("\(path): no such file")
+        }
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "y4m":
+            return try Y4MSource(path: path, colorOverride: options.colorOverride)
+        case "yuv", "raw", "nv12", "rgb":
+            guard let size = options.size, let pixelFormat = options.pixelFormat else {
+                throw UsageError("raw input \(path) needs --size WIDTHxHEIGHT and --format FORMAT")
+            }
+            return try RawSource(path: path, width: size.width, height: size.height, format: pixelFormat,
+                                 frameRate: options.frameRate, colorOverride: options.colorOverride)
+        case "png":
+            return try StillSource(image: try PNGFile.read(path), count: frames ?? 1, frameRate: options.frameRate)
+        case let other:
+            throw UsageError("cannot read '.\(other)' files (\(path)); use .y4m, .yuv (with --size/--format) or .png")
+        }
+    }
+}
+
+/// A failure while running: exit code 1.
+struct ToolFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The media bundled with the repository (the default input).
+enum BundledMedia {
+    static func path(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/Media/\(name)").path
+    }
+}
