@@ -1,0 +1,161 @@
+import ELImage
+import ELImageMedia
+import Foundation
+import Testing
+
+/// Runs a program built next to the test bundle (`elimage`, the examples) and reports its exit
+/// status and output.
+struct BuiltProgram {
+    let name: String
+
+    var url: URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = bundle.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), folder.path != "/" {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder.appendingPathComponent(name)
+    }
+
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let outputPath = folder.path("out"), errorPath = folder.path("err")
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil),
+              FileManager.default.createFile(atPath: errorPath, contents: nil) else {
+            throw ELImageError.io(file: folder.url.path, operation: "create files in", errno: errno, hint: "")
+        }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus,
+                (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+                (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+    }
+}
+
+@Suite("elimage tool")
+struct ToolTests {
+    let elimage = BuiltProgram(name: "elimage")
+
+    /// A 5-frame Y4M clip made by ffmpeg.
+    func clip(in folder: TemporaryFolder, frames: Int = 5) throws -> String {
+        let path = folder.path("clip.y4m")
+        try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "\(frames)",
+                               "-pix_fmt", "yuv420p", path])
+        return path
+    }
+
+    @Test("The binary is built next to the tests")
+    func exists() {
+        #expect(FileManager.default.isExecutableFile(atPath: elimage.url.path), "\(elimage.url.path)")
+    }
+
+    @Test("Y4M → grayscale → Y4M: ffmpeg reads every frame back, gray")
+    func y4mToY4M() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("gray.y4m")
+        let result = try elimage.run(["run", try clip(in: folder), "--filter", "grayscale", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("wrote 5 frames"))
+        let frames = try Y4MReader.readAll(path: output)
+        #expect(frames.count == 5)
+        // Gray: chroma sits at 128 (±1) everywhere.
+        let chroma = frames[2].data[(96 * 64)...]
+        #expect(chroma.allSatisfy { abs(Int($0) - 128) <= 1 })
+        let probe = String(decoding: try runTool("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                                             "stream=nb_read_frames,width,height", "-of", "csv=p=0", output]), as: UTF8.self)
+        #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "96,64,5")
+    }
+
+    @Test("Raw YUV in (with --size/--format), raw RGBA out: the library's conversion, byte for byte")
+    func rawToRGBA() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let raw = folder.path("clip.yuv")
+        try runTool("ffmpeg", ["-v", "error", "-i", try clip(in: folder, frames: 3), "-f", "rawvideo", "-pix_fmt", "nv12", raw])
+        let output = folder.path("frames.rgba")
+        let result = try elimage.run(["run", raw, "--size", "96x64", "--format", "nv12", "--matrix", "bt601",
+                                      "--range", "limited", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
+        #expect(bytes.count == 3 * 96 * 64 * 4)
+        // The colour path itself is checked against swscale in the colour suites; here the tool must
+        // hand the same frames, with the forced colour space, to the same conversion.
+        let frames = try RawYUVReader.readAll(path: raw, width: 96, height: 64, format: .nv12, frameRate: 25)
+        let context = try RenderContext()
+        var expected: [UInt8] = []
+        for var frame in frames {
+            frame.colorSpace = ColorSpace(matrix: .bt601, range: .limited)
+            expected += try await convertOnGPU(frame, context: context).pixels
+        }
+        #expect([UInt8](bytes) == expected)
+    }
+
+    @Test("PNG in, PNG out (one frame, and a %d pattern for several), rotated")
+    func pngOutputs() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let single = folder.path("one.png")
+        var result = try elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--rotate", "90", "-o", single])
+        #expect(result.status == 0, "\(result.errors)")
+        let image = try PNGFile.read(single)
+        #expect(image.width == 512 && image.height == 512)
+        let pattern = folder.path("frame%02d.png")
+        result = try elimage.run(["run", try clip(in: folder, frames: 3), "--filter", "scale:width=48,height=32", "-o", pattern])
+        #expect(result.status == 0, "\(result.errors)")
+        for index in 0..<3 {
+            let frame = try PNGFile.read(folder.path(String(format: "frame%02d.png", index)))
+            #expect(frame.width == 48 && frame.height == 32)
+        }
+    }
+
+    @Test("Usage errors exit 2 with one line naming the problem", arguments: [
+        (["run", "--filter", "grayscale:strength=2"], "no parameter 'strength'"),
+        (["run", "--filter", "nosuchfilter"], "unknown filter 'nosuchfilter'"),
+        (["run", "--filter", "scale:width=abc"], "'width' has value 'abc'"),
+        (["run", "--filter", "scale:width"], "'width' has no value"),
+        (["run", "--rotate", "45"], "--rotate 45"),
+        (["run", "--no-such-option"], "--no-such-option"),
+        (["run", "x.yuv"], "needs --size"),
+    ] as [([String], String)])
+    func usageErrors(arguments: [String], message: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: folder.path("x.yuv")))
+        let result = try elimage.run(arguments.map { $0 == "x.yuv" ? folder.path("x.yuv") : $0 })
+        #expect(result.status == 2, "\(arguments): \(result.errors)")
+        #expect(result.errors.contains(message), "\(result.errors)")
+        #expect(result.errors.split(separator: "\n").count == 1)
+    }
+
+    @Test("Runtime failures exit 1 with one line: a missing file, a truncated Y4M")
+    func runtimeErrors() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var result = try elimage.run(["run", folder.path("missing.y4m")])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("missing.y4m"))
+        let clipPath = try clip(in: folder)
+        let data = try Data(contentsOf: URL(fileURLWithPath: clipPath))
+        let truncated = folder.path("truncated.y4m")
+        try data.prefix(data.count - 100).write(to: URL(fileURLWithPath: truncated))
+        result = try elimage.run(["run", truncated, "-o", folder.path("out.y4m")])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("frame 4"), "\(result.errors)")
+        #expect(result.errors.split(separator: "\n").count == 1)
+    }
+
+    @Test("`elimage filters` lists the filters with their parameter ranges")
+    func filterListing() throws {
+        let result = try elimage.run(["filters"])
+        #expect(result.status == 0)
+        #expect(result.output.contains("grayscale"))
+        #expect(result.output.contains("width=0.0...16384.0"))
+    }
+}
