@@ -14,8 +14,11 @@ uniform sampler2D inputImageTexture;   // plane 0
 uniform sampler2D inputImageTexture2;  // plane 1 (Cb, or interleaved CbCr)
 uniform sampler2D inputImageTexture3;  // plane 2 (Cr)
 
-// 0 planar Y/Cb/Cr, 1 Y + interleaved CbCr, 2 packed 4:2:2, 3 gray, 4 packed RGB24 (as R8), 5 RGBA
-uniform int planeLayout;
+// Chosen at compile time (ShaderVariant): 0 planar Y/Cb/Cr, 1 Y + interleaved CbCr,
+// 2 packed 4:2:2, 3 gray, 4 packed RGB24 (as R8), 5 RGBA.
+#ifndef PLANE_LAYOUT
+#define PLANE_LAYOUT 0
+#endif
 uniform vec2 lumaSize;       // picture size in pixels
 uniform vec2 chromaSize;     // chroma plane size in samples
 uniform vec2 chromaScale;    // 1 / subsampling: 1 or 0.5 per direction
@@ -36,15 +39,33 @@ vec4 fetch(sampler2D plane, ivec2 position) {
     return round(texelFetch(plane, position, 0) * 255.0) * inverse255;
 }
 
-// Bilinear interpolation of a chroma plane at luma `position` (pixel edges; centres at n + 0.5).
-vec4 chromaAt(sampler2D plane, vec2 position) {
+// The four chroma samples around luma `position` (pixel edges; centres at n + 0.5) and the
+// bilinear weights between them, for the planes to interpolate in float.
+struct ChromaFootprint {
+    ivec2 first;
+    ivec2 last;
+    vec2 weight;
+};
+
+ChromaFootprint chromaFootprint(vec2 position) {
     vec2 samplePosition = clamp(position * chromaScale + chromaSiting - 0.5, vec2(0.0), chromaSize - 1.0);
-    ivec2 first = ivec2(floor(samplePosition));
-    ivec2 last = min(first + 1, ivec2(chromaSize) - 1);
-    vec2 weight = samplePosition - vec2(first);
-    vec4 top = mix(fetch(plane, first), fetch(plane, ivec2(last.x, first.y)), weight.x);
-    vec4 bottom = mix(fetch(plane, ivec2(first.x, last.y)), fetch(plane, last), weight.x);
-    return mix(top, bottom, weight.y);
+    ChromaFootprint footprint;
+    footprint.first = ivec2(floor(samplePosition));
+    footprint.last = min(footprint.first + 1, ivec2(chromaSize) - 1);
+    footprint.weight = samplePosition - vec2(footprint.first);
+    return footprint;
+}
+
+// Bilinear interpolation of a chroma plane's (one or two) channels over `footprint`, in float
+// from exact 8-bit samples.
+vec2 interpolate(sampler2D plane, ChromaFootprint footprint) {
+    vec2 a = texelFetch(plane, footprint.first, 0).rg;
+    vec2 b = texelFetch(plane, ivec2(footprint.last.x, footprint.first.y), 0).rg;
+    vec2 c = texelFetch(plane, ivec2(footprint.first.x, footprint.last.y), 0).rg;
+    vec2 d = texelFetch(plane, footprint.last, 0).rg;
+    vec2 top = mix(round(a * 255.0), round(b * 255.0), footprint.weight.x);
+    vec2 bottom = mix(round(c * 255.0), round(d * 255.0), footprint.weight.x);
+    return mix(top, bottom, footprint.weight.y) * inverse255;
 }
 
 // Chroma of packed 4:2:2 at pixel column x, interpolated between co-sited samples.
@@ -63,28 +84,29 @@ void main() {
     vec2 position = textureCoordinate * lumaSize;  // in pixels, centre of a pixel at n + 0.5
     ivec2 pixel = clamp(ivec2(floor(position)), ivec2(0), ivec2(lumaSize) - 1);
     vec3 samples;
-    if (planeLayout == 0) {
-        samples = vec3(fetch(inputImageTexture, pixel).r,
-                       chromaAt(inputImageTexture2, position).r,
-                       chromaAt(inputImageTexture3, position).r);
-        if (swapChroma == 1) samples = samples.xzy;
-    } else if (planeLayout == 1) {
-        vec2 pair = chromaAt(inputImageTexture2, position).rg;
-        samples = vec3(fetch(inputImageTexture, pixel).r, swapChroma == 1 ? pair.yx : pair);
-    } else if (planeLayout == 2) {
-        vec4 texel = fetch(inputImageTexture, ivec2(pixel.x / 2, pixel.y));
-        bool odd = (pixel.x & 1) == 1;
-        float luma = uyvyOrder == 1 ? (odd ? texel.a : texel.g) : (odd ? texel.b : texel.r);
-        samples = vec3(luma, packedChroma(pixel));
-    } else if (planeLayout == 3) {
-        samples = vec3(fetch(inputImageTexture, pixel).r, 128.0 * inverse255, 128.0 * inverse255);
-    } else if (planeLayout == 4) {
-        samples = vec3(fetch(inputImageTexture, ivec2(pixel.x * 3, pixel.y)).r,
-                       fetch(inputImageTexture, ivec2(pixel.x * 3 + 1, pixel.y)).r,
-                       fetch(inputImageTexture, ivec2(pixel.x * 3 + 2, pixel.y)).r);
-    } else {
-        vec4 texel = fetch(inputImageTexture, pixel);
-        samples = swapRedBlue == 1 ? texel.bgr : texel.rgb;
-    }
+#if PLANE_LAYOUT == 0
+    ChromaFootprint footprint = chromaFootprint(position);
+    samples = vec3(fetch(inputImageTexture, pixel).r,
+                   interpolate(inputImageTexture2, footprint).r,
+                   interpolate(inputImageTexture3, footprint).r);
+    samples = swapChroma == 1 ? samples.xzy : samples;
+#elif PLANE_LAYOUT == 1
+    vec2 pair = interpolate(inputImageTexture2, chromaFootprint(position));
+    samples = vec3(fetch(inputImageTexture, pixel).r, swapChroma == 1 ? pair.yx : pair);
+#elif PLANE_LAYOUT == 2
+    vec4 texel = fetch(inputImageTexture, ivec2(pixel.x / 2, pixel.y));
+    bool odd = (pixel.x & 1) == 1;
+    float luma = uyvyOrder == 1 ? (odd ? texel.a : texel.g) : (odd ? texel.b : texel.r);
+    samples = vec3(luma, packedChroma(pixel));
+#elif PLANE_LAYOUT == 3
+    samples = vec3(fetch(inputImageTexture, pixel).r, 128.0 * inverse255, 128.0 * inverse255);
+#elif PLANE_LAYOUT == 4
+    samples = vec3(fetch(inputImageTexture, ivec2(pixel.x * 3, pixel.y)).r,
+                   fetch(inputImageTexture, ivec2(pixel.x * 3 + 1, pixel.y)).r,
+                   fetch(inputImageTexture, ivec2(pixel.x * 3 + 2, pixel.y)).r);
+#else
+    vec4 texel = fetch(inputImageTexture, pixel);
+    samples = swapRedBlue == 1 ? texel.bgr : texel.rgb;
+#endif
     fragColor = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), 1.0);
 }

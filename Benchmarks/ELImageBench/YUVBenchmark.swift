@@ -3,7 +3,6 @@ import ELImage
 
 /// I420 upload + conversion to RGBA, and RGBA → I420 conversion + readback, each next to a bare-GLES
 /// loop running the same shaders with the same uploads, draws and readbacks on the same context.
-/// Every timed frame ends with `glFinish`, so the clock covers the GPU work, not its submission.
 struct YUVBenchmark {
     let width: Int
     let height: Int
@@ -18,7 +17,8 @@ struct YUVBenchmark {
         let size = "\(width)x\(height)"
 
         let upload = try context.performAndWait { _ in Box(try BareI420Upload(width: width, height: height)) }
-        let (uploadFramework, uploadBare) = try alternate(
+        let timing = InterleavedTiming(frames: frames)
+        let (uploadFramework, uploadBare) = try timing.measure(
             framework: { context in _ = try context.makeFrame(from: i420) },
             bare: { _ in upload.value.run(i420) }, on: context)
         try context.performAndWait { _ in upload.value.delete() }
@@ -26,7 +26,7 @@ struct YUVBenchmark {
         let readback = try context.performAndWait { _ in Box(try BareI420Readback(width: width, height: height)) }
         let frame = try context.performAndWait { context in Box(try context.makeFrame(from: i420)) }
         let target = Box(try PixelBuffer(format: .i420, width: width, height: height, colorSpace: .bt709))
-        let (readFramework, readBare) = try alternate(
+        let (readFramework, readBare) = try timing.measure(
             framework: { context in try context.readPixels(of: frame.value, into: &target.value) },
             bare: { _ in readback.value.run(texture: frame.value.texture, into: &target.value) }, on: context)
         try context.performAndWait { _ in readback.value.delete() }
@@ -40,30 +40,4 @@ struct YUVBenchmark {
             PipelineResult(name: "RGBA → I420 convert + readback, bare GLES", size: size, latency: readBare, ratioToBare: nil),
         ]
     }
-
-    /// Times `framework` and `bare` per frame in alternating blocks of 10 after 10 warm-up frames.
-    private func alternate(
-        framework: @escaping @Sendable (isolated RenderContext) throws -> Void,
-        bare: @escaping @Sendable (isolated RenderContext) throws -> Void,
-        on context: RenderContext
-    ) throws -> (LatencyStatistics, LatencyStatistics) {
-        var frameworkTimes: [Double] = [], bareTimes: [Double] = []
-        let warmUp = 10
-        while frameworkTimes.count < frames + warmUp {
-            for _ in 0..<10 {
-                frameworkTimes.append(try milliseconds { try context.performAndWait { try framework($0); glFinish() } })
-            }
-            for _ in 0..<10 {
-                bareTimes.append(try milliseconds { try context.performAndWait { try bare($0); glFinish() } })
-            }
-        }
-        return (LatencyStatistics(milliseconds: Array(frameworkTimes.dropFirst(warmUp))),
-                LatencyStatistics(milliseconds: Array(bareTimes.dropFirst(warmUp))))
-    }
-}
-
-/// Carries a render-thread value across `performAndWait`.
-final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -25,14 +25,15 @@ extension RenderContext {
         let size = orientation.outputSize(width: buffer.width, height: buffer.height)
         let output = try makeFrame(width: size.width, height: size.height, timestamp: buffer.timestamp,
                                    colorSpace: buffer.colorSpace)
-        let program = try self.program(named: "yuv_to_rgba", vertex: EmbeddedShaders.orientedVsh,
-                                       fragment: EmbeddedShaders.yuvToRgbaFsh)
+        let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
+                                    defines: [("PLANE_LAYOUT", Int(layout.shaderLayout))])
+        let program = try self.program(named: variant.name, vertex: EmbeddedShaders.orientedVsh,
+                                       fragment: variant.source)
         let conversion = buffer.format.isYUV ? YCbCrConversion.toRGB(buffer.colorSpace) : .identity
         let chroma = buffer.format.planeCount > 1 ? buffer.shape(ofPlane: 1) : buffer.shape(ofPlane: 0)
         let divisor = layout.chromaDivisor
         try draw(program, into: output, inputs: planes) { program in
             program.set(.mat3(orientation.textureTransform), for: "textureTransform")
-            program.set(.int(layout.shaderLayout), for: "planeLayout")
             program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "lumaSize")
             program.set(.vec2([Float(chroma.width), Float(chroma.height)]), for: "chromaSize")
             program.set(.vec2(1 / divisor), for: "chromaScale")
@@ -96,7 +97,7 @@ struct PlaneTextureLayout {
     /// Formats the shader reads with texelFetch, which must not be filtered.
     var usesTexelFetch: Bool { format == .yuyv || format == .uyvy || format == .rgb24 }
 
-    /// `planeLayout` in yuv_to_rgba.fsh.
+    /// `PLANE_LAYOUT` in yuv_to_rgba.fsh.
     var shaderLayout: Int32 {
         switch format {
         case .i420, .yv12, .i422, .i444: 0

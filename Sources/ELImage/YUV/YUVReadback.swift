@@ -93,7 +93,6 @@ extension RenderContext {
             return PackedPlanes(textures: [frame], format: format, width: frame.width, height: frame.height,
                                 colorSpace: colorSpace, chromaLocation: chromaLocation)
         }
-        let program = try self.program(named: "rgba_to_yuv", fragment: EmbeddedShaders.rgbaToYuvFsh)
         let conversion = YCbCrConversion.fromRGB(colorSpace)
         let divisor = PlaneTextureLayout(format).chromaDivisor
         let textures = try kinds.enumerated().map { index, kind in
@@ -102,11 +101,13 @@ extension RenderContext {
             let packed = try makeFrame(width: (shape.width + samplesPerTexel - 1) / samplesPerTexel,
                                        height: shape.height, filtering: .nearest, timestamp: frame.timestamp,
                                        colorSpace: colorSpace)
+            let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: [
+                ("PLANE_KIND", Int(kind.rawValue)), ("CHROMA_DIVISOR_X", Int(divisor.x)),
+                ("CHROMA_DIVISOR_Y", Int(divisor.y)), ("CENTRED_CHROMA", chromaLocation == .center ? 1 : 0),
+            ])
+            let program = try self.program(named: variant.name, fragment: variant.source)
             try draw(program, into: packed, inputs: [frame]) { program in
-                program.set(.int(kind.rawValue), for: "planeKind")
                 program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
-                program.set(.vec2(divisor), for: "chromaDivisor")
-                program.set(.int(chromaLocation == .center ? 1 : 0), for: "centredChroma")
                 program.set(.int(format == .nv21 ? 1 : 0), for: "swapChroma")
                 program.set(.mat3(conversion.matrix), for: "colorMatrix")
                 program.set(.vec3(conversion.offset), for: "colorOffset")
@@ -130,7 +131,7 @@ extension RenderContext {
                        chromaLocation: buffer.chromaLocation).read(into: &buffer)
     }
 
-    /// What rgba_to_yuv.fsh writes (its `planeKind`).
+    /// What rgba_to_yuv.fsh writes (its `PLANE_KIND`).
     enum PlaneKind: Int32 {
         case luma = 0, cb = 1, cr = 2, interleavedChroma = 3
     }
