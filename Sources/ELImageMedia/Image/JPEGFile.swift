@@ -1,0 +1,236 @@
+import CTurboJPEG
+import ELImage
+import Foundation
+
+/// Reads and writes JPEG files through libjpeg-turbo's TurboJPEG API.
+///
+/// Reading gives RGBA (`read`) or the JPEG's own Y'CbCr planes (`readYUV`: 4:2:0, 4:2:2, 4:4:4
+/// or gray, full-range BT.601 as JFIF defines, chroma centred). Writing takes RGBA and a quality.
+/// Decoding uses the accurate integer IDCT and libjpeg's smooth ("fancy") chroma upsampling.
+///
+/// Damage: libjpeg's warnings (a file cut short, corrupt entropy data) are errors here, so a
+/// damaged picture never passes for a good one. EXIF orientation is not applied.
+public enum JPEGFile {
+    /// How the chroma of a written JPEG is subsampled.
+    public enum Subsampling: Sendable, CaseIterable {
+        /// Full chroma resolution: the best colour edges, the largest files.
+        case yuv444
+        /// Chroma halved horizontally.
+        case yuv422
+        /// Chroma halved in both directions: what cameras and most encoders write.
+        case yuv420
+        /// Luma only: a grayscale JPEG.
+        case gray
+
+        var turboJPEG: Int32 {
+            switch self {
+            case .yuv444: Int32(TJSAMP_444.rawValue)
+            case .yuv422: Int32(TJSAMP_422.rawValue)
+            case .yuv420: Int32(TJSAMP_420.rawValue)
+            case .gray: Int32(TJSAMP_GRAY.rawValue)
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Decodes the JPEG file at `path` into RGBA (alpha 255).
+    /// - Throws: `ELImageError.io` when the file cannot be read; `ELImageError.malformedMedia`
+    ///   when it is not a JPEG, is damaged or cut short, or uses a colour model TurboJPEG cannot
+    ///   turn into RGB (CMYK).
+    public static func read(_ path: String) throws -> RGBAImage {
+        try decode(try readFile(path), name: path)
+    }
+
+    /// Decodes the JPEG file at `path` into its own Y'CbCr planes: `i420`, `i422`, `i444` or
+    /// `gray8` after the JPEG's subsampling, colour space `ColorSpace.jpeg` (BT.601, full range),
+    /// chroma centred.
+    /// - Throws: as `read`, and `ELImageError.malformedMedia` for subsamplings ELImage has no
+    ///   layout for (4:4:0, 4:1:1): read those with `read` instead.
+    public static func readYUV(_ path: String) throws -> PixelBuffer {
+        try decodeYUV(try readFile(path), name: path)
+    }
+
+    /// Decodes JPEG `data` into RGBA; `name` stands for the data in errors.
+    public static func decode(_ data: [UInt8], name: String = "JPEG data") throws -> RGBAImage {
+        let decoder = try Decoder(data: data, name: name)
+        var pixels = [UInt8](repeating: 0, count: decoder.width * decoder.height * 4)
+        let status = data.withUnsafeBufferPointer { jpeg in
+            pixels.withUnsafeMutableBufferPointer { output in
+                tjDecompress2(decoder.handle, jpeg.baseAddress, UInt(jpeg.count), output.baseAddress,
+                              Int32(decoder.width), Int32(decoder.width * 4), Int32(decoder.height),
+                              Int32(TJPF_RGBA.rawValue), decodeFlags)
+            }
+        }
+        try decoder.check(status, doing: "decode")
+        return RGBAImage(width: decoder.width, height: decoder.height, pixels: pixels)
+    }
+
+    /// Decodes JPEG `data` into its own Y'CbCr planes (see `readYUV`).
+    public static func decodeYUV(_ data: [UInt8], name: String = "JPEG data") throws -> PixelBuffer {
+        let decoder = try Decoder(data: data, name: name)
+        let format: PixelFormat
+        switch decoder.subsampling {
+        case Int32(TJSAMP_420.rawValue): format = .i420
+        case Int32(TJSAMP_422.rawValue): format = .i422
+        case Int32(TJSAMP_444.rawValue): format = .i444
+        case Int32(TJSAMP_GRAY.rawValue): format = .gray8
+        default:
+            throw ELImageError.malformedMedia(
+                file: name, frame: nil,
+                reason: "its chroma subsampling (TurboJPEG code \(decoder.subsampling): 4:4:0 or 4:1:1) has no ELImage pixel format; read it as RGBA with JPEGFile.read")
+        }
+        let (width, height) = (decoder.width, decoder.height)
+        let planes = PixelBuffer.packedPlanes(format: format, width: width, height: height)
+        var pixels = [UInt8](repeating: 0, count: format.byteCount(width: width, height: height))
+        let status = data.withUnsafeBufferPointer { jpeg in
+            pixels.withUnsafeMutableBufferPointer { output -> Int32 in
+                guard let base = output.baseAddress else { return -1 }
+                var pointers: [UnsafeMutablePointer<UInt8>?] = planes.map { base + $0.offset }
+                var strides = planes.map { Int32($0.bytesPerRow) }
+                return tjDecompressToYUVPlanes(decoder.handle, jpeg.baseAddress, UInt(jpeg.count), &pointers,
+                                               Int32(width), &strides, Int32(height), decodeFlags)
+            }
+        }
+        try decoder.check(status, doing: "decode")
+        return try PixelBuffer(format: format, width: width, height: height, data: pixels, planes: planes,
+                               colorSpace: .jpeg, chromaLocation: .center)
+    }
+
+    // MARK: Writing
+
+    /// Encodes `image` (RGBA; alpha is dropped) as a JPEG file at `path`. The file appears
+    /// complete or not at all: it is written beside `path` and renamed into place.
+    ///
+    /// - Parameters:
+    ///   - quality: 1 (smallest) to 100 (best); 90 keeps photographs visually intact.
+    ///   - subsampling: chroma resolution; 4:2:0 by default.
+    /// - Throws: `ELImageError.invalidInput` for an empty image, too few bytes or a quality
+    ///   outside 1...100; `ELImageError.io` when the file cannot be written.
+    public static func write(_ image: RGBAImage, to path: String, quality: Int = 90,
+                             subsampling: Subsampling = .yuv420) throws {
+        let bytes = try encode(image, quality: quality, subsampling: subsampling)
+        let temporary = path + ".partial"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            let code = errno
+            throw ELImageError.io(file: path, operation: "write JPEG", errno: code == 0 ? EIO : code,
+                                  hint: "check that the folder exists, is writable and has space")
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw ELImageError.io(file: path, operation: "rename \(temporary) to", errno: code, hint: "")
+        }
+    }
+
+    /// Encodes `image` (RGBA; alpha is dropped) as JPEG bytes (see `write`).
+    public static func encode(_ image: RGBAImage, quality: Int = 90, subsampling: Subsampling = .yuv420) throws -> [UInt8] {
+        guard image.width > 0, image.height > 0, image.pixels.count >= image.width * image.height * 4 else {
+            throw ELImageError.invalidInput(
+                what: "cannot encode a \(image.width)x\(image.height) JPEG from \(image.pixels.count) bytes",
+                hint: "the image needs width * height * 4 bytes of RGBA")
+        }
+        guard (1...100).contains(quality) else {
+            throw ELImageError.invalidInput(what: "JPEG quality \(quality) is out of range",
+                                            hint: "give a quality from 1 to 100 (90 is a good default)")
+        }
+        guard let handle = tjInitCompress() else {
+            throw ELImageError.invalidInput(what: "TurboJPEG cannot start a compressor (out of memory?)",
+                                            hint: "free some memory and try again")
+        }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        defer { tjFree(output) }
+        let status = image.pixels.withUnsafeBufferPointer { pixels in
+            tjCompress2(handle, pixels.baseAddress, Int32(image.width), Int32(image.bytesPerRow), Int32(image.height),
+                        Int32(TJPF_RGBA.rawValue), &output, &size, subsampling.turboJPEG, Int32(quality),
+                        TJFLAG_ACCURATEDCT)
+        }
+        guard status == 0, let output else {
+            throw ELImageError.invalidInput(
+                what: "TurboJPEG cannot encode the \(image.width)x\(image.height) image: \(String(cString: tjGetErrorStr2(handle)))",
+                hint: "check the image size (at most 65535 pixels a side)")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    // MARK: Helpers
+
+    private static let decodeFlags = TJFLAG_ACCURATEDCT
+
+    /// A TurboJPEG decompressor with the header of one JPEG read.
+    private final class Decoder {
+        let handle: tjhandle
+        let name: String
+        let width: Int
+        let height: Int
+        let subsampling: Int32
+
+        init(data: [UInt8], name: String) throws {
+            guard data.count >= 2, data[0] == 0xFF, data[1] == 0xD8 else {
+                throw ELImageError.malformedMedia(file: name, frame: nil,
+                                                  reason: "not a JPEG: it does not start with the JPEG marker FF D8")
+            }
+            guard let handle = tjInitDecompress() else {
+                throw ELImageError.malformedMedia(file: name, frame: nil,
+                                                  reason: "TurboJPEG cannot start a decompressor (out of memory?)")
+            }
+            self.handle = handle
+            self.name = name
+            var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+            let status = data.withUnsafeBufferPointer { jpeg in
+                tjDecompressHeader3(handle, jpeg.baseAddress, UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
+            }
+            self.width = Int(width)
+            self.height = Int(height)
+            self.subsampling = subsampling
+            try check(status, doing: "read the header of")
+            guard width > 0, height > 0 else {
+                throw ELImageError.malformedMedia(file: name, frame: nil, reason: "its header gives an empty \(width)x\(height) picture")
+            }
+        }
+
+        deinit { tjDestroy(handle) }
+
+        /// Throws for a failed call; warnings (damaged or cut-short data) count as failures.
+        func check(_ status: Int32, doing operation: String) throws {
+            guard status != 0 else { return }
+            let message = String(cString: tjGetErrorStr2(handle))
+            let warning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+            throw ELImageError.malformedMedia(
+                file: name, frame: nil,
+                reason: "TurboJPEG cannot \(operation) it: \(message)" + (warning ? "; the JPEG data is damaged or cut short" : ""))
+        }
+    }
+
+    /// The bytes of the file at `path`.
+    private static func readFile(_ path: String) throws -> [UInt8] {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw ELImageError.io(file: path, operation: "open", errno: code,
+                                  hint: code == ENOENT ? "check the path" : "check the path and its permissions")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ELImageError.io(file: path, operation: "read", errno: EISDIR, hint: "give the path of a JPEG file")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        while done < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Foundation.read(descriptor, base + done, buffer.count - done)
+            }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else {
+                let code = got < 0 ? errno : EIO
+                throw ELImageError.io(file: path, operation: "read", errno: code, hint: "the file or its device may be damaged or gone")
+            }
+            done += got
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,137 @@
+import ELImage
+import Foundation
+
+/// A source that feeds a still picture (a PNG or JPEG file) into the graph: once, or repeated
+/// as a clip of `repeatCount` frames at `frameRate` (frame `n` is stamped `n / frameRate`).
+///
+/// ```swift
+/// let title = try StillImageInput(path: "title.png", options: .init(repeatCount: 75, frameRate: 25))
+/// title --> encoder                        // three seconds of the title
+/// try await title.run(on: context)
+/// ```
+///
+/// The file is decoded once, to RGBA (sRGB); each frame is uploaded with its own timestamp.
+public final class StillImageInput: ImageOutput, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is immutable or a Sendable (Mutex-guarded) type.
+
+    /// How many frames to make and how fast.
+    public struct Options: Sendable {
+        /// How many frames the picture becomes (1: delivered once).
+        public var repeatCount: Int
+        /// The rate of the frames' timestamps.
+        public var frameRate: Y4MHeader.Ratio
+        /// `.asFastAsPossible` delivers the frames one after another as the graph takes them;
+        /// `.realTime` delivers each at its time.
+        public var pacing: MoviePacing
+
+        public init(repeatCount: Int = 1, frameRate: Y4MHeader.Ratio = 25, pacing: MoviePacing = .asFastAsPossible) {
+            self.repeatCount = repeatCount
+            self.frameRate = frameRate
+            self.pacing = pacing
+        }
+    }
+
+    /// The file, or the name given with the image.
+    public let path: String
+    /// The decoded picture (RGBA).
+    public let image: RGBAImage
+    /// The options given at creation.
+    public let options: Options
+    private let runner = FileSourceRunner()
+
+    /// The picture size.
+    public var size: (width: Int, height: Int) { (image.width, image.height) }
+    /// Counters of the current or last run.
+    public var statistics: MovieStatistics { runner.statistics }
+
+    /// Reads the PNG or JPEG file at `path` (told apart by their signatures, not by the name).
+    /// - Throws: `ELImageError.io` when the file cannot be read; `ELImageError.malformedMedia`
+    ///   when it is neither PNG nor JPEG, or is damaged; `ELImageError.invalidInput` for a
+    ///   repeat count below 1 or a frame rate that is not positive.
+    public convenience init(path: String, options: Options = Options()) throws {
+        let image: RGBAImage
+        switch try Self.signature(of: path) {
+        case let bytes where bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]):
+            image = try PNGFile.read(path)
+        case let bytes where bytes.starts(with: [0xFF, 0xD8]):
+            image = try JPEGFile.read(path)
+        case let bytes:
+            let start = bytes.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")
+            throw ELImageError.malformedMedia(
+                file: path, frame: nil,
+                reason: "not a PNG or JPEG file (it starts with \(start.isEmpty ? "nothing: it is empty" : start)); for movies use MovieInput")
+        }
+        try self.init(image: image, name: path, options: options)
+    }
+
+    /// Uses a picture already in memory; `name` stands for it in errors.
+    /// - Throws: `ELImageError.invalidInput` for an empty image, a repeat count below 1 or a
+    ///   frame rate that is not positive.
+    public init(image: RGBAImage, name: String = "still image", options: Options = Options()) throws {
+        guard image.width > 0, image.height > 0, image.pixels.count >= image.width * image.height * 4 else {
+            throw ELImageError.invalidInput(what: "\(name): a \(image.width)x\(image.height) image with \(image.pixels.count) bytes is unusable",
+                                            hint: "give width * height * 4 bytes of RGBA")
+        }
+        guard options.repeatCount >= 1 else {
+            throw ELImageError.invalidInput(what: "repeat count \(options.repeatCount) for \(name) makes no frames",
+                                            hint: "give 1 to deliver the picture once, or more for a clip")
+        }
+        let rate = options.frameRate
+        guard (1...Int(Int32.max)).contains(rate.numerator), (1...Int(Int32.max)).contains(rate.denominator) else {
+            throw ELImageError.invalidInput(what: "frame rate \(rate) for \(name) is not usable",
+                                            hint: "give two positive whole numbers, e.g. 25:1 or 30000:1001")
+        }
+        self.path = name
+        self.image = image
+        self.options = options
+        super.init()
+    }
+
+    /// Feeds the frames into the graph, then sends end-of-stream; returns when the last frame went
+    /// through. Cancelling the calling task stops it like `cancel()`.
+    /// - Throws: `ELImageError.invalidState` when a run is already going on; errors from the
+    ///   upload (a picture larger than the GPU's textures).
+    public func run(on context: RenderContext) async throws {
+        let (image, options) = (self.image, self.options)
+        let rate = options.frameRate
+        let interval = MediaTimeMath.duration(of: MediaTime(value: Int64(rate.denominator), timescale: Int32(clamping: rate.numerator)))
+        try await runner.run(node: self, on: context, pacing: options.pacing, frameInterval: interval,
+                             threadName: "ELImage.still") { channel in
+            do {
+                var buffer = try PixelBuffer(format: .rgba, width: image.width, height: image.height,
+                                             data: image.pixels, colorSpace: .srgb)
+                for index in 0..<options.repeatCount {
+                    buffer.timestamp = MediaTime(frame: Int64(index), framesPerSecond: Int32(clamping: rate.numerator),
+                                                 Int32(clamping: rate.denominator))
+                    guard channel.send(.frame(buffer)) else { return }
+                }
+            } catch {
+                _ = channel.send(.failure(error))
+            }
+        }
+    }
+
+    /// Stops the current run: no further frame is delivered, end-of-stream is sent and `run(on:)`
+    /// returns. Safe from any thread.
+    public func cancel() {
+        runner.cancel()
+    }
+
+    /// The first 8 bytes of the file.
+    private static func signature(of path: String) throws -> [UInt8] {
+        guard let file = fopen(path, "rb") else {
+            let code = errno
+            throw ELImageError.io(file: path, operation: "open", errno: code,
+                                  hint: code == ENOENT ? "check the path" : "check the path and its permissions")
+        }
+        defer { fclose(file) }
+        var bytes = [UInt8](repeating: 0, count: 8)
+        let count = fread(&bytes, 1, bytes.count, file)
+        guard ferror(file) == 0 else {
+            let code = errno
+            throw ELImageError.io(file: path, operation: "read", errno: code,
+                                  hint: code == EISDIR ? "give the path of an image file, not a folder" : "check the file")
+        }
+        return Array(bytes.prefix(count))
+    }
+}

@@ -1,0 +1,31 @@
+import ELImage
+
+/// What a movie file says about its video stream, read when it is opened.
+public struct MovieInfo: Sendable, Equatable {
+    /// The file.
+    public var path: String
+    /// Picture width in pixels.
+    public var width: Int
+    /// Picture height in pixels.
+    public var height: Int
+    /// The codec's short name, e.g. "h264", "vp9", "ffv1".
+    public var codecName: String
+    /// The container's short name(s), e.g. "mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm", "h264".
+    public var containerName: String
+    /// The average frame rate, when the file states one.
+    public var frameRate: Y4MHeader.Ratio?
+    /// How long the video lasts, from the stream (or the container) when stated.
+    public var duration: MediaTime?
+    /// The number of frames the container states (MP4 does, Matroska and raw streams do not).
+    public var frameCount: Int?
+    /// The timestamp of the first frame, in the stream's time base.
+    public var startTime: MediaTime
+    /// The colour space from the stream's tags, untagged fields filled with the usual defaults
+    /// (see `ColorSpace.defaultForVideo(height:)`, limited range). Frames carry their own tags.
+    public var colorSpace: ColorSpace
+    /// Where the chroma samples sit (left when untagged, as in H.264).
+    public var chromaLocation: ChromaLocation
+
+    /// The picture size.
+    public var size: (width: Int, height: Int) { (width, height) }
+}

@@ -1,0 +1,184 @@
+import ELImage
+import Foundation
+
+/// A source that decodes the video of a movie file (MP4, MOV, Matroska/WebM, raw H.264, ...)
+/// and pushes each frame into the graph as an RGBA frame with the file's timestamps and colours.
+///
+/// ```swift
+/// let movie = try MovieInput(path: "clip.mp4")
+/// movie --> Grayscale() --> sink
+/// try await movie.run(on: context)        // returns after the last frame and end-of-stream
+/// ```
+///
+/// Decoding runs on its own thread (libavcodec, software); each picture is uploaded and converted
+/// on the render thread (`RenderContext.makeFrame(from:)`) with the frame's colour tags: untagged
+/// video is BT.601 below 720 lines, BT.709 from 720 up, limited range.
+///
+/// Pacing (`Options.pacing`): `.asFastAsPossible` delivers every frame and the decoder waits
+/// for the graph (transcoding); `.realTime` delivers each frame at its time and drops late ones,
+/// counted in `statistics.dropped` (preview).
+///
+/// Damage: a frame the decoder could only conceal, or a packet it rejected, is reported to the
+/// context's error handler (`ELImageError.malformedMedia` with the file and frame number) and the
+/// run goes on. A file that cannot be read on (cut short, damaged container) ends the run: the
+/// frames before the fault are delivered, then end-of-stream, then `run(on:)` throws.
+public final class MovieInput: ImageOutput, @unchecked Sendable {
+    // @unchecked Sendable: every stored property is immutable or a Sendable (Mutex-guarded) type.
+
+    /// What to decode and how fast.
+    public struct Options: Sendable {
+        /// How frames are fed to the graph.
+        public var pacing: MoviePacing
+        /// Starts over at the end (at `start` / the range's first frame) until `cancel()`;
+        /// timestamps keep increasing from one pass to the next.
+        public var loop: Bool
+        /// Where to begin: the first frame at or after this time of the stream's timeline.
+        public var start: MediaTime?
+        /// Which frames to deliver, by number (0 = the first frame of the file).
+        public var frameRange: Range<Int>?
+        /// Replaces the colour space the file's tags give (for wrongly tagged files).
+        public var colorSpace: ColorSpace?
+        /// Decoder threads; 0 lets libavcodec choose.
+        public var decoderThreads: Int
+
+        public init(pacing: MoviePacing = .asFastAsPossible, loop: Bool = false, start: MediaTime? = nil,
+                    frameRange: Range<Int>? = nil, colorSpace: ColorSpace? = nil, decoderThreads: Int = 0) {
+            self.pacing = pacing
+            self.loop = loop
+            self.start = start
+            self.frameRange = frameRange
+            self.colorSpace = colorSpace
+            self.decoderThreads = decoderThreads
+        }
+    }
+
+    /// The file.
+    public var path: String { info.path }
+    /// What the file says about its video stream.
+    public let info: MovieInfo
+    /// The options given at creation.
+    public let options: Options
+    private let runner = FileSourceRunner()
+
+    /// How long the video lasts, when the file says.
+    public var duration: MediaTime? { info.duration }
+    /// The average frame rate, when the file says.
+    public var frameRate: Y4MHeader.Ratio? { info.frameRate }
+    /// The picture size.
+    public var size: (width: Int, height: Int) { info.size }
+    /// The colour space frames are converted with (the override, or the stream's tags).
+    public var colorSpace: ColorSpace { options.colorSpace ?? info.colorSpace }
+    /// The codec's short name, e.g. "h264".
+    public var codecName: String { info.codecName }
+    /// Counters of the current or last run.
+    public var statistics: MovieStatistics { runner.statistics }
+
+    /// Opens `path` and reads its stream information (the file is opened again by each run).
+    ///
+    /// - Throws: `ELImageError.io` when the file cannot be opened; `ELImageError.malformedMedia`
+    ///   when it is not a movie, has no video stream or an unsupported codec (see `MovieDecoder`);
+    ///   `ELImageError.invalidInput` for an empty or negative frame range, or a start outside the
+    ///   video.
+    public init(path: String, options: Options = Options()) throws {
+        let decoder = try MovieDecoder(path: path, threadCount: 1)
+        let info = decoder.info
+        if let range = options.frameRange, range.isEmpty || range.lowerBound < 0 {
+            throw ELImageError.invalidInput(what: "frame range \(range) for \(path) selects no frames",
+                                            hint: "give a range of frame numbers from 0, e.g. 10..<20")
+        }
+        if let start = options.start {
+            let end = info.duration.map { MediaTimeMath.sum(info.startTime, $0) }
+            if start < .zero || end.map({ start >= $0 }) == true {
+                let length = info.duration.map { " (the video lasts \(MovieDecoder.format(seconds: $0.seconds)))" } ?? ""
+                throw ELImageError.invalidInput(
+                    what: "start \(MovieDecoder.format(seconds: start.seconds)) is outside \(path)\(length)",
+                    hint: "give a start within the video, or none to begin at the first frame")
+            }
+        }
+        self.info = info
+        self.options = options
+        super.init()
+    }
+
+    /// Decodes the file and feeds its frames into the graph, then sends end-of-stream; returns when
+    /// the last frame went through (with `loop`, only after `cancel()`).
+    ///
+    /// Cancelling the calling task stops the run like `cancel()`.
+    /// - Throws: `ELImageError.malformedMedia` (with the frame number) when the file cannot be
+    ///   read on; the frames before were delivered. `ELImageError.invalidState` when a run of this
+    ///   input is already going on. Errors from the upload (e.g. a picture larger than the GPU's
+    ///   textures).
+    public func run(on context: RenderContext) async throws {
+        let (info, options) = (self.info, self.options)
+        let interval = info.frameRate.flatMap { rate -> Duration? in
+            guard rate.numerator > 0, rate.denominator > 0 else { return nil }
+            return MediaTimeMath.duration(of: MediaTime(value: Int64(rate.denominator), timescale: Int32(clamping: rate.numerator)))
+        } ?? .milliseconds(40)
+        try await runner.run(node: self, on: context, pacing: options.pacing, frameInterval: interval,
+                             threadName: "ELImage.movie") { channel in
+            Self.decode(info: info, options: options, into: channel)
+        }
+    }
+
+    /// Stops the current run: decoding stops, no further frame is delivered, end-of-stream is sent
+    /// and `run(on:)` returns. Safe from any thread, including a sink on the render thread.
+    public func cancel() {
+        runner.cancel()
+    }
+
+    // MARK: Decoding (on the movie thread)
+
+    private static func decode(info: MovieInfo, options: Options, into channel: FrameChannel<SourceEvent>) {
+        do {
+            var decoder = try openDecoder(info: info, options: options, channel: channel)
+            try position(decoder, options: options, firstPass: true)
+            var offset: MediaTime?
+            while true {
+                var first: MediaTime?, end: MediaTime?
+                while let frame = try decoder.nextFrame() {
+                    if let range = options.frameRange {
+                        if frame.number >= range.upperBound { break }
+                        if frame.number < range.lowerBound { continue }
+                    }
+                    var buffer = frame.buffer
+                    if first == nil { first = buffer.timestamp }
+                    end = MediaTimeMath.sum(buffer.timestamp, frame.duration ?? MediaTime(value: 0, timescale: buffer.timestamp.timescale))
+                    if let offset { buffer.timestamp = MediaTimeMath.sum(buffer.timestamp, offset) }
+                    guard channel.send(.frame(buffer)) else { return }
+                }
+                // Another pass: its timestamps follow on from this one's.
+                guard options.loop, !channel.isClosed, let first, let end else { return }
+                let passLength = MediaTimeMath.difference(end, first)
+                offset = offset.map { MediaTimeMath.sum($0, passLength) } ?? passLength
+                do {
+                    try position(decoder, options: options, firstPass: false)
+                } catch {
+                    // Files that cannot seek (raw streams) are opened again.
+                    decoder = try openDecoder(info: info, options: options, channel: channel)
+                    try position(decoder, options: options, firstPass: true)
+                }
+            }
+        } catch {
+            _ = channel.send(.failure(error))
+        }
+    }
+
+    private static func openDecoder(info: MovieInfo, options: Options,
+                                    channel: FrameChannel<SourceEvent>) throws -> MovieDecoder {
+        let decoder = try MovieDecoder(path: info.path, threadCount: options.decoderThreads)
+        decoder.colorSpaceOverride = options.colorSpace
+        decoder.damageHandler = { error in _ = channel.send(.damage(error)) }
+        return decoder
+    }
+
+    /// Seeks to the start or the range's first frame; on a later pass, back to the beginning.
+    private static func position(_ decoder: MovieDecoder, options: Options, firstPass: Bool) throws {
+        if let start = options.start {
+            try decoder.seek(to: start)
+        } else if let first = options.frameRange?.lowerBound, first > 0 {
+            try decoder.seek(toFrame: first)
+        } else if !firstPass {
+            try decoder.seek(toFrame: 0)
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import ELImage
+import ELImageMedia
+import Foundation
+import Synchronization
+import Testing
+
+/// The bundled media and ffmpeg/ffprobe oracles for the movie and still-image tests.
+enum MovieFixtures {
+    /// Big Buck Bunny: 1280x720, 25 fps, 132 frames, H.264 Main, untagged, time base 1/12800,
+    /// `moov` at the end of the file, one keyframe (frame 0).
+    static let bunny = Repository.path("Examples/Media/bigbuckbunny.mp4")
+    static let bunnyFrameCount = 132
+    static let bunnyTimescale: Int32 = 12800
+    /// A 512x600 4:2:0 baseline JPEG.
+    static let hopperJPEG = Repository.path("Examples/Media/grace_hopper.jpg")
+    /// A 512x512 RGB PNG.
+    static let astronautPNG = Repository.path("Examples/Media/astronaut.png")
+
+    /// Runs ffmpeg quietly with `arguments` and returns its standard output.
+    @discardableResult
+    static func ffmpeg(_ arguments: [String]) throws -> Data {
+        try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y"] + arguments)
+    }
+
+    /// ffprobe's `best_effort_timestamp` of every video frame, in the stream's time base ticks.
+    static func probeTimestampTicks(_ path: String) throws -> [Int64] {
+        try probeLines(path, ["-show_entries", "frame=best_effort_timestamp"]).compactMap { Int64($0) }
+    }
+
+    /// ffprobe's `best_effort_timestamp_time` of every video frame (seconds, 6 decimals).
+    static func probeTimestampSeconds(_ path: String) throws -> [Double] {
+        try probeLines(path, ["-show_entries", "frame=best_effort_timestamp_time"]).compactMap { Double($0) }
+    }
+
+    /// The video stream's time base, e.g. (1, 12800).
+    static func probeTimeBase(_ path: String) throws -> (num: Int64, den: Int64) {
+        let line = try probeLines(path, ["-show_entries", "stream=time_base"]).first ?? ""
+        let parts = line.split(separator: "/").compactMap { Int64($0) }
+        return parts.count == 2 ? (parts[0], parts[1]) : (0, 0)
+    }
+
+    /// (position, size) of each video packet in decoding order.
+    static func probePacketRanges(_ path: String) throws -> [Range<Int>] {
+        try probeLines(path, ["-show_entries", "packet=pos,size"]).compactMap { line in
+            let fields = line.split(separator: ",").compactMap { Int($0) }
+            guard fields.count == 2 else { return nil }
+            return fields[1]..<(fields[1] + fields[0])  // ffprobe prints size before pos
+        }
+    }
+
+    private static func probeLines(_ path: String, _ entries: [String]) throws -> [String] {
+        let output = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0"] + entries + ["-of", "csv=p=0", path])
+        return String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ", ")) }.filter { !$0.isEmpty }
+    }
+
+    /// A copy of the clip with its `moov` box first (ffmpeg -movflags +faststart), so that a
+    /// truncated copy keeps its index.
+    static func faststartCopy(in folder: TemporaryFolder) throws -> String {
+        let path = folder.path("faststart.mp4")
+        try ffmpeg(["-i", bunny, "-c", "copy", "-movflags", "+faststart", path])
+        return path
+    }
+
+    /// The clip scaled to 160x90 (x264, no B-frames, `moov` first) with the original's 132
+    /// timestamps in the same 1/12800 time base: the graph tests run on it, as llvmpipe converts
+    /// 720p frames slowly.
+    static func smallClip(in folder: TemporaryFolder) throws -> String {
+        let path = folder.path("small.mp4")
+        try ffmpeg(["-i", bunny, "-an", "-vf", "scale=160:90", "-c:v", "libx264", "-preset", "ultrafast",
+                    "-video_track_timescale", "12800", "-movflags", "+faststart", path])
+        return path
+    }
+
+    /// The first `fraction` of `source`'s bytes, written to `name` in `folder`.
+    static func truncatedCopy(of source: String, fraction: Double, name: String, in folder: TemporaryFolder) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: source))
+        let path = folder.path(name)
+        try data.prefix(Int(Double(data.count) * fraction)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A copy of the clip with `count` bytes of seeded garbage from `offset` (inside mdat).
+    static func corruptedCopy(offset: Int, count: Int, in folder: TemporaryFolder) throws -> String {
+        var data = try Data(contentsOf: URL(fileURLWithPath: bunny))
+        data.replaceSubrange(offset..<(offset + count), with: randomBytes(count, seed: 7))
+        let path = folder.path("corrupted.mp4")
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Mean and largest absolute difference of the R, G and B bytes of two RGBA images (alpha
+    /// ignored), and how many of those bytes differ by more than `limit`.
+    static func compareRGB(_ left: [UInt8], _ right: [UInt8], limit: Int = 2) -> (mean: Double, max: Int, over: Int) {
+        var total = 0, worst = 0, over = 0, count = 0
+        for index in 0..<min(left.count, right.count) where index % 4 != 3 {
+            let difference = abs(Int(left[index]) - Int(right[index]))
+            total += difference
+            worst = max(worst, difference)
+            if difference > limit { over += 1 }
+            count += 1
+        }
+        return (count > 0 ? Double(total) / Double(count) : 0, worst, over)
+    }
+}
+
+/// A sink that records each frame's timestamp and size without reading pixels back, and how many
+/// end-of-stream signals it got. `delay` makes it slow (it sleeps on the render thread).
+final class MovieTimestampSink: ImageInput, Sendable {
+    struct Record: Sendable, Equatable {
+        var timestamp: MediaTime
+        var width: Int
+        var height: Int
+        var colorSpace: ColorSpace
+    }
+
+    let inputSlots = InputSlots(count: 1)
+    private let records = Mutex<[Record]>([])
+    private let endings = Atomic<Int>(0)
+    private let delay: Duration
+    private let onFrame: (@Sendable (Int) -> Void)?
+
+    /// - Parameter onFrame: called with the number of frames received so far, after each one.
+    init(delay: Duration = .zero, onFrame: (@Sendable (Int) -> Void)? = nil) {
+        self.delay = delay
+        self.onFrame = onFrame
+    }
+
+    var received: [Record] { records.withLock { $0 } }
+    var timestamps: [MediaTime] { received.map(\.timestamp) }
+    var endOfStreamCount: Int { endings.load(ordering: .relaxed) }
+
+    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18) }
+        let count = records.withLock { list in
+            list.append(Record(timestamp: frame.timestamp, width: frame.width, height: frame.height,
+                               colorSpace: frame.colorSpace))
+            return list.count
+        }
+        onFrame?(count)
+    }
+
+    func endOfStream(at index: Int, in context: isolated RenderContext) {
+        endings.add(1, ordering: .relaxed)
+    }
+}
+
+/// A suite trait that makes `MovieFixtures.smallClip` once for the whole suite, removes it after,
+/// and hands its path to the tests through `SmallClip.path`.
+struct SmallClip: SuiteTrait, TestScoping {
+    @TaskLocal static var path: String?
+
+    /// The clip's path inside a suite marked `.smallClip`.
+    static func require() throws -> String {
+        try #require(path, "mark the suite with the .smallClip trait")
+    }
+
+    func provideScope(for test: Test, testCase: Test.Case?,
+                      performing function: @Sendable () async throws -> Void) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = try MovieFixtures.smallClip(in: folder)
+        try await Self.$path.withValue(clip) { try await function() }
+    }
+}
+
+extension Trait where Self == SmallClip {
+    /// Makes the small clip for the suite (see `SmallClip`).
+    static var smallClip: Self { SmallClip() }
+}
