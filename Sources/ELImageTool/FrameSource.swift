@@ -2,7 +2,7 @@ import ELImage
 import ELImageMedia
 import Foundation
 
-/// Where `elimage run` gets CPU frames: a Y4M file, a raw YUV file or a still image.
+/// Where `elimage run` gets CPU frames: a Y4M file or a raw YUV file.
 protocol FrameSource {
     /// The next frame, or nil at the end.
     func nextFrame() throws -> PixelBuffer?
@@ -43,34 +43,12 @@ final class RawSource: FrameSource {
     func nextFrame() throws -> PixelBuffer? { try reader.nextFrame() }
 }
 
-/// A still image delivered `count` times at a frame rate (a still turned into a clip).
-final class StillSource: FrameSource {
-    private let image: PixelBuffer
-    private let frameRate: Y4MHeader.Ratio
-    private var index = 0
-    let expectedFrames: Int?
-
-    init(image: RGBAImage, count: Int, frameRate: Y4MHeader.Ratio) throws {
-        self.image = try PixelBuffer(format: .rgba, width: image.width, height: image.height, data: image.pixels,
-                                     colorSpace: .srgb)
-        self.frameRate = frameRate
-        expectedFrames = count
-    }
-
-    func nextFrame() throws -> PixelBuffer? {
-        guard index < (expectedFrames ?? 1) else { return nil }
-        var frame = image
-        frame.timestamp = MediaTime(frame: Int64(index), framesPerSecond: Int32(frameRate.numerator),
-                                    Int32(frameRate.denominator))
-        index += 1
-        return frame
-    }
-}
-
 /// The matrix and range the user forced with --matrix and --range.
 struct ColorOverride {
     var matrix: ColorMatrix?
     var range: ColorRange?
+
+    var isEmpty: Bool { matrix == nil && range == nil }
 
     /// `colorSpace` with the forced matrix and range.
     func apply(to colorSpace: ColorSpace) -> ColorSpace {

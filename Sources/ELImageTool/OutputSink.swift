@@ -6,23 +6,27 @@ import Synchronization
 /// Where `elimage run` writes, chosen by the output's extension.
 enum OutputKind {
     case png(pattern: String)
+    case jpeg(pattern: String)
     case y4m(String)
     case rgba(String)
 
     init(path: String) throws(UsageError) {
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "png": self = .png(pattern: path)
+        case "jpg", "jpeg": self = .jpeg(pattern: path)
         case "y4m": self = .y4m(path)
         case "rgba": self = .rgba(path)
         case let other:
-            throw UsageError("cannot write '.\(other)' files (\(path)); use .png, .y4m or .rgba")
+            throw UsageError("cannot write '.\(other)' files (\(path)); use .png, .jpg, .y4m or .rgba")
         }
     }
 
     /// True when only the first frame is wanted (an image path without a %d pattern).
     var wantsOneFrame: Bool {
-        if case .png(let pattern) = self { return !pattern.contains("%") }
-        return false
+        switch self {
+        case .png(let pattern), .jpeg(let pattern): return !pattern.contains("%")
+        default: return false
+        }
     }
 }
 
@@ -41,13 +45,16 @@ final class OutputSink: @unchecked Sendable {
 
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio) throws -> OutputSink {
         switch kind {
-        case .png(let pattern):
+        case .png(let pattern), .jpeg(let pattern):
             let counter = Mutex(0)
+            let isPNG = if case .png = kind { true } else { false }
             return OutputSink(node: RawDataOutput { image in
                 let index = counter.withLock { value in defer { value += 1 }; return value }
                 let path = pattern.contains("%") ? String(format: pattern, index) : pattern
                 guard pattern.contains("%") || index == 0 else { return }
-                do { try PNGFile.write(image, to: path) } catch { FailureLog.shared.record(error) }
+                do {
+                    if isPNG { try PNGFile.write(image, to: path) } else { try JPEGFile.write(image, to: path, quality: 92) }
+                } catch { FailureLog.shared.record(error) }
             }, finish: {})
         case .rgba(let path):
             guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
@@ -75,6 +82,21 @@ final class OutputSink: @unchecked Sendable {
             }
             return OutputSink(node: node, finish: { try writer.withLock { try $0?.close() } })
         }
+    }
+}
+
+/// Counts the frames that reach the end of the graph (a fan-out target beside the sink).
+final class FrameCounter: ImageInput, @unchecked Sendable {
+    let inputSlots = InputSlots()
+    private let frames = Mutex(0)
+    private let onFrame: (Int) -> Void  // called on the render thread only
+
+    init(onFrame: @escaping (Int) -> Void) { self.onFrame = onFrame }
+
+    var count: Int { frames.withLock { $0 } }
+
+    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        onFrame(frames.withLock { value in value += 1; return value })
     }
 }
 

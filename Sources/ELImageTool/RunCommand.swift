@@ -8,10 +8,11 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run INPUT through filters on the GPU into OUTPUT.",
         discussion: """
-            INPUT: a .y4m file, raw .yuv (with --size and --format), or a .png image. Without INPUT: \
-            the bundled photo. OUTPUT by extension: .y4m, .rgba (raw RGBA frames), .png (the first \
-            frame, or every frame with a %d pattern such as frame%03d.png). Without --filter the \
-            input is only converted: the colour-conversion path.
+            INPUT: a video file (MP4, MOV, MKV, WebM, raw .h264), a .y4m file, raw .yuv (with --size \
+            and --format), or a .png/.jpg image (repeated --frames times at --fps). Without INPUT: the \
+            bundled Big Buck Bunny clip. OUTPUT by extension: .y4m, .rgba (raw RGBA frames), .png or \
+            .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png). Without \
+            --filter the input is only converted: the colour-conversion path.
             """)
 
     @Argument(help: "The input file.")
@@ -49,33 +50,29 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = try validatedOptions()
-        let source = try openSource(options)
-        let sink = try output.map { try OutputSink.make(try OutputKind(path: $0), frameRate: options.frameRate) }
-        let limit = min(frames ?? .max, (try output.map { try OutputKind(path: $0) })?.wantsOneFrame == true ? 1 : .max)
+        let outputKind = try output.map { try OutputKind(path: $0) }
+        let limit = outputKind?.wantsOneFrame == true ? 1 : frames
+        let input = try openInput(options, limit: limit)
+        let sink = try outputKind.map { try OutputSink.make($0, frameRate: options.frameRate) }
 
         let context = try RenderContext()
         context.setErrorHandler { FailureLog.shared.record($0) }
-        let upload = RawDataInput()
-        var last: ImageOutput = upload
+        let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
+        let counter = FrameCounter { progress.update(frames: $0) }
+        var last: ImageOutput = input.head
         for filter in options.filters {
             last.addTarget(filter)
             last = filter
         }
         if let sink { last.addTarget(sink.node) }
+        last.addTarget(counter)
 
-        let progress = Progress(total: source.expectedFrames.map { min($0, limit) })
-        var count = 0
-        while count < limit, let frame = try source.nextFrame() {
-            try await upload.process(frame, orientation: options.orientation, on: context)
-            count += 1
-            progress.update(frames: count)
-            if let failure = FailureLog.shared.message { throw ToolFailure(failure) }
-        }
-        await context.perform { context in upload.finish(in: context) }
+        try await input.run(context)
         try sink?.finish()
+        let count = counter.count
         progress.finish(frames: count)
         if let failure = FailureLog.shared.message { throw ToolFailure(failure) }
-        if count == 0 { throw ToolFailure("\(input ?? "the input") has no frames") }
+        if count == 0 { throw ToolFailure("\(self.input ?? "the input") gave no frames") }
         if let output { Terminal.say("wrote \(count) frame\(count == 1 ? "" : "s") to \(output)") }
     }
 
@@ -134,25 +131,55 @@ struct RunCommand: AsyncParsableCommand {
         throw UsageError("--fps \(text): write a rate such as 25 or 30000/1001")
     }
 
-    func openSource(_ options: Options) throws -> FrameSource {
-        let path = input ?? BundledMedia.path("astronaut.png")
+    /// The input as the head node of the graph and a way to run it to the end.
+    struct Input {
+        let head: ImageOutput
+        let expectedFrames: Int?
+        let run: (RenderContext) async throws -> Void
+    }
+
+    func openInput(_ options: Options, limit: Int?) throws -> Input {
+        let path = input ?? BundledMedia.path("bigbuckbunny.mp4")
         guard FileManager.default.fileExists(atPath: path) else {
             throw ToolFailure("\(path): no such file")
         }
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "y4m":
-            return try Y4MSource(path: path, colorOverride: options.colorOverride)
+            return frames(of: try Y4MSource(path: path, colorOverride: options.colorOverride), options, limit: limit)
         case "yuv", "raw", "nv12", "rgb":
             guard let size = options.size, let pixelFormat = options.pixelFormat else {
                 throw UsageError("raw input \(path) needs --size WIDTHxHEIGHT and --format FORMAT")
             }
-            return try RawSource(path: path, width: size.width, height: size.height, format: pixelFormat,
-                                 frameRate: options.frameRate, colorOverride: options.colorOverride)
-        case "png":
-            return try StillSource(image: try PNGFile.read(path), count: frames ?? 1, frameRate: options.frameRate)
-        case let other:
-            throw UsageError("cannot read '.\(other)' files (\(path)); use .y4m, .yuv (with --size/--format) or .png")
+            return frames(of: try RawSource(path: path, width: size.width, height: size.height, format: pixelFormat,
+                                            frameRate: options.frameRate, colorOverride: options.colorOverride),
+                          options, limit: limit)
+        case "png", "jpg", "jpeg":
+            let still = try StillImageInput(path: path, options: .init(
+                repeatCount: limit ?? 1, frameRate: options.frameRate, orientation: options.orientation))
+            return Input(head: still, expectedFrames: limit ?? 1, run: { try await still.run(on: $0) })
+        default:
+            let probe = try MovieInput(path: path)
+            let colorSpace = options.colorOverride.isEmpty ? nil : options.colorOverride.apply(to: probe.colorSpace)
+            let movie = try MovieInput(path: path, options: .init(
+                frameRange: limit.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation))
+            let expected = movie.info.frameCount.map { min($0, limit ?? .max) }
+            return Input(head: movie, expectedFrames: expected, run: { try await movie.run(on: $0) })
         }
+    }
+
+    /// A CPU frame reader driven through `RawDataInput`.
+    private func frames(of source: FrameSource, _ options: Options, limit: Int?) -> Input {
+        let upload = RawDataInput()
+        let orientation = options.orientation
+        return Input(head: upload, expectedFrames: source.expectedFrames.map { min($0, limit ?? .max) }, run: { context in
+            var count = 0
+            while count < (limit ?? .max), let frame = try source.nextFrame() {
+                try await upload.process(frame, orientation: orientation, on: context)
+                count += 1
+                if let failure = FailureLog.shared.message { throw ToolFailure(failure) }
+            }
+            await context.perform { context in upload.finish(in: context) }
+        })
     }
 }
 

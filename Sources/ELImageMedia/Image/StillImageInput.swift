@@ -23,8 +23,12 @@ public final class StillImageInput: ImageOutput, @unchecked Sendable {
         /// `.asFastAsPossible` delivers the frames one after another as the graph takes them;
         /// `.realTime` delivers each at its time.
         public var pacing: MoviePacing
+        /// How the picture is turned on its way into the graph (rotation, mirroring).
+        public var orientation: Orientation
 
-        public init(repeatCount: Int = 1, frameRate: Y4MHeader.Ratio = 25, pacing: MoviePacing = .asFastAsPossible) {
+        public init(repeatCount: Int = 1, frameRate: Y4MHeader.Ratio = 25, pacing: MoviePacing = .asFastAsPossible,
+                    orientation: Orientation = .up) {
+            self.orientation = orientation
             self.repeatCount = repeatCount
             self.frameRate = frameRate
             self.pacing = pacing
@@ -95,7 +99,8 @@ public final class StillImageInput: ImageOutput, @unchecked Sendable {
         let (image, options) = (self.image, self.options)
         let rate = options.frameRate
         let interval = MediaTimeMath.duration(of: MediaTime(value: Int64(rate.denominator), timescale: Int32(clamping: rate.numerator)))
-        try await runner.run(node: self, on: context, pacing: options.pacing, frameInterval: interval,
+        try await runner.run(node: self, on: context, pacing: options.pacing, orientation: options.orientation,
+                             frameInterval: interval,
                              threadName: "ELImage.still") { channel in
             do {
                 var buffer = try PixelBuffer(format: .rgba, width: image.width, height: image.height,

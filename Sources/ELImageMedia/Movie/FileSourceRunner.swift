@@ -51,7 +51,8 @@ final class FileSourceRunner: Sendable {
     /// targets with `pacing`; sends end-of-stream at the end, and throws the producer's failure.
     ///
     /// `produce` must stop when `send` returns false; the channel is finished for it.
-    func run(node: ImageOutput, on context: RenderContext, pacing: MoviePacing, frameInterval: Duration,
+    func run(node: ImageOutput, on context: RenderContext, pacing: MoviePacing, orientation: Orientation = .up,
+             frameInterval: Duration,
              threadName: String, produce: @escaping @Sendable (FrameChannel<SourceEvent>) -> Void) async throws {
         let channel = FrameChannel<SourceEvent>(capacity: 2)
         try state.withLock { run in
@@ -92,7 +93,7 @@ final class FileSourceRunner: Sendable {
                     guard !channel.isClosed else { continue }
                     do {
                         try await context.perform { context in
-                            node.deliver(try context.makeFrame(from: buffer), in: context)
+                            node.deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
                         }
                         count { $0.delivered += 1 }
                     } catch {

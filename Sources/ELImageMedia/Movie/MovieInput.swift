@@ -40,9 +40,13 @@ public final class MovieInput: ImageOutput, @unchecked Sendable {
         public var colorSpace: ColorSpace?
         /// Decoder threads; 0 lets libavcodec choose.
         public var decoderThreads: Int
+        /// How pictures are turned on their way into the graph (rotation, mirroring).
+        public var orientation: Orientation
 
         public init(pacing: MoviePacing = .asFastAsPossible, loop: Bool = false, start: MediaTime? = nil,
-                    frameRange: Range<Int>? = nil, colorSpace: ColorSpace? = nil, decoderThreads: Int = 0) {
+                    frameRange: Range<Int>? = nil, colorSpace: ColorSpace? = nil, decoderThreads: Int = 0,
+                    orientation: Orientation = .up) {
+            self.orientation = orientation
             self.pacing = pacing
             self.loop = loop
             self.start = start
@@ -114,7 +118,8 @@ public final class MovieInput: ImageOutput, @unchecked Sendable {
             guard rate.numerator > 0, rate.denominator > 0 else { return nil }
             return MediaTimeMath.duration(of: MediaTime(value: Int64(rate.denominator), timescale: Int32(clamping: rate.numerator)))
         } ?? .milliseconds(40)
-        try await runner.run(node: self, on: context, pacing: options.pacing, frameInterval: interval,
+        try await runner.run(node: self, on: context, pacing: options.pacing, orientation: options.orientation,
+                             frameInterval: interval,
                              threadName: "ELImage.movie") { channel in
             Self.decode(info: info, options: options, into: channel)
         }

@@ -115,6 +115,24 @@ struct ToolTests {
         }
     }
 
+    @Test("A video file in, rotated, a frame limit; a JPEG in and out")
+    func movieAndJPEG() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("turned.y4m")
+        var result = try elimage.run(["run", Repository.path("Examples/Media/bigbuckbunny.mp4"), "--frames", "4",
+                                      "--rotate", "90", "--filter", "grayscale", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        let probe = String(decoding: try runTool("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                                             "stream=nb_read_frames,width,height", "-of", "csv=p=0", output]), as: UTF8.self)
+        #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "720,1280,4")
+        let jpeg = folder.path("portrait.jpg")
+        result = try elimage.run(["run", Repository.path("Examples/Media/grace_hopper.jpg"), "-o", jpeg])
+        #expect(result.status == 0, "\(result.errors)")
+        let decoded = try JPEGFile.read(jpeg)
+        #expect(decoded.width == 512 && decoded.height == 600)
+    }
+
     @Test("Usage errors exit 2 with one line naming the problem", arguments: [
         (["run", "--filter", "grayscale:strength=2"], "no parameter 'strength'"),
         (["run", "--filter", "nosuchfilter"], "unknown filter 'nosuchfilter'"),
