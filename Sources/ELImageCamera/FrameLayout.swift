@@ -1,0 +1,31 @@
+import ELImage
+
+/// Where the planes of an uncompressed V4L2 frame lie in its buffer (single-planar API): each
+/// plane follows the previous one, luma rows `bytesperline` apart and chroma rows at the stride
+/// the V4L2 format defines from it.
+struct FrameLayout: Equatable {
+    let format: PixelFormat
+    let planes: [PixelBuffer.Plane]
+    /// Bytes from the start of the buffer to the end of the last plane's last row.
+    let byteCount: Int
+
+    init?(fourCC: FourCC, width: Int, height: Int, bytesPerLine: Int) {
+        guard let format = fourCC.pixelFormat, width > 0, height > 0 else { return nil }
+        let lumaRow = format.planeShape(0, width: width, height: height).rowBytes
+        let stride = max(bytesPerLine, lumaRow)
+        var planes = [PixelBuffer.Plane(offset: 0, bytesPerRow: stride)]
+        var offset = stride * height
+        for index in 1..<format.planeCount {
+            let shape = format.planeShape(index, width: width, height: height)
+            // NV12/NV21: chroma rows as long as luma rows; planar 4:2:x: half the luma stride.
+            let chromaStride = shape.bytesPerTexel == 2 ? stride : max(shape.rowBytes, stride / 2)
+            planes.append(PixelBuffer.Plane(offset: offset, bytesPerRow: chromaStride))
+            offset += chromaStride * shape.height
+        }
+        let last = planes.count - 1
+        let lastShape = format.planeShape(last, width: width, height: height)
+        self.format = format
+        self.planes = planes
+        self.byteCount = planes[last].offset + planes[last].bytesPerRow * (lastShape.height - 1) + lastShape.rowBytes
+    }
+}
