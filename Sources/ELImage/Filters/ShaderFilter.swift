@@ -42,6 +42,31 @@ open class ShaderFilter: ImageOutput, ImageInput, @unchecked Sendable {
         (input.width, input.height)
     }
 
+    /// The uniform values set so far with `setUniform(_:_:)`, by name.
+    public var uniformValues: [String: UniformValue] {
+        state.withLock { $0.uniforms }
+    }
+
+    /// Compiles and links the filter's program in `context` now, instead of on the first frame, so
+    /// that a shader error is thrown here (`ELImageError.shaderCompile` with the line) rather than
+    /// reported through the context's error handler later.
+    public func prepare(in context: isolated RenderContext) throws {
+        _ = try context.program(named: programName, fragment: fragmentShader)
+    }
+
+    /// Textures the shader samples besides the graph's inputs (a lookup table, a mask), each with
+    /// the sampler uniform it is bound to. They go on the texture units after the inputs' units.
+    /// Called on the render thread before every draw; the default has none.
+    open func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture] {
+        []
+    }
+
+    /// Uniforms that depend on the frame being drawn (e.g. the size of one input texel), set after
+    /// the values from `setUniform(_:_:)`. Called before every draw; the default has none.
+    open func frameUniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+        [:]
+    }
+
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         let ready: (inputs: [TextureFrame], uniforms: [String: UniformValue])? = state.withLock { state in
             guard state.latest.indices.contains(index) else { return nil }
@@ -60,11 +85,17 @@ open class ShaderFilter: ImageOutput, ImageInput, @unchecked Sendable {
         }
         guard let ready else { return }
         let size = outputSize(forInput: frame)
+        let extra = try additionalTextures(in: context)
+        let perFrame = frameUniforms(forInput: frame, outputSize: size)
         let output = try context.makeFrame(width: size.width, height: size.height, timestamp: frame.timestamp,
                                            colorSpace: frame.colorSpace)
         let program = try context.program(named: programName, fragment: fragmentShader)
-        try context.draw(program, into: output, inputs: ready.inputs) { program in
+        try context.draw(program, into: output, inputs: ready.inputs + extra.map(\.frame)) { program in
             for (name, value) in ready.uniforms { program.set(value, for: name) }
+            for (name, value) in perFrame { program.set(value, for: name) }
+            for (offset, texture) in extra.enumerated() {
+                program.setSampler(texture.sampler, unit: ready.inputs.count + offset)
+            }
         }
         deliver(output, in: context)
     }

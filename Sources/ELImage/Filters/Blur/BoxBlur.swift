@@ -1,0 +1,32 @@
+import Synchronization
+
+/// The mean over a (2 radius + 1)² square, in two separable passes whose taps each read two
+/// texels (`Shaders/separable_blur.fsh`). Edges repeat the border pixels.
+public final class BoxBlur: FrameFilter, @unchecked Sendable {
+    // The only mutable state is `state`, behind a Mutex.
+    private let state = Mutex<Int>(0)
+
+    /// The largest radius, in pixels.
+    public static let maximumRadius = 127
+
+    /// 0...127 pixels; 0 leaves the picture unchanged. Clamped.
+    public var radius: Int {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = min(max(newValue, 0), Self.maximumRadius) } }
+    }
+
+    public init(radius: Int = 2) {
+        super.init()
+        self.radius = radius
+    }
+
+    public override func prepare(in context: isolated RenderContext) throws {
+        try SeparableKernel.prepare(in: context)
+    }
+
+    public override func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
+        let radius = self.radius
+        guard radius > 0 else { return frame }
+        return try SeparableKernel.box(radius: radius).apply(to: frame, in: context)
+    }
+}

@@ -1,0 +1,36 @@
+import Synchronization
+
+/// A Gaussian blur in two separable passes with linear-sampling taps
+/// (`Shaders/separable_blur.fsh`): about 3σ + 1 texture reads per pixel and pass for the 6σ + 1
+/// texels of the kernel.
+///
+/// The kernel is exp(-x² / 2σ²) on whole texels, cut at ceil(3σ) and normalised; edges repeat the
+/// border pixels. For a very large sigma, scale the picture down first: the cost grows with sigma.
+public final class GaussianBlur: FrameFilter, @unchecked Sendable {
+    // The only mutable state is `state`, behind a Mutex.
+    private let state = Mutex<Float>(0)
+
+    /// The largest sigma, in pixels.
+    public static let maximumSigma: Float = 32
+
+    /// Standard deviation in pixels, 0...32; 0 leaves the picture unchanged. Clamped; NaN means 0.
+    public var sigma: Float {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = FilterParameter.clamp(newValue, to: 0...Self.maximumSigma, neutral: 0) } }
+    }
+
+    public init(sigma: Float = 2) {
+        super.init()
+        self.sigma = sigma
+    }
+
+    public override func prepare(in context: isolated RenderContext) throws {
+        try SeparableKernel.prepare(in: context)
+    }
+
+    public override func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
+        let sigma = self.sigma
+        guard sigma > 0 else { return frame }
+        return try SeparableKernel.gaussian(sigma: Double(sigma)).apply(to: frame, in: context)
+    }
+}

@@ -1,0 +1,76 @@
+/// Runs a sequence of colour operations as one shader pass: the fused form of
+/// `a --> b --> c` for per-pixel filters.
+///
+/// ```swift
+/// let look = ColorChain([Brightness(0.05), Contrast(1.2), Saturation(1.3)])
+/// camera --> look --> encoder            // one draw per frame instead of three
+/// ```
+///
+/// The operations keep working as parameter holders: changing `brightness.brightness` changes the
+/// chain's next frame. The shader is generated from the operations' pieces once, and its program
+/// is cached per context under a name that encodes the chain's shape.
+///
+/// By default the chain clamps and rounds the colour to 8 bits between pieces, exactly as the
+/// separate nodes' frames do, so fusing never changes a picture: the result equals the separate
+/// nodes within one level (rounding ties). With `.full` precision it keeps floats between pieces:
+/// closer to the exact result, but each intermediate rounding the separate nodes make (up to half a
+/// level, amplified by later gains) is missing, so the two can differ by a few levels.
+public final class ColorChain: FrameFilter, @unchecked Sendable {
+    // Immutable after init; the operations hold their parameters behind their own locks.
+
+    /// What the chain does between its pieces.
+    public enum Precision: Sendable, Hashable {
+        /// Round to 8 bits between pieces, reproducing the separate nodes (the default).
+        case matchingSeparatePasses
+        /// Keep full float precision between pieces (still clamped to [0, 1]).
+        case full
+    }
+
+    /// The operations, applied first to last.
+    public let operations: [any ColorOperation]
+    /// The name of the generated program in the context's cache.
+    public let programName: String
+    /// The generated GLSL.
+    public let fragmentShader: String
+
+    /// What the chain does between its pieces.
+    public let precision: Precision
+
+    /// - Parameters:
+    ///   - operations: applied first to last.
+    ///   - precision: round to 8 bits between pieces like separate nodes (default), or not.
+    public init(_ operations: [any ColorOperation], precision: Precision = .matchingSeparatePasses) {
+        self.operations = operations
+        self.precision = precision
+        let pieces = operations.map(\.colorPiece)
+        programName = ColorShader.programName(for: pieces, precision: precision)
+        fragmentShader = ColorShader.fragmentSource(for: pieces, precision: precision)
+        super.init()
+    }
+
+    public override func prepare(in context: isolated RenderContext) throws {
+        guard !operations.isEmpty else { return }
+        _ = try context.program(named: programName, fragment: fragmentShader)
+    }
+
+    public override func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
+        guard !operations.isEmpty else { return frame }
+        var uniforms: [String: UniformValue] = [:]
+        var textures: [SamplerTexture] = []
+        for (index, operation) in operations.enumerated() {
+            let prefix = operation.colorPiece.prefix(at: index)
+            for (name, value) in operation.colorUniforms { uniforms[prefix + name] = value }
+            for (name, texture) in try operation.colorTextures(in: context).sorted(by: { $0.key < $1.key }) {
+                textures.append(SamplerTexture(sampler: prefix + name, frame: texture))
+            }
+        }
+        let output = try context.makeFrame(width: frame.width, height: frame.height, timestamp: frame.timestamp,
+                                           colorSpace: frame.colorSpace)
+        let program = try context.program(named: programName, fragment: fragmentShader)
+        try context.draw(program, into: output, inputs: [frame] + textures.map(\.frame)) { program in
+            for (name, value) in uniforms { program.set(value, for: name) }
+            for (offset, texture) in textures.enumerated() { program.setSampler(texture.sampler, unit: 1 + offset) }
+        }
+        return output
+    }
+}

@@ -1,0 +1,104 @@
+/// Several filters as one node with one input and one output.
+///
+/// ```swift
+/// let look = FilterGroup([Brightness(0.05), Contrast(1.2), GaussianBlur(sigma: 2), Saturation(1.2)])
+/// camera --> look --> encoder
+/// ```
+///
+/// A group made from a list runs the filters in order. Runs of consecutive colour operations
+/// (`ColorOperation`: brightness, contrast, ..., lookup table, grayscale) are fused into one
+/// `ColorChain` pass each, unless `fusing` is false; the example above draws three passes, not five
+/// (the blur has two). A group can also wrap a sub-graph you wire yourself, from its entry node to
+/// its exit node.
+public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter, @unchecked Sendable {
+    // Immutable after init: the stages, their wiring and the relay are set up before any frame.
+
+    public let inputSlots = InputSlots(count: 1)
+    /// The filters the group was made from.
+    public let filters: [any ImageInput]
+    /// The nodes that actually run, in order (fused chains in place of colour operations).
+    public let stages: [any ImageInput]
+    private let entry: any ImageInput
+    private let relay: Relay
+
+    /// Chains `filters` in order.
+    /// - Parameter fusing: run consecutive colour operations as one pass (default).
+    /// - Throws: `ELImageError.invalidInput` for an empty list.
+    public init(_ filters: [any ImageOutput & ImageInput], fusing: Bool = true) throws {
+        guard let first = filters.first else {
+            throw ELImageError.invalidInput(what: "a filter group needs at least one filter",
+                                            hint: "pass the filters to run, in order")
+        }
+        var stages: [any ImageOutput & ImageInput] = []
+        var pending: [any ColorOperation] = []
+        func flush() {
+            guard !pending.isEmpty else { return }
+            stages.append(ColorChain(pending))
+            pending = []
+        }
+        for filter in filters {
+            if fusing, let operation = filter as? any ColorOperation {
+                pending.append(operation)
+            } else {
+                flush()
+                stages.append(filter)
+            }
+        }
+        flush()
+        // A lone operation runs as itself, not as a chain of one.
+        if filters.count == 1 { stages = [first] }
+        for (source, target) in zip(stages, stages.dropFirst()) { source.addTarget(target) }
+        relay = Relay()
+        stages[stages.count - 1].addTarget(relay)
+        self.filters = filters
+        self.stages = stages
+        entry = stages[0]
+        super.init()
+        relay.owner = self
+        entry.inputSlots.claim(0)
+    }
+
+    /// Wraps a sub-graph already wired from `entry` to `exit`: frames into the group go to the entry's
+    /// input 0, and frames out of `exit` come out of the group.
+    public init(entry: any ImageInput, exit: ImageOutput) {
+        relay = Relay()
+        exit.addTarget(relay)
+        filters = [entry]
+        stages = [entry]
+        self.entry = entry
+        super.init()
+        relay.owner = self
+        entry.inputSlots.claim(0)
+    }
+
+    /// Compiles every stage's programs now; see `PreparableFilter`.
+    public func prepare(in context: isolated RenderContext) throws {
+        for stage in stages {
+            if let stage = stage as? any PreparableFilter { try stage.prepare(in: context) }
+        }
+    }
+
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        guard index == 0 else { return }
+        try entry.receive(frame, at: 0, in: context)
+    }
+
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        if index == 0 { entry.endOfStream(at: 0, in: context) }
+    }
+
+    /// Receives the exit's frames and sends them out of the group.
+    private final class Relay: ImageInput, @unchecked Sendable {
+        // `owner` is written once, in the group's init, before the relay can receive a frame.
+        let inputSlots = InputSlots(count: 1)
+        weak var owner: FilterGroup?
+
+        func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+            owner?.deliver(frame, in: context)
+        }
+
+        func endOfStream(at index: Int, in context: isolated RenderContext) {
+            owner?.deliverEndOfStream(in: context)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Synchronization
+
+/// Cuts a rectangle out of each frame (`Shaders/crop.fsh`); the output has the rectangle's size.
+///
+/// The rectangle is in pixels of the input, origin at the top-left. Parts outside the input are cut
+/// off; a rectangle entirely outside keeps at least the nearest 1x1 pixel, so the output is never empty.
+public final class Crop: ShaderFilter, @unchecked Sendable {
+    // @unchecked Sendable: settings live in Mutexes (here and in ShaderFilter's uniform storage).
+    /// A rectangle in pixels.
+    public struct Region: Sendable, Equatable {
+        public var x: Int
+        public var y: Int
+        public var width: Int
+        public var height: Int
+
+        public init(x: Int, y: Int, width: Int, height: Int) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+
+        /// The part of the region inside a `width` x `height` picture, at least 1x1.
+        public func clamped(toWidth width: Int, height: Int) -> Region {
+            let left = min(max(x, 0), width - 1), top = min(max(y, 0), height - 1)
+            let right = min(max(x &+ self.width, left + 1), width), bottom = min(max(y &+ self.height, top + 1), height)
+            return Region(x: left, y: top, width: right - left, height: bottom - top)
+        }
+    }
+
+    private let state: Mutex<Region>
+
+    /// The rectangle to keep, before clamping to the input.
+    public var region: Region {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    public init(_ region: Region) {
+        state = Mutex(region)
+        super.init(name: "crop", fragmentShader: EmbeddedShaders.cropFsh)
+    }
+
+    public override func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
+        let region = self.region.clamped(toWidth: input.width, height: input.height)
+        return (region.width, region.height)
+    }
+
+    public override func frameUniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+        let region = self.region.clamped(toWidth: input.width, height: input.height)
+        let size = SIMD2(Float(input.width), Float(input.height))
+        return [
+            "origin": .vec2(SIMD2(Float(region.x), Float(region.y)) / size),
+            "extent": .vec2(SIMD2(Float(region.width), Float(region.height)) / size),
+        ]
+    }
+}

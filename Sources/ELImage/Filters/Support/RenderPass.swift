@@ -1,0 +1,22 @@
+extension RenderContext {
+    /// Renders one full-frame pass of `fragment` into a new pooled frame of `width` x `height` and
+    /// returns it: the building block of the multi-pass filters.
+    ///
+    /// - Parameters:
+    ///   - name: the program's cache name (unique per fragment source).
+    ///   - inputs: sampled as `inputImageTexture`, `inputImageTexture2`, ...
+    ///   - like: the frame whose timestamp and colour space the output carries.
+    ///   - uniforms: values set on the program before drawing; names the program lacks are ignored.
+    func renderPass(
+        _ name: String, fragment: String, inputs: [TextureFrame], width: Int, height: Int,
+        like reference: TextureFrame, uniforms: [String: UniformValue] = [:]
+    ) throws -> TextureFrame {
+        let output = try makeFrame(width: width, height: height, timestamp: reference.timestamp,
+                                   colorSpace: reference.colorSpace)
+        let program = try program(named: name, fragment: fragment)
+        try draw(program, into: output, inputs: inputs) { program in
+            for (uniform, value) in uniforms { program.set(value, for: uniform) }
+        }
+        return output
+    }
+}

@@ -1,0 +1,145 @@
+import ELImage
+import ELImageMedia
+import Foundation
+import Testing
+
+/// Pixels as Doubles in 0...255, RGBA per pixel: what CPU references compute on.
+struct DoubleImage {
+    var width: Int
+    var height: Int
+    var values: [SIMD4<Double>]
+
+    init(width: Int, height: Int, values: [SIMD4<Double>]) {
+        self.width = width
+        self.height = height
+        self.values = values
+    }
+
+    init(_ image: RGBAImage) {
+        width = image.width
+        height = image.height
+        values = (0..<(image.width * image.height)).map { index in
+            let offset = index * 4
+            return SIMD4(Double(image.pixels[offset]), Double(image.pixels[offset + 1]),
+                         Double(image.pixels[offset + 2]), Double(image.pixels[offset + 3]))
+        }
+    }
+
+    /// The pixel at (x, y) with coordinates clamped to the picture (repeated edges).
+    subscript(clamped x: Int, _ y: Int) -> SIMD4<Double> {
+        values[min(max(y, 0), height - 1) * width + min(max(x, 0), width - 1)]
+    }
+
+    /// Applies `transform` to every pixel.
+    func map(_ transform: (SIMD4<Double>) -> SIMD4<Double>) -> DoubleImage {
+        DoubleImage(width: width, height: height, values: values.map(transform))
+    }
+
+    /// Builds an image from a function of the pixel position.
+    static func generate(width: Int, height: Int, _ pixel: (Int, Int) -> SIMD4<Double>) -> DoubleImage {
+        var values: [SIMD4<Double>] = []
+        values.reserveCapacity(width * height)
+        for y in 0..<height { for x in 0..<width { values.append(pixel(x, y)) } }
+        return DoubleImage(width: width, height: height, values: values)
+    }
+}
+
+/// Rounds and clamps a reference value to what an 8-bit frame can hold.
+func level(_ value: Double) -> Double { min(max(value.rounded(), 0), 255) }
+
+/// Clamps each channel to 0...255, as writing to an 8-bit frame does.
+func clamped(_ value: SIMD4<Double>) -> SIMD4<Double> {
+    SIMD4(min(max(value.x, 0), 255), min(max(value.y, 0), 255), min(max(value.z, 0), 255), min(max(value.w, 0), 255))
+}
+
+/// The largest difference in levels between `image` and `reference` over all channels, and where.
+func worstDifference(_ image: RGBAImage, _ reference: DoubleImage, channels: Int = 4) -> (levels: Double, x: Int, y: Int) {
+    var worst = (levels: 0.0, x: 0, y: 0)
+    guard image.width == reference.width, image.height == reference.height else { return (999, -1, -1) }
+    for y in 0..<image.height {
+        for x in 0..<image.width {
+            let got = image[x, y]
+            let expected = clamped(reference.values[y * image.width + x])
+            for channel in 0..<channels {
+                let difference = abs(Double(got[channel]) - expected[channel])
+                if difference > worst.levels { worst = (difference, x, y) }
+            }
+        }
+    }
+    return worst
+}
+
+/// Expects every channel of `image` within `tolerance` levels of `reference`.
+func expectClose(_ image: RGBAImage, _ reference: DoubleImage, tolerance: Double = 2, channels: Int = 4,
+                 _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(image.width == reference.width && image.height == reference.height,
+            "\(what): size \(image.width)x\(image.height), expected \(reference.width)x\(reference.height)",
+            sourceLocation: sourceLocation)
+    let worst = worstDifference(image, reference, channels: channels)
+    #expect(worst.levels <= tolerance,
+            "\(what): \(worst.levels) levels off at (\(worst.x), \(worst.y)): got \(image[max(0, worst.x), max(0, worst.y)]), expected \(clamped(reference[clamped: worst.x, worst.y]))",
+            sourceLocation: sourceLocation)
+}
+
+/// A random RGBA image; opaque unless `randomAlpha`.
+func randomImage(width: Int, height: Int, seed: UInt64, randomAlpha: Bool = false) -> RGBAImage {
+    var pixels = randomBytes(width * height * 4, seed: seed)
+    if !randomAlpha { for index in stride(from: 3, to: pixels.count, by: 4) { pixels[index] = 255 } }
+    return RGBAImage(width: width, height: height, pixels: pixels)
+}
+
+/// A part of `image`.
+func crop(_ image: RGBAImage, x: Int, y: Int, width: Int, height: Int) -> RGBAImage {
+    var pixels: [UInt8] = []
+    pixels.reserveCapacity(width * height * 4)
+    for row in y..<(y + height) {
+        let start = (row * image.width + x) * 4
+        pixels += image.pixels[start..<(start + width * 4)]
+    }
+    return RGBAImage(width: width, height: height, pixels: pixels)
+}
+
+/// The bundled test pictures.
+enum Photos {
+    /// Examples/Media/astronaut.png, 512x512.
+    static func astronaut() throws -> RGBAImage {
+        try PNGFile.read(Repository.path("Examples/Media/astronaut.png"))
+    }
+
+    /// Examples/Media/grace_hopper.jpg, 512x600, decoded by ffmpeg.
+    static func graceHopper() throws -> RGBAImage {
+        let data = try runTool("ffmpeg", ["-v", "error", "-i", Repository.path("Examples/Media/grace_hopper.jpg"),
+                                          "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        return RGBAImage(width: 512, height: 600, pixels: [UInt8](data))
+    }
+
+    /// A 96x96 part of the astronaut photo around the face, for references that cost per pixel.
+    static func astronautFace() throws -> RGBAImage {
+        crop(try astronaut(), x: 176, y: 56, width: 96, height: 96)
+    }
+}
+
+/// Sends `image` through `filter` on a fresh context and returns what comes out.
+func render(_ image: RGBAImage, through filter: some ImageOutput & ImageInput,
+            on context: RenderContext? = nil) async throws -> RGBAImage {
+    let context = try context ?? RenderContext()
+    let input = RawDataInput()
+    let (output, images) = imageCollector()
+    input --> filter --> output
+    defer { input.removeAllTargets(); filter.removeTarget(output) }
+    try await input.process(image.pixels, width: image.width, height: image.height, format: .rgba,
+                            timestamp: .zero, on: context)
+    return try #require(images.values.first, "the filter produced no frame")
+}
+
+/// Sends `base` (input 0) and `top` (input 1) through a two-input filter.
+func render(base: RGBAImage, top: RGBAImage, through filter: some ImageOutput & ImageInput) async throws -> RGBAImage {
+    let context = try RenderContext()
+    let baseInput = RawDataInput(), topInput = RawDataInput()
+    let (output, images) = imageCollector()
+    baseInput --> filter --> output
+    topInput --> filter
+    try await topInput.process(top.pixels, width: top.width, height: top.height, format: .rgba, timestamp: .zero, on: context)
+    try await baseInput.process(base.pixels, width: base.width, height: base.height, format: .rgba, timestamp: .zero, on: context)
+    return try #require(images.values.first, "the blend produced no frame")
+}
