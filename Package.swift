@@ -109,7 +109,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "ELImageTests",
-            dependencies: ["ELImage", "ELImageMedia", "CGLES"],
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "CGLES"],
             path: "Tests/ELImageTests"),
     ],
     swiftLanguageModes: [.v6]

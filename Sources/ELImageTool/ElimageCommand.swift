@@ -9,7 +9,7 @@ struct ElimageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "elimage",
         abstract: "GPU video pipelines: decode, filter, convert and encode frames with ELImage.",
-        subcommands: [RunCommand.self, FiltersCommand.self])
+        subcommands: [RunCommand.self, FiltersCommand.self, DevicesCommand.self, ControlsCommand.self])
 
     static func main() async {
         do {

@@ -10,29 +10,90 @@ struct FilterCatalog: Sendable {
         let summary: String
     }
 
+    /// A node with one input and one output.
+    typealias Filter = ImageOutput & ImageInput
+
     /// A filter: how to make it from parsed parameters.
     struct Entry: Sendable {
         let name: String
         let summary: String
         let parameters: [Parameter]
-        let make: @Sendable ([String: Double]) throws -> ShaderFilter
+        let make: @Sendable ([String: Double]) throws -> Filter
     }
 
     let entries: [Entry]
 
     static let standard = FilterCatalog(entries: [
-        Entry(name: "grayscale", summary: "BT.709 luma gray", parameters: [], make: { _ in Grayscale() }),
-        Entry(name: "scale", summary: "bilinear resize (0 keeps the input's size)",
-              parameters: [Parameter(name: "width", range: 0...16384, defaultValue: 0, summary: "output width in pixels"),
-                           Parameter(name: "height", range: 0...16384, defaultValue: 0, summary: "output height in pixels")],
-              make: { values in
-                  let width = Int(values["width"] ?? 0), height = Int(values["height"] ?? 0)
-                  return Passthrough(outputSize: width > 0 && height > 0 ? (width, height) : nil)
-              }),
+        entry("grayscale", "BT.709 luma gray", []) { _ in Grayscale() },
+        entry("brightness", "adds to R, G and B", [p("brightness", -1...1, 0, "amount added")]) { v in
+            Brightness(Float(v["brightness"] ?? 0))
+        },
+        entry("contrast", "scales around mid-gray", [p("contrast", 0...4, 1, "1 is unchanged")]) { v in
+            Contrast(Float(v["contrast"] ?? 1))
+        },
+        entry("saturation", "scales colourfulness", [p("saturation", 0...4, 1, "0 is gray, 1 unchanged")]) { v in
+            Saturation(Float(v["saturation"] ?? 1))
+        },
+        entry("exposure", "multiplies by 2^ev", [p("ev", -10...10, 0, "stops")]) { v in Exposure(Float(v["ev"] ?? 0)) },
+        entry("gamma", "raises to a power", [p("gamma", 0.01...10, 1, "1 is unchanged")]) { v in Gamma(Float(v["gamma"] ?? 1)) },
+        entry("hue", "rotates hue", [p("degrees", -360...360, 0, "rotation")]) { v in Hue(degrees: Float(v["degrees"] ?? 0)) },
+        entry("whitebalance", "warm/cool and green/magenta", [p("temperature", -1...1, 0, "warmer above 0"),
+                                                              p("tint", -1...1, 0, "magenta above 0")]) { v in
+            WhiteBalance(temperature: Float(v["temperature"] ?? 0), tint: Float(v["tint"] ?? 0))
+        },
+        entry("levels", "input/output black and white points", [
+            p("inputBlack", 0...1, 0, ""), p("inputWhite", 0...1, 1, ""), p("gamma", 0.1...10, 1, ""),
+            p("outputBlack", 0...1, 0, ""), p("outputWhite", 0...1, 1, ""),
+        ]) { v in
+            Levels(inputBlack: Float(v["inputBlack"] ?? 0), inputWhite: Float(v["inputWhite"] ?? 1),
+                   gamma: Float(v["gamma"] ?? 1), outputBlack: Float(v["outputBlack"] ?? 0),
+                   outputWhite: Float(v["outputWhite"] ?? 1))
+        },
+        entry("blur", "Gaussian blur (separable)", [p("sigma", 0...Double(GaussianBlur.maximumSigma), 2, "pixels")]) { v in
+            GaussianBlur(sigma: Float(v["sigma"] ?? 2))
+        },
+        entry("boxblur", "box blur", [p("radius", 0...Double(BoxBlur.maximumRadius), 2, "pixels")]) { v in
+            BoxBlur(radius: Int(v["radius"] ?? 2))
+        },
+        entry("bilateral", "edge-preserving 5x5 blur", [p("spatialSigma", 0.1...10, 2, "pixels"),
+                                                        p("rangeSigma", 0.01...10, 0.1, "colour distance")]) { v in
+            BilateralBlur(spatialSigma: Float(v["spatialSigma"] ?? 2), rangeSigma: Float(v["rangeSigma"] ?? 0.1))
+        },
+        entry("sharpen", "unsharp mask", [p("amount", 0...4, 0.5, "")]) { v in Sharpen(amount: Float(v["amount"] ?? 0.5)) },
+        entry("sobel", "Sobel edges", [p("strength", 0...10, 1, "")]) { v in SobelEdges(strength: Float(v["strength"] ?? 1)) },
+        entry("beauty", "skin smoothing that keeps texture", [
+            p("strength", 0...1, 0.7, "overall"), p("smoothing", 0...1, 1, "skin smoothing"),
+            p("whitening", 0...1, 0.3, "brightening"), p("sharpness", 0...1, 0.3, "detail outside skin"),
+        ]) { v in
+            let beauty = Beauty(strength: Float(v["strength"] ?? 0.7))
+            if let smoothing = v["smoothing"] { beauty.smoothing = Float(smoothing) }
+            if let whitening = v["whitening"] { beauty.whitening = Float(whitening) }
+            if let sharpness = v["sharpness"] { beauty.sharpness = Float(sharpness) }
+            return beauty
+        },
+        entry("crop", "a rectangle of the picture", [p("x", 0...16384, 0, ""), p("y", 0...16384, 0, ""),
+                                                      p("width", 1...16384, 16384, ""), p("height", 1...16384, 16384, "")]) { v in
+            Crop(Crop.Region(x: Int(v["x"] ?? 0), y: Int(v["y"] ?? 0), width: Int(v["width"] ?? 16384),
+                             height: Int(v["height"] ?? 16384)))
+        },
+        entry("scale", "bilinear resize (0 keeps the input's size)", [p("width", 0...16384, 0, "pixels"),
+                                                                      p("height", 0...16384, 0, "pixels")]) { v in
+            let width = Int(v["width"] ?? 0), height = Int(v["height"] ?? 0)
+            return Passthrough(outputSize: width > 0 && height > 0 ? (width, height) : nil)
+        },
     ])
 
+    private static func p(_ name: String, _ range: ClosedRange<Double>, _ value: Double, _ summary: String) -> Parameter {
+        Parameter(name: name, range: range, defaultValue: value, summary: summary)
+    }
+
+    private static func entry(_ name: String, _ summary: String, _ parameters: [Parameter],
+                              make: @escaping @Sendable ([String: Double]) throws -> Filter) -> Entry {
+        Entry(name: name, summary: summary, parameters: parameters, make: make)
+    }
+
     /// Makes the filter `spec` names, checking every parameter name and range.
-    func make(_ spec: FilterSpec) throws(UsageError) -> ShaderFilter {
+    func make(_ spec: FilterSpec) throws(UsageError) -> Filter {
         guard let entry = entries.first(where: { $0.name == spec.name }) else {
             throw UsageError("unknown filter '\(spec.name)'; `elimage filters` lists them: \(entries.map(\.name).joined(separator: ", "))")
         }
@@ -58,7 +119,8 @@ struct FilterCatalog: Sendable {
     var listing: String {
         entries.map { entry in
             let parameters = entry.parameters.map { parameter in
-                "    \(parameter.name)=\(parameter.range.lowerBound)...\(parameter.range.upperBound) (default \(parameter.defaultValue)): \(parameter.summary)"
+                "    \(parameter.name)=\(parameter.range.lowerBound)...\(parameter.range.upperBound) (default \(parameter.defaultValue))"
+                    + (parameter.summary.isEmpty ? "" : ": \(parameter.summary)")
             }
             return (["\(entry.name) — \(entry.summary)"] + parameters).joined(separator: "\n")
         }.joined(separator: "\n")

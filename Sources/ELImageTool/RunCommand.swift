@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageCamera
 import ELImageMedia
 import Foundation
 
@@ -8,7 +9,7 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run", abstract: "Run INPUT through filters on the GPU into OUTPUT.",
         discussion: """
-            INPUT: a video file (MP4, MOV, MKV, WebM, raw .h264), a .y4m file, raw .yuv (with --size \
+            INPUT: a camera (/dev/videoN, --frames frames, 300 by default), a video file (MP4, MOV, MKV, WebM, raw .h264), a .y4m file, raw .yuv (with --size \
             and --format), or a .png/.jpg image (repeated --frames times at --fps). Without INPUT: the \
             bundled Big Buck Bunny clip. OUTPUT by extension: .y4m, .rgba (raw RGBA frames), .png or \
             .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png). Without \
@@ -52,22 +53,20 @@ struct RunCommand: AsyncParsableCommand {
         let options = try validatedOptions()
         let outputKind = try output.map { try OutputKind(path: $0) }
         let limit = outputKind?.wantsOneFrame == true ? 1 : frames
-        let input = try openInput(options, limit: limit)
-        let sink = try outputKind.map { try OutputSink.make($0, frameRate: options.frameRate) }
-
         let context = try RenderContext()
         context.setErrorHandler { FailureLog.shared.record($0) }
+        let input = try openInput(options, limit: limit, context: context)
+        let sink = try outputKind.map { try OutputSink.make($0, frameRate: options.frameRate) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
-        var last: ImageOutput = input.head
-        for filter in options.filters {
-            last.addTarget(filter)
-            last = filter
-        }
+        // One node for the chain: runs of colour filters fuse into one shader pass.
+        let chain = options.filters.isEmpty ? nil : try FilterGroup(options.filters)
+        let last: ImageOutput = chain ?? input.head
+        if let chain { input.head.addTarget(chain) }
         if let sink { last.addTarget(sink.node) }
         last.addTarget(counter)
 
-        try await input.run(context)
+        try await input.run(context, counter)
         try sink?.finish()
         let count = counter.count
         progress.finish(frames: count)
@@ -79,7 +78,7 @@ struct RunCommand: AsyncParsableCommand {
     struct Options {
         var frameRate: Y4MHeader.Ratio
         var orientation: Orientation
-        var filters: [ShaderFilter]
+        var filters: [FilterCatalog.Filter]
         var colorOverride: ColorOverride
         var size: (width: Int, height: Int)?
         var pixelFormat: PixelFormat?
@@ -113,7 +112,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let frames, frames < 1 { throw UsageError("--frames \(frames): give at least 1") }
         let catalog = FilterCatalog.standard
-        var made: [ShaderFilter] = []
+        var made: [FilterCatalog.Filter] = []
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotation, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrixValue, range: rangeValue), size: parsedSize, pixelFormat: pixelFormat)
@@ -135,10 +134,13 @@ struct RunCommand: AsyncParsableCommand {
     struct Input {
         let head: ImageOutput
         let expectedFrames: Int?
-        let run: (RenderContext) async throws -> Void
+        let run: (RenderContext, FrameCounter) async throws -> Void
     }
 
-    func openInput(_ options: Options, limit: Int?) throws -> Input {
+    func openInput(_ options: Options, limit: Int?, context: RenderContext) throws -> Input {
+        if let device = input, device.hasPrefix("/dev/video") {
+            return try camera(device, options, limit: limit, context: context)
+        }
         let path = input ?? BundledMedia.path("bigbuckbunny.mp4")
         guard FileManager.default.fileExists(atPath: path) else {
             throw ToolFailure("\(path): no such file")
@@ -156,22 +158,40 @@ struct RunCommand: AsyncParsableCommand {
         case "png", "jpg", "jpeg":
             let still = try StillImageInput(path: path, options: .init(
                 repeatCount: limit ?? 1, frameRate: options.frameRate, orientation: options.orientation))
-            return Input(head: still, expectedFrames: limit ?? 1, run: { try await still.run(on: $0) })
+            return Input(head: still, expectedFrames: limit ?? 1, run: { context, _ in try await still.run(on: context) })
         default:
             let probe = try MovieInput(path: path)
             let colorSpace = options.colorOverride.isEmpty ? nil : options.colorOverride.apply(to: probe.colorSpace)
             let movie = try MovieInput(path: path, options: .init(
                 frameRange: limit.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation))
             let expected = movie.info.frameCount.map { min($0, limit ?? .max) }
-            return Input(head: movie, expectedFrames: expected, run: { try await movie.run(on: $0) })
+            return Input(head: movie, expectedFrames: expected, run: { context, _ in try await movie.run(on: context) })
         }
+    }
+
+    /// A V4L2 camera, captured until --frames frames went through (or it stops).
+    private func camera(_ path: String, _ options: Options, limit: Int?, context: RenderContext) throws -> Input {
+        var settings = CaptureSettings(options.size.map { _ in .hd720 } ?? .hd720,
+                                       framesPerSecond: fps.map { _ in Double(options.frameRate.numerator) / Double(options.frameRate.denominator) })
+        if let size = options.size { settings.width = size.width; settings.height = size.height }
+        settings.orientation = options.orientation
+        let camera = Camera(device: path, settings: settings, context: context)
+        let wanted = limit ?? 300
+        return Input(head: camera, expectedFrames: wanted, run: { _, counter in
+            try camera.start()
+            Terminal.say("capturing \(camera.mode.map { "\($0)" } ?? "") from \(path)")
+            while camera.isRunning, counter.count < wanted {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            camera.stop()
+        })
     }
 
     /// A CPU frame reader driven through `RawDataInput`.
     private func frames(of source: FrameSource, _ options: Options, limit: Int?) -> Input {
         let upload = RawDataInput()
         let orientation = options.orientation
-        return Input(head: upload, expectedFrames: source.expectedFrames.map { min($0, limit ?? .max) }, run: { context in
+        return Input(head: upload, expectedFrames: source.expectedFrames.map { min($0, limit ?? .max) }, run: { context, _ in
             var count = 0
             while count < (limit ?? .max), let frame = try source.nextFrame() {
                 try await upload.process(frame, orientation: orientation, on: context)

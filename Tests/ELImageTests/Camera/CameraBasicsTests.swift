@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import CV4L2
 import ELImage
 @testable import ELImageCamera
@@ -104,4 +103,3 @@ struct CameraBasicsTests {
         #expect("\(DeviceErrors.stalled(path: "/dev/video1", timeout: .milliseconds(1500), frame: 3))".contains("1.5 s"))
     }
 }
-#endif

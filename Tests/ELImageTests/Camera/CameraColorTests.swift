@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import ELImage
 @testable import ELImageCamera
 import Foundation
@@ -153,4 +152,3 @@ struct CameraMJPEGDecoderTests {
         #expect(abs(Int(pixel.x) - 200) <= 3 && abs(Int(pixel.y) - 100) <= 3 && abs(Int(pixel.z) - 50) <= 3, "\(pixel)")
     }
 }
-#endif

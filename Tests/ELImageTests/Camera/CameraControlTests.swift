@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import CV4L2
 import ELImage
 @testable import ELImageCamera
@@ -154,4 +153,3 @@ struct CameraControlTests {
 func v4l2ControlRequest(id: CameraControlID, value: Int32) -> v4l2_control {
     v4l2_control(id: id.rawValue, value: value)
 }
-#endif

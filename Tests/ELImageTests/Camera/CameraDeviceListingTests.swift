@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import ELImage
 @testable import ELImageCamera
 import Foundation
@@ -72,4 +71,3 @@ struct CameraDeviceListingTests {
         #expect(throws: ToolFailure.self) { try runTool(tool, ["--emulated", "--controls", "/dev/video0", "--set", "zoom_absolute=9999"]) }
     }
 }
-#endif

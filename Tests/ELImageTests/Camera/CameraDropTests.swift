@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import ELImage
 @testable import ELImageCamera
 import Foundation
@@ -71,4 +70,3 @@ final class SlowNode: ImageInput, @unchecked Sendable {
         Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18 + Double(delay.components.seconds))
     }
 }
-#endif

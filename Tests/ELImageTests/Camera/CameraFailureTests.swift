@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import ELImage
 @testable import ELImageCamera
 import Foundation
@@ -130,4 +129,3 @@ struct CameraFailureTests {
         #expect(thrown.map { "\($0)" }?.contains("is not a streaming video capture device") == true)
     }
 }
-#endif

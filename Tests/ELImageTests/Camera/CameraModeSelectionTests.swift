@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import ELImage
 @testable import ELImageCamera
 import Testing
@@ -117,4 +116,3 @@ struct CameraModeSelectionTests {
         #expect(camera.modeChoice?.isExact == true)
     }
 }
-#endif

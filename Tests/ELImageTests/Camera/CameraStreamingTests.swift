@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import ELImage
 @testable import ELImageCamera
 import Foundation
@@ -163,4 +162,3 @@ struct CameraStreamingTests {
         #expect(sink.count <= count + 1)
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if canImport(CV4L2) && canImport(ELImageCamera)
 import ELImage
 @testable import ELImageCamera
 import Foundation
@@ -107,4 +106,3 @@ struct CameraSwitchTests {
         camera.stop()
     }
 }
-#endif

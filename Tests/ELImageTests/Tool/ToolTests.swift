@@ -169,6 +169,30 @@ struct ToolTests {
         #expect(result.errors.split(separator: "\n").count == 1)
     }
 
+    @Test("Camera commands: devices lists (or says there are none), controls of a missing device exits 1")
+    func cameraCommands() throws {
+        let devices = try elimage.run(["devices"])
+        #expect(devices.status == 0)
+        #expect(!devices.output.isEmpty)
+        let controls = try elimage.run(["controls", "/dev/video-does-not-exist"])
+        #expect(controls.status == 1)
+        #expect(controls.errors.contains("/dev/video-does-not-exist"))
+    }
+
+    @Test("Several colour filters and the beauty filter chain in one run")
+    func filterChain() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("chain.png")
+        let result = try elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--filter", "brightness:brightness=0.1",
+                                      "--filter", "saturation:saturation=0", "--filter", "beauty:strength=0.5", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        let image = try PNGFile.read(output)
+        // Saturation 0 before the beauty filter: gray in, nearly gray out (whitening keeps hue).
+        let pixel = image[256, 300]
+        #expect(abs(Int(pixel.x) - Int(pixel.z)) <= 3)
+    }
+
     @Test("`elimage filters` lists the filters with their parameter ranges")
     func filterListing() throws {
         let result = try elimage.run(["filters"])
