@@ -76,7 +76,7 @@ let package = Package(
         // MARK: Media files
         .target(
             name: "ELImageMedia",
-            dependencies: ["ELImage", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264"],
+            dependencies: ["ELImage", "ELImageCamera", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264"],
             path: "Sources/ELImageMedia"),
 
         // MARK: Programs

@@ -1,6 +1,5 @@
 import ArgumentParser
 import ELImage
-import ELImageCamera
 import ELImageMedia
 import Foundation
 
@@ -61,12 +60,13 @@ struct RunCommand: AsyncParsableCommand {
         let counter = FrameCounter { progress.update(frames: $0) }
         // One node for the chain: runs of colour filters fuse into one shader pass.
         let chain = options.filters.isEmpty ? nil : try FilterGroup(options.filters)
-        let last: ImageOutput = chain ?? input.head
-        if let chain { input.head.addTarget(chain) }
+        let last: ImageOutput = chain ?? input.node
+        if let chain { input.node.addTarget(chain) }
         if let sink { last.addTarget(sink.node) }
         last.addTarget(counter)
 
-        try await input.run(context, counter)
+        if case .camera(let path) = input.kind { Terminal.say("capturing from \(path)") }
+        try await input.run(on: context)
         try sink?.finish()
         let count = counter.count
         progress.finish(frames: count)
@@ -130,76 +130,19 @@ struct RunCommand: AsyncParsableCommand {
         throw UsageError("--fps \(text): write a rate such as 25 or 30000/1001")
     }
 
-    /// The input as the head node of the graph and a way to run it to the end.
-    struct Input {
-        let head: ImageOutput
-        let expectedFrames: Int?
-        let run: (RenderContext, FrameCounter) async throws -> Void
-    }
-
-    func openInput(_ options: Options, limit: Int?, context: RenderContext) throws -> Input {
-        if let device = input, device.hasPrefix("/dev/video") {
-            return try camera(device, options, limit: limit, context: context)
+    /// Opens INPUT (or the first camera, or the bundled clip) as the head of the graph.
+    func openInput(_ options: Options, limit: Int?, context: RenderContext) throws -> MediaSource {
+        if let input, ["yuv", "raw"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()),
+           options.size == nil || options.pixelFormat == nil {
+            throw UsageError("raw input \(input) needs --size WIDTHxHEIGHT and --format FORMAT")
         }
-        let path = input ?? BundledMedia.path("bigbuckbunny.mp4")
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ToolFailure("\(path): no such file")
-        }
-        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
-        case "y4m":
-            return frames(of: try Y4MSource(path: path, colorOverride: options.colorOverride), options, limit: limit)
-        case "yuv", "raw", "nv12", "rgb":
-            guard let size = options.size, let pixelFormat = options.pixelFormat else {
-                throw UsageError("raw input \(path) needs --size WIDTHxHEIGHT and --format FORMAT")
-            }
-            return frames(of: try RawSource(path: path, width: size.width, height: size.height, format: pixelFormat,
-                                            frameRate: options.frameRate, colorOverride: options.colorOverride),
-                          options, limit: limit)
-        case "png", "jpg", "jpeg":
-            let still = try StillImageInput(path: path, options: .init(
-                repeatCount: limit ?? 1, frameRate: options.frameRate, orientation: options.orientation))
-            return Input(head: still, expectedFrames: limit ?? 1, run: { context, _ in try await still.run(on: context) })
-        default:
-            let probe = try MovieInput(path: path)
-            let colorSpace = options.colorOverride.isEmpty ? nil : options.colorOverride.apply(to: probe.colorSpace)
-            let movie = try MovieInput(path: path, options: .init(
-                frameRange: limit.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation))
-            let expected = movie.info.frameCount.map { min($0, limit ?? .max) }
-            return Input(head: movie, expectedFrames: expected, run: { context, _ in try await movie.run(on: context) })
-        }
-    }
-
-    /// A V4L2 camera, captured until --frames frames went through (or it stops).
-    private func camera(_ path: String, _ options: Options, limit: Int?, context: RenderContext) throws -> Input {
-        var settings = CaptureSettings(options.size.map { _ in .hd720 } ?? .hd720,
-                                       framesPerSecond: fps.map { _ in Double(options.frameRate.numerator) / Double(options.frameRate.denominator) })
-        if let size = options.size { settings.width = size.width; settings.height = size.height }
-        settings.orientation = options.orientation
-        let camera = Camera(device: path, settings: settings, context: context)
-        let wanted = limit ?? 300
-        return Input(head: camera, expectedFrames: wanted, run: { _, counter in
-            try camera.start()
-            Terminal.say("capturing \(camera.mode.map { "\($0)" } ?? "") from \(path)")
-            while camera.isRunning, counter.count < wanted {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            camera.stop()
-        })
-    }
-
-    /// A CPU frame reader driven through `RawDataInput`.
-    private func frames(of source: FrameSource, _ options: Options, limit: Int?) -> Input {
-        let upload = RawDataInput()
-        let orientation = options.orientation
-        return Input(head: upload, expectedFrames: source.expectedFrames.map { min($0, limit ?? .max) }, run: { context, _ in
-            var count = 0
-            while count < (limit ?? .max), let frame = try source.nextFrame() {
-                try await upload.process(frame, orientation: orientation, on: context)
-                count += 1
-                if let failure = FailureLog.shared.message { throw ToolFailure(failure) }
-            }
-            await context.perform { context in upload.finish(in: context) }
-        })
+        var sourceOptions = MediaSource.Options(frames: limit, orientation: options.orientation,
+                                                size: options.size, rawFormat: options.pixelFormat)
+        if fps != nil { sourceOptions.frameRate = options.frameRate }
+        let override = options.colorOverride
+        if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }
+        return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions,
+                                    context: context)
     }
 }
 

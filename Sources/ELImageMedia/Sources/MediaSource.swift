@@ -1,0 +1,150 @@
+import ELImage
+import ELImageCamera
+import Foundation
+import Synchronization
+
+/// Any input as the head of a graph: a camera (`/dev/videoN`), a video file, a Y4M file, a raw
+/// YUV file or a still image, chosen by the path. Connect targets to `node`, then `run(on:)`.
+///
+/// ```swift
+/// let source = try MediaSource.open(path, fallback: "Examples/Media/bigbuckbunny.mp4", context: context)
+/// source.node --> Beauty() --> encoder
+/// try await source.run(on: context)
+/// ```
+public final class MediaSource: Sendable {
+    /// What the path turned out to be.
+    public enum Kind: Sendable, Equatable {
+        case camera(String), movie(String), y4m(String), rawYUV(String), image(String)
+    }
+
+    /// How to read the input.
+    public struct Options: Sendable {
+        /// Stop after this many frames (a camera captures 300 unless told; an image is shown once).
+        public var frames: Int?
+        /// The rate of raw files and image clips (default 25), and the camera's wish.
+        public var frameRate: Y4MHeader.Ratio?
+        public var orientation: Orientation
+        /// Replaces the colour space the input says (matrix and range of untagged or mistagged files).
+        public var colorSpace: (@Sendable (ColorSpace) -> ColorSpace)?
+        /// Size and format of raw YUV files, and the camera's wished size.
+        public var size: (width: Int, height: Int)?
+        public var rawFormat: PixelFormat?
+
+        public init(frames: Int? = nil, frameRate: Y4MHeader.Ratio? = nil, orientation: Orientation = .up,
+                    colorSpace: (@Sendable (ColorSpace) -> ColorSpace)? = nil,
+                    size: (width: Int, height: Int)? = nil, rawFormat: PixelFormat? = nil) {
+            self.frames = frames
+            self.frameRate = frameRate
+            self.orientation = orientation
+            self.colorSpace = colorSpace
+            self.size = size
+            self.rawFormat = rawFormat
+        }
+    }
+
+    public let kind: Kind
+    /// The head of the graph.
+    public let node: ImageOutput
+    /// How many frames will come, when known.
+    public let expectedFrames: Int?
+    private let runner: @Sendable (RenderContext) async throws -> Void
+
+    private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, run: @escaping @Sendable (RenderContext) async throws -> Void) {
+        self.kind = kind
+        self.node = node
+        self.expectedFrames = expectedFrames
+        self.runner = run
+    }
+
+    /// Feeds every frame into the graph, then end-of-stream. Errors that end the input are thrown;
+    /// recoverable ones go to the context's error handler.
+    public func run(on context: RenderContext) async throws { try await runner(context) }
+
+    /// Opens `path`; with no path, the first camera when one exists, else `fallback`.
+    public static func open(_ path: String?, fallback: String, options: Options = Options(),
+                            context: RenderContext) throws -> MediaSource {
+        let chosen = path ?? CameraDevice.list().devices.first?.path ?? fallback
+        if chosen.hasPrefix("/dev/video") { return camera(chosen, options, context: context) }
+        guard FileManager.default.fileExists(atPath: chosen) else {
+            throw ELImageError.io(file: chosen, operation: "open", errno: ENOENT, hint: "check the path")
+        }
+        let rate = options.frameRate ?? 25
+        switch URL(fileURLWithPath: chosen).pathExtension.lowercased() {
+        case "y4m":
+            let reader = try Y4MReader(path: chosen)
+            if let override = options.colorSpace { reader.colorSpace = override(reader.colorSpace) }
+            return frames(.y4m(chosen), options, expected: nil, reader: FrameReader(reader.nextFrame))
+        case "yuv", "raw":
+            guard let size = options.size, let format = options.rawFormat else {
+                throw ELImageError.invalidInput(what: "raw input \(chosen) has no size and pixel format",
+                                                hint: "give the frame size and pixel format of the file")
+            }
+            let reader = try RawYUVReader(path: chosen, width: size.width, height: size.height, format: format, frameRate: rate)
+            if let override = options.colorSpace { reader.colorSpace = override(reader.colorSpace) }
+            return frames(.rawYUV(chosen), options, expected: nil, reader: FrameReader(reader.nextFrame))
+        case "png", "jpg", "jpeg":
+            let still = try StillImageInput(path: chosen, options: .init(
+                repeatCount: options.frames ?? 1, frameRate: rate, orientation: options.orientation))
+            return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1) {
+                try await still.run(on: $0)
+            }
+        default:
+            let probe = try MovieInput(path: chosen)
+            let movie = try MovieInput(path: chosen, options: .init(
+                frameRange: options.frames.map { 0..<$0 }, colorSpace: options.colorSpace.map { $0(probe.colorSpace) },
+                orientation: options.orientation))
+            let expected = movie.info.frameCount.map { min($0, options.frames ?? .max) }
+            return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected) { try await movie.run(on: $0) }
+        }
+    }
+
+    /// A camera captured until `options.frames` frames went through (300 unless told), or it stops.
+    private static func camera(_ path: String, _ options: Options, context: RenderContext) -> MediaSource {
+        var settings = CaptureSettings(.hd720, framesPerSecond: options.frameRate.map {
+            Double($0.numerator) / Double($0.denominator) })
+        if let size = options.size { (settings.width, settings.height) = size }
+        settings.orientation = options.orientation
+        let camera = Camera(device: path, settings: settings, context: context)
+        let wanted = options.frames ?? 300
+        let counter = DeliveryCounter()
+        camera.addTarget(counter)
+        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted) { _ in
+            try camera.start()
+            while camera.isRunning, counter.count < wanted {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            camera.stop()
+        }
+    }
+
+    /// CPU frames from `next` uploaded through a `RawDataInput`.
+    private static func frames(_ kind: Kind, _ options: Options, expected: Int?, reader: FrameReader) -> MediaSource {
+        let upload = RawDataInput()
+        let limit = options.frames ?? .max
+        let orientation = options.orientation
+        return MediaSource(kind: kind, node: upload, expectedFrames: expected) { context in
+            var count = 0
+            while count < limit, let frame = try reader.next() {
+                try await upload.process(frame, orientation: orientation, on: context)
+                count += 1
+            }
+            await context.perform { context in upload.finish(in: context) }
+        }
+    }
+}
+
+/// A file reader's `nextFrame`, called by one run task at a time (never concurrently).
+private final class FrameReader: @unchecked Sendable {
+    let next: () throws -> PixelBuffer?
+    init(_ next: @escaping () throws -> PixelBuffer?) { self.next = next }
+}
+
+/// Counts the frames a node delivers (a fan-out target that does nothing else).
+final class DeliveryCounter: ImageInput, Sendable {
+    let inputSlots = InputSlots()
+    private let frames = Mutex(0)
+    var count: Int { frames.withLock { $0 } }
+    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        frames.withLock { $0 += 1 }
+    }
+}
