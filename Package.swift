@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "record", targets: ["RecordExample"]),
         .executable(name: "elimage", targets: ["ELImageTool"]),
         .executable(name: "grayscale", targets: ["GrayscaleExample"]),
+        .executable(name: "beauty", targets: ["BeautyExample"]),
         .executable(name: "elimage-bench", targets: ["ELImageBench"]),
     ],
     dependencies: [
@@ -90,6 +91,11 @@ let package = Package(
             dependencies: ["ELImage", "ELImageMedia",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Grayscale"),
+        .executableTarget(
+            name: "BeautyExample",
+            dependencies: ["ELImage", "ELImageMedia",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/Beauty"),
         .executableTarget(
             name: "CameraDevicesExample",
             dependencies: ["ELImage", "ELImageCamera",

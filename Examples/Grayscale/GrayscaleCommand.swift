@@ -1,8 +1,11 @@
-// grayscale: a PNG photo -> Grayscale -> a PNG file.
+// grayscale: any input → Grayscale → PNG files.
 //
-//     swift run grayscale [INPUT.png] [-o OUTPUT.png]
+//     swift run grayscale [INPUT] [-o OUTPUT.png] [--frames N]
 //
-// The graph:  RawDataInput --> Grayscale --> RawDataOutput
+// INPUT: /dev/videoN, a video file, .y4m or an image; without it the first camera, else the bundled
+// photo. With a %d in OUTPUT every frame is written (frame%03d.png), else the first.
+//
+// The graph:  source --> Grayscale --> RawDataOutput (→ PNG)
 import ArgumentParser
 import ELImage
 import ELImageMedia
@@ -10,42 +13,27 @@ import Foundation
 
 @main
 struct GrayscaleCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "grayscale", abstract: "Turn a photo into gray on the GPU.")
+    static let configuration = CommandConfiguration(commandName: "grayscale", abstract: "Turn pictures gray on the GPU.")
 
-    @Argument(help: "A PNG image (default: the bundled astronaut photo).")
-    var input: String = BundledMedia.path("astronaut.png")
+    @Argument(help: "A camera, video file, Y4M file or image (default: the first camera, else the bundled photo).")
+    var input: String?
 
-    @Option(name: .shortAndLong, help: "Where to write the gray PNG.")
-    var output = "astronaut-gray.png"
+    @Option(name: .shortAndLong, help: "Where to write the PNG (use %d for every frame).")
+    var output = "gray.png"
+
+    @Option(help: "How many frames to process.")
+    var frames = 1
 
     mutating func run() async throws {
-        let photo = try PNGFile.read(input)
         let context = try RenderContext()
+        let source = try MediaSource.open(input, fallback: BundledMedia.path("astronaut.png"),
+                                          options: .init(frames: frames), context: context)
+        let writer = PNGSequence(pattern: output)
 
-        let source = RawDataInput()
-        let gray = Grayscale()
-        let result = Result()
-        source --> gray --> RawDataOutput { image in result.image = image }
+        source.node --> Grayscale() --> RawDataOutput { image in writer.write(image) }
 
-        try await source.process(photo.pixels, width: photo.width, height: photo.height,
-                                 format: .rgba, timestamp: .zero, on: context)
-        guard let image = result.image else { throw ExitCode.failure }
-        try PNGFile.write(image, to: output)
-        print("Wrote \(image.width)x\(image.height) grayscale PNG to \(URL(fileURLWithPath: output).path)")
+        try await source.run(on: context)
+        print("Wrote \(writer.count) gray frame(s) to \(URL(fileURLWithPath: output).path)")
         print("Rendered with \(context.info.renderer) (\(context.info.platform))")
-    }
-}
-
-/// Holds the image the sink hands over (the sink runs on the render thread, before `process` returns).
-final class Result: @unchecked Sendable {
-    var image: RGBAImage?
-}
-
-/// The media bundled with the examples, in the source tree.
-enum BundledMedia {
-    static func path(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Media/\(name)").path
     }
 }

@@ -1,0 +1,64 @@
+// beauty: any input → Beauty → PNG, with the before and after side by side.
+//
+//     swift run beauty [INPUT] [-o OUTPUT.png] [--strength 0.7]
+//
+// INPUT: /dev/videoN, a video file, .y4m or an image; without it the first camera, else the bundled
+// portrait. The first frame is written, original on the left.
+//
+// The graph:  source --> Beauty --> RawDataOutput (after)
+//                 └────────────────> RawDataOutput (before)       (fan-out)
+import ArgumentParser
+import ELImage
+import ELImageMedia
+import Foundation
+import Synchronization
+
+@main
+struct BeautyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "beauty", abstract: "Smooth skin, keep its texture.")
+
+    @Argument(help: "A camera, video file, Y4M file or image (default: the first camera, else the bundled portrait).")
+    var input: String?
+
+    @Option(name: .shortAndLong, help: "Where to write the before/after PNG.")
+    var output = "beauty.png"
+
+    @Option(help: "How strong, 0...1.")
+    var strength: Float = 0.7
+
+    mutating func run() async throws {
+        let context = try RenderContext()
+        let source = try MediaSource.open(input, fallback: BundledMedia.path("grace_hopper.jpg"),
+                                          options: .init(frames: 1), context: context)
+        let before = Mutex<RGBAImage?>(nil), after = Mutex<RGBAImage?>(nil)
+
+        source.node --> Beauty(strength: strength) --> RawDataOutput { image in after.withLock { $0 = image } }
+        source.node --> RawDataOutput { image in before.withLock { $0 = image } }
+
+        try await source.run(on: context)
+        guard let original = before.withLock({ $0 }), let smoothed = after.withLock({ $0 }) else {
+            throw ValidationError("the input gave no frame")
+        }
+        try PNGFile.write(sideBySide(original, smoothed), to: output)
+        print("Wrote before (left) and after (right) to \(URL(fileURLWithPath: output).path)")
+    }
+
+    /// Two images of one size next to each other.
+    func sideBySide(_ left: RGBAImage, _ right: RGBAImage) -> RGBAImage {
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(left.pixels.count * 2)
+        for y in 0..<left.height {
+            pixels += left.pixels[(y * left.bytesPerRow)..<((y + 1) * left.bytesPerRow)]
+            pixels += right.pixels[(y * right.bytesPerRow)..<((y + 1) * right.bytesPerRow)]
+        }
+        return RGBAImage(width: left.width * 2, height: left.height, pixels: pixels)
+    }
+}
+
+/// The media bundled with the examples, in the source tree.
+enum BundledMedia {
+    static func path(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Media/\(name)").path
+    }
+}

@@ -1,0 +1,45 @@
+import ELImage
+import ELImageMedia
+import Foundation
+import Testing
+
+/// The example programs build and run on the bundled media (short runs).
+@Suite("Examples")
+struct ExampleTests {
+    @Test("grayscale: the bundled clip's first frames become gray PNGs")
+    func grayscale() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pattern = folder.path("gray%d.png")
+        let result = try BuiltProgram(name: "grayscale").run([Repository.path("Examples/Media/bigbuckbunny.mp4"),
+                                                               "--frames", "2", "-o", pattern])
+        #expect(result.status == 0, "\(result.errors)")
+        for index in 0..<2 {
+            let image = try PNGFile.read(folder.path("gray\(index).png"))
+            #expect(image.width == 1280 && image.height == 720)
+            #expect(image[640, 360].x == image[640, 360].z && image[100, 100].y == image[100, 100].x)
+        }
+    }
+
+    @Test("beauty: the bundled portrait before and after, side by side, the skin smoother")
+    func beauty() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("beauty.png")
+        let result = try BuiltProgram(name: "beauty").run(["-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        let image = try PNGFile.read(output)
+        #expect(image.width == 1024 && image.height == 600)
+        // A cheek patch (x 180...220, y 250...280 in the 512x600 portrait): less pixel-to-pixel detail after.
+        func roughness(offset: Int) -> Int {
+            var total = 0
+            for y in 250..<280 {
+                for x in 180..<220 {
+                    total += abs(Int(image[offset + x + 1, y].y) - Int(image[offset + x, y].y))
+                }
+            }
+            return total
+        }
+        #expect(roughness(offset: 512) < roughness(offset: 0), "after \(roughness(offset: 512)), before \(roughness(offset: 0))")
+    }
+}
