@@ -21,16 +21,30 @@ struct BenchmarkCommand: ParsableCommand {
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
+    /// Which benchmarks run.
+    enum Pipeline: String, ExpressibleByArgument, CaseIterable {
+        case grayscale, filters, record, all
+    }
+
+    @Option(help: "grayscale: the per-size pipelines; filters: the filter benchmark at 1280x720; record: VideoEncoder vs the x264 CLI at 1280x720; all (default).")
+    var pipeline: Pipeline = .all
+
     func run() throws {
         let context = try RenderContext()
         var results: [PipelineResult] = []
-        for text in size {
+        for text in [.grayscale, .all].contains(pipeline) ? size : [] {
             let parts = text.split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
                 throw ValidationError("--size \(text) is not WIDTHxHEIGHT")
             }
             results += try GrayscaleBenchmark(width: parts[0], height: parts[1], frames: frames).run(on: context)
             results += try YUVBenchmark(width: parts[0], height: parts[1], frames: frames).run(on: context)
+        }
+        if [.filters, .all].contains(pipeline) {
+            results += try FilterBenchmark(width: 1280, height: 720, frames: frames).run(on: context)
+        }
+        if [.record, .all].contains(pipeline) {
+            results += try RecordBenchmark(width: 1280, height: 720, frames: frames).run(on: context)
         }
         if json {
             let encoder = JSONEncoder()

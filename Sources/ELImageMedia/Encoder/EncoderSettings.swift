@@ -1,0 +1,161 @@
+import ELImage
+
+/// How a `VideoEncoder` encodes: x264's speed and quality knobs, the nominal frame rate, the colour
+/// tags, and how the queue between the render thread and the encoder behaves.
+///
+/// ```swift
+/// var settings = EncoderSettings()
+/// settings.preset = .veryfast
+/// settings.rateControl = .constantQuality(18)
+/// settings.colorSpace = .bt709
+/// let encoder = try VideoEncoder(settings: settings)
+/// ```
+public struct EncoderSettings: Sendable, Equatable {
+    /// x264's speed/compression trade-off (`--preset`).
+    public enum Preset: String, Sendable, CaseIterable {
+        case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo
+    }
+
+    /// The H.264 profile (`--profile`): what a decoder must support.
+    public enum Profile: String, Sendable, CaseIterable {
+        /// No B-frames, no CABAC: the widest compatibility.
+        case baseline
+        case main
+        case high
+    }
+
+    /// How bits are spent.
+    public enum RateControl: Sendable, Equatable {
+        /// Constant rate factor (`--crf`): constant perceived quality, 0 (lossless) to 51;
+        /// 18 is visually transparent, 23 is x264's default.
+        case constantQuality(Double)
+        /// Average bitrate in kbit/s (`--bitrate`), with an optional VBV cap (`--vbv-maxrate`,
+        /// kbit/s) and buffer (`--vbv-bufsize`, kbit) for streaming.
+        case bitrate(kilobitsPerSecond: Int, maximumKilobitsPerSecond: Int? = nil, bufferKilobits: Int? = nil)
+    }
+
+    /// What the render thread does when the encoder's queue is full.
+    public enum QueueFullPolicy: Sendable, Equatable {
+        /// The render thread waits until there is room: no frame is lost and a file source is
+        /// slowed to the encoder's pace (the graph's back-pressure).
+        case wait
+        /// The frame is dropped and counted in `RecordingStatistics.dropped`: for live sources
+        /// (cameras), which must never stall.
+        case drop
+    }
+
+    /// `--preset`; `.veryfast` by default.
+    public var preset: Preset = .veryfast
+    /// `--tune`, e.g. "zerolatency" (no frame delay, no B-frames: live streaming), "film",
+    /// "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode"; several joined by commas.
+    public var tune: String?
+    /// Quality or bitrate; CRF 23 by default.
+    public var rateControl: RateControl = .constantQuality(23)
+    /// The longest distance between keyframes, in frames (`--keyint`). `nil`: one keyframe per
+    /// MP4 fragment interval at the nominal frame rate, so every fragment starts with one.
+    public var keyframeInterval: Int?
+    /// B-frames between reference frames (`--bframes`); `nil` keeps the preset's (3 for most).
+    public var bFrames: Int?
+    /// `--profile`; `.high` by default.
+    public var profile: Profile = .high
+    /// `--level`, e.g. "4.1"; `nil` lets x264 pick the lowest level that fits.
+    public var level: String?
+    /// Encoder threads (`--threads`); 0 lets x264 choose from the CPU count.
+    public var threads: Int = 0
+    /// The nominal frame rate: x264's rate control works with it, and it stands in for the frame
+    /// duration when timestamps cannot tell (the first frame, a frame after a pause). Frames keep
+    /// their own timestamps: variable frame rates are recorded as they come.
+    public var frameRate: Y4MHeader.Ratio = 30
+    /// The Y'CbCr matrix and range frames are converted with, and the tags (matrix, range,
+    /// primaries, transfer) written into the H.264 VUI and the container. `nil`: the first
+    /// frame's colour space.
+    public var colorSpace: ColorSpace?
+    /// The time base of the stream, ticks per second; `nil` picks one from the first frame's
+    /// timestamp (its own timescale when that is fine enough, so file timestamps stay exact).
+    public var timescale: Int32?
+    /// Frames between the render thread and the encoder thread (at least 1).
+    public var queueCapacity: Int = 4
+    /// What happens when the queue is full: `.wait` (file sources) or `.drop` (live sources).
+    public var whenQueueFull: QueueFullPolicy = .wait
+    /// Finishes the recording (as `stop()` would) when the source sends end-of-stream.
+    public var finishesAtEndOfStream = true
+
+    public init() {}
+
+    /// Why these settings cannot work, or nil.
+    var problem: String? {
+        if case let .constantQuality(crf) = rateControl, !(0...51).contains(crf) {
+            return "CRF \(crf) is outside 0...51"
+        }
+        if case let .bitrate(rate, maximum, buffer) = rateControl {
+            if rate <= 0 { return "bitrate \(rate) kbit/s is not positive" }
+            if let maximum, maximum < rate { return "the VBV maximum \(maximum) kbit/s is below the bitrate \(rate) kbit/s" }
+            if let buffer, buffer <= 0 { return "the VBV buffer \(buffer) kbit is not positive" }
+        }
+        if let keyframeInterval, keyframeInterval < 1 { return "keyframe interval \(keyframeInterval) is below 1 frame" }
+        if let bFrames, !(0...16).contains(bFrames) { return "\(bFrames) B-frames is outside 0...16" }
+        if profile == .baseline, let bFrames, bFrames > 0 { return "the baseline profile has no B-frames" }
+        if threads < 0 { return "\(threads) threads" }
+        if frameRate.numerator <= 0 || frameRate.denominator <= 0 || frameRate.numerator > Int(Int32.max)
+            || frameRate.denominator > Int(Int32.max) {
+            return "frame rate \(frameRate) is not two positive numbers"
+        }
+        if let timescale, timescale <= 0 { return "timescale \(timescale) is not positive" }
+        if queueCapacity < 1 { return "queue capacity \(queueCapacity) is below 1" }
+        if let level, Self.levelIDC(level) == nil { return "level '\(level)' is not an H.264 level such as 3.1 or 4.1" }
+        return nil
+    }
+
+    /// x264's `i_level_idc` for "4.1" (41), "3" (30), "1b" (9).
+    static func levelIDC(_ text: String) -> Int32? {
+        let known: [String: Int32] = [
+            "1": 10, "1b": 9, "1.1": 11, "1.2": 12, "1.3": 13, "2": 20, "2.1": 21, "2.2": 22, "3": 30, "3.1": 31,
+            "3.2": 32, "4": 40, "4.1": 41, "4.2": 42, "5": 50, "5.1": 51, "5.2": 52, "6": 60, "6.1": 61, "6.2": 62,
+        ]
+        return known[text] ?? known[text.replacingOccurrences(of: ".0", with: "")]
+    }
+}
+
+/// The file a recording writes.
+public enum ContainerFormat: Sendable, Equatable {
+    /// Fragmented MP4: a fragment (moof + mdat) is written and flushed to disk every
+    /// `fragmentDuration` of stream time (cut at a keyframe when one comes within twice that),
+    /// so a killed process or a power loss leaves a file that plays up to its last complete
+    /// fragment.
+    case mp4(fragmentDuration: Duration = .seconds(1))
+    /// A raw H.264 Annex-B elementary stream (`.h264`): SPS/PPS before every keyframe, no
+    /// timestamps (players assume the nominal frame rate). Flushed to disk every `syncInterval`.
+    case annexB(syncInterval: Duration = .seconds(1))
+
+    /// `.annexB` for paths ending in `.h264`, `.264` or `.avc`, else `.mp4` with 1 s fragments.
+    public static func forPath(_ path: String) -> ContainerFormat {
+        let lowered = path.lowercased()
+        return [".h264", ".264", ".avc"].contains(where: { lowered.hasSuffix($0) }) ? .annexB() : .mp4()
+    }
+
+    /// The fragment (MP4) or sync (Annex B) interval.
+    var interval: Duration {
+        switch self {
+        case let .mp4(duration): duration
+        case let .annexB(duration): duration
+        }
+    }
+}
+
+/// Limits that end a recording cleanly (as `stop()` does) when reached.
+public struct RecordingLimits: Sendable, Equatable {
+    /// The longest recording, in stream time: the first frame at or past it is not recorded.
+    public var maximumDuration: Duration?
+    /// The largest file, in bytes: the recording ends before the file would grow past it (it
+    /// keeps room for the frames x264 still holds, twice the largest frame so far and the
+    /// container's closing boxes).
+    public var maximumBytes: Int64?
+
+    public init(maximumDuration: Duration? = nil, maximumBytes: Int64? = nil) {
+        self.maximumDuration = maximumDuration
+        self.maximumBytes = maximumBytes
+    }
+
+    /// No limit.
+    public static let none = RecordingLimits()
+}

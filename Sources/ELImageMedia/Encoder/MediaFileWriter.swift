@@ -1,0 +1,125 @@
+import ELImage
+import Foundation
+
+/// Where an encoder's (or a file sink's) bytes go: the seam between ELImage's writers and the
+/// file system.
+///
+/// `POSIXFileWriter` writes a real file. Tests (or an application that writes somewhere else)
+/// give their own writer, e.g. one that fails with `ENOSPC` after some bytes, to see how a
+/// recording behaves on a full disk.
+///
+/// A writer is created on one thread and then used by one worker thread at a time (the
+/// encoder's): implementations need no locking, but must be `Sendable` to be handed over.
+public protocol MediaFileWriter: AnyObject, Sendable {
+    /// The file's path, named in errors and removed by `remove()`.
+    var path: String { get }
+
+    /// Appends `bytes`. Either all of them are written or it throws.
+    /// - Throws: `ELImageError.io` with the `errno` of the failing call (`ENOSPC` for a full disk,
+    ///   `EIO` for a failing device).
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+
+    /// Makes what was written so far durable (`fdatasync`), so a power loss keeps it.
+    func synchronize() throws
+
+    /// Closes the file. Calling it again does nothing.
+    func close() throws
+
+    /// Deletes the file (after `close()`), e.g. when a recording is cancelled. Only regular files
+    /// are removed (never a device such as `/dev/full`).
+    func remove()
+}
+
+extension MediaFileWriter {
+    public func remove() {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        unlink(path)
+    }
+}
+
+/// A `MediaFileWriter` over a POSIX file descriptor: `open`/`write`/`fdatasync`/`close`, with
+/// `errno` in every error.
+public final class POSIXFileWriter: MediaFileWriter, @unchecked Sendable {
+    // @unchecked Sendable: the descriptor and counters are used by one thread at a time, as the
+    // MediaFileWriter protocol requires (created by the caller, then owned by a worker thread).
+
+    public let path: String
+    private var descriptor: Int32
+    /// Bytes written so far.
+    public private(set) var bytesWritten: Int64 = 0
+
+    /// Creates `path` (or truncates it) for writing.
+    /// - Throws: `ELImageError.io` with `errno` (e.g. `EACCES`, `ENOENT` for a missing folder).
+    public init(path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw ELImageError.io(file: path, operation: "create", errno: code, hint: Self.hint(for: code))
+        }
+        self.path = path
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        if descriptor >= 0 { Foundation.close(descriptor) }
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard descriptor >= 0 else {
+            throw ELImageError.io(file: path, operation: "write to", errno: EBADF,
+                                  hint: "the file was closed; this is a bug in the caller")
+        }
+        guard var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = Foundation.write(descriptor, next, left)
+            if written < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw ELImageError.io(file: path, operation: "write \(left) bytes at offset \(bytesWritten) to",
+                                      errno: code, hint: Self.hint(for: code))
+            }
+            if written == 0 {
+                throw ELImageError.io(file: path, operation: "write to", errno: ENOSPC, hint: Self.hint(for: ENOSPC))
+            }
+            next += written
+            left -= written
+            bytesWritten += Int64(written)
+        }
+    }
+
+    public func synchronize() throws {
+        guard descriptor >= 0 else { return }
+        guard fdatasync(descriptor) == 0 else {
+            let code = errno
+            // Character devices and pipes cannot be synchronised; that is not a failure.
+            if code == EINVAL || code == EROFS { return }
+            throw ELImageError.io(file: path, operation: "flush to disk", errno: code, hint: Self.hint(for: code))
+        }
+    }
+
+    public func close() throws {
+        guard descriptor >= 0 else { return }
+        let result = Foundation.close(descriptor)
+        descriptor = -1
+        guard result == 0 else {
+            let code = errno
+            throw ELImageError.io(file: path, operation: "close", errno: code, hint: Self.hint(for: code))
+        }
+    }
+
+    /// What to do about `code`.
+    static func hint(for code: Int32) -> String {
+        switch code {
+        case ENOSPC, EDQUOT: "the disk (or your quota) is full: free some space; what was written before stays playable"
+        case EACCES, EPERM: "check the folder's permissions"
+        case ENOENT: "check that the folder exists"
+        case EROFS: "the file system is read-only; write somewhere else"
+        case EISDIR: "give a file name, not a folder"
+        case EIO: "the device reported an I/O error; check the disk"
+        case EFBIG: "the file is too large for this file system; record in shorter parts"
+        default: "check the path, the free space and the permissions"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import ELImage
+
+/// Counters of a recording, live while it runs (`VideoEncoder.statistics`).
+///
+/// Every frame taken in is accounted for: once a recording has ended,
+/// `framesIn == encoded + dropped`.
+public struct RecordingStatistics: Sendable, Equatable {
+    /// Frames the recording took in (while recording and not paused).
+    public var framesIn = 0
+    /// Frames encoded and handed to the container.
+    public var encoded = 0
+    /// Frames taken in but not recorded: dropped because the queue was full (`.drop` policy),
+    /// whose GPU conversion failed, lost to a failure, or still queued when a size limit ended
+    /// the recording.
+    public var dropped = 0
+    /// Of `dropped`, those dropped because the queue was full.
+    public var droppedQueueFull = 0
+    /// Bytes written to the file so far (the container's buffered fragment is not counted until
+    /// it is flushed).
+    public var bytesWritten: Int64 = 0
+    /// Fragments (MP4) or syncs (Annex B) written and flushed to disk.
+    public var fragmentsWritten = 0
+    /// Stream time of the frames recorded so far, from the first frame (pauses excluded).
+    public var recordedDuration: Duration = .zero
+    /// Frames encoded per second of wall-clock time since the first frame arrived.
+    public var achievedFramesPerSecond: Double = 0
+    /// The most frames that waited in the queue at once.
+    public var queueHighWater = 0
+    /// Time the encoder thread spent waiting for the GPU's conversions (fences) and reading the
+    /// planes back.
+    public var readbackTime: Duration = .zero
+    /// Time the encoder thread spent in x264 and writing the file. With `readbackTime`, what a
+    /// frame costs the encoder thread: if it exceeds the frame interval, the queue fills up.
+    public var encodeTime: Duration = .zero
+
+    public init() {}
+}
+
+/// Why a recording ended.
+public enum RecordingStopReason: Sendable, Equatable {
+    /// `stop()` was called.
+    case requested
+    /// The source sent end-of-stream (`EncoderSettings.finishesAtEndOfStream`).
+    case endOfStream
+    /// `RecordingLimits.maximumDuration` was reached.
+    case durationLimit
+    /// `RecordingLimits.maximumBytes` was reached.
+    case sizeLimit
+}
+
+/// What a finished recording wrote.
+public struct RecordingSummary: Sendable, Equatable {
+    /// The file.
+    public let path: String
+    /// Why it ended.
+    public let reason: RecordingStopReason
+    /// The final counters.
+    public let statistics: RecordingStatistics
+    /// The picture size recorded.
+    public let width: Int
+    public let height: Int
+    /// The colour space frames were converted with and tagged as.
+    public let colorSpace: ColorSpace
+    /// The stream's time base (ticks per second).
+    public let timescale: Int32
+}
+
+/// A fragment (MP4) or a sync point (Annex B) that reached the disk.
+public struct FragmentInfo: Sendable, Equatable {
+    /// 1 for the first fragment.
+    public let index: Int
+    /// Frames in the file up to and including this fragment: what survives a crash from now on.
+    public let framesCompleted: Int
+    /// Stream time covered up to the end of this fragment.
+    public let duration: Duration
+    /// File size after the fragment.
+    public let bytes: Int64
+}
+
+/// What a `VideoEncoder` tells its event handler, on the encoder thread.
+public enum RecordingEvent: Sendable {
+    /// The first frame of a recording arrived and the encoder opened with this size.
+    case started(path: String, width: Int, height: Int)
+    /// A fragment was written and flushed to disk.
+    case fragmentWritten(FragmentInfo)
+    /// The recording ended and its file is complete.
+    case finished(RecordingSummary)
+    /// The recording failed (also reported to the render context's error handler); what was
+    /// flushed before stays playable.
+    case failed(path: String, error: ELImageError)
+    /// The recording was cancelled and its file removed.
+    case cancelled(path: String)
+}

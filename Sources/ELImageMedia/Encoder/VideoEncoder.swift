@@ -1,0 +1,189 @@
+import ELImage
+import Foundation
+import Synchronization
+
+/// A sink that records the frames it receives as H.264 (libx264) into a fragmented MP4 or a raw
+/// `.h264` stream, while the graph runs.
+///
+/// ```swift
+/// let encoder = try VideoEncoder(settings: settings)
+/// camera --> beauty --> encoder
+/// try encoder.start(recordingTo: "clip.mp4")
+/// ...
+/// encoder.pause(); encoder.resume()          // no gap in the timestamps
+/// let summary = try await encoder.stop()     // the file is complete
+/// ```
+///
+/// **Threads.** On the render thread, `receive` converts each RGBA frame to I420 on the GPU
+/// (`packPlanes`, with the matrix and range of `EncoderSettings.colorSpace`), inserts a fence and
+/// queues the planes: it never waits for the GPU or the encoder. The encoder thread has its own
+/// EGL context shared with the render context; it waits for the fence, reads the planes into a
+/// reused buffer, releases them and encodes with x264, then muxes. The queue is bounded: when it
+/// is full the render thread waits (`.wait`, file sources: the graph is paced by the encoder) or
+/// the frame is dropped and counted (`.drop`, live sources). Nothing is dropped silently.
+///
+/// **Timestamps.** Presentation times come from the frames' timestamps, from zero at the first
+/// frame: variable frame rates are kept. A pause removes its time (the first frame after it
+/// follows the last one before by one frame duration); a source going back in time is treated the
+/// same way, so timestamps always increase.
+///
+/// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
+/// error goes to the render context's error handler (and is thrown by `stop()`), the fragments
+/// already flushed stay playable, and the rest of the graph keeps running.
+public final class VideoEncoder: ImageInput, @unchecked Sendable {
+    // @unchecked Sendable: the mutable state is in `state` (a Mutex); sessions are Sendable.
+
+    public let inputSlots = InputSlots(count: 1)
+    /// How frames are encoded.
+    public let settings: EncoderSettings
+
+    /// Where the encoder stands.
+    public enum State: Sendable, Equatable {
+        /// No recording (none started, or the last one ended).
+        case idle
+        case recording
+        case paused
+        /// Stopping: the encoder is writing the last frames and closing the file.
+        case finishing
+    }
+
+    private struct NodeState {
+        var current: RecordingSession?
+        var eventHandler: (@Sendable (RecordingEvent) -> Void)?
+    }
+    private let state = Mutex(NodeState())
+
+    /// - Throws: `ELImageError.invalidInput` for settings x264 cannot use (a CRF outside 0...51,
+    ///   an unknown tune or level, B-frames with the baseline profile, ...).
+    public init(settings: EncoderSettings = EncoderSettings()) throws {
+        if let problem = settings.problem {
+            throw ELImageError.invalidInput(what: "the encoder settings do not work: \(problem)",
+                                            hint: "fix the EncoderSettings; see their documentation for the ranges")
+        }
+        _ = try X264Encoder.parameters(settings: settings)
+        self.settings = settings
+    }
+
+    /// A recording still running when the encoder goes away is finished (its file completed).
+    deinit {
+        state.withLock { $0.current }?.requestFinish(.requested)
+    }
+
+    /// Sets the closure that hears about the recording (first frame, each fragment flushed, end,
+    /// failure, cancel). It runs on the encoder thread: keep it short and never wait there for
+    /// the render thread.
+    public func setEventHandler(_ handler: (@Sendable (RecordingEvent) -> Void)?) {
+        state.withLock { $0.eventHandler = handler }
+    }
+
+    // MARK: Recording control (any thread)
+
+    /// Starts recording to `path`, created or truncated now; the next frame is the first one.
+    ///
+    /// - Parameters:
+    ///   - container: `nil` picks from the extension: `.h264`/`.264` raw Annex B, else
+    ///     fragmented MP4 with 1 s fragments.
+    ///   - limits: a duration or size at which the recording ends by itself.
+    /// - Throws: `ELImageError.io` when the file cannot be created (with `errno`: a missing
+    ///   folder, no permission, a read-only file system); `ELImageError.invalidState` while a
+    ///   recording is running.
+    public func start(recordingTo path: String, container: ContainerFormat? = nil, limits: RecordingLimits = .none) throws {
+        try checkIdle(for: path)
+        try start(writingTo: try POSIXFileWriter(path: path), container: container ?? .forPath(path), limits: limits)
+    }
+
+    /// Starts recording into `writer` (e.g. a writer of your own, or one that fails on purpose in a
+    /// test).
+    /// - Throws: `ELImageError.invalidState` while a recording is running.
+    public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none) throws {
+        let session = RecordingSession(writer: writer, container: container, limits: limits, settings: settings,
+                                       node: self) { [weak self] event in
+            self?.state.withLock { $0.eventHandler }?(event)
+        }
+        try state.withLock { state in
+            if let current = state.current, current.phase == .recording || current.phase == .paused {
+                throw ELImageError.invalidState(
+                    node: "VideoEncoder",
+                    reason: "a recording to \(current.path) is running; stop() or cancel() it before starting \(writer.path)")
+            }
+            state.current = session
+        }
+    }
+
+    /// Stops taking frames and keeps the time until `resume()` out of the recording.
+    public func pause() { state.withLock { $0.current }?.pause() }
+
+    /// Takes frames again after `pause()`; the next frame follows the last one before the pause.
+    public func resume() { state.withLock { $0.current }?.resume() }
+
+    /// Finishes the recording: the frames already taken in are encoded, the file is completed
+    /// and closed. Returns once it is. After a recording ended by itself (a limit, end of stream),
+    /// returns its summary.
+    /// - Throws: the error that ended the recording (`ELImageError.io` for a full disk, ...);
+    ///   `ELImageError.invalidState` when nothing was recorded (no frame arrived: the empty file
+    ///   is removed) or no recording was started.
+    @discardableResult
+    public func stop() async throws -> RecordingSummary {
+        guard let session = state.withLock({ $0.current }) else {
+            throw ELImageError.invalidState(node: "VideoEncoder", reason: "stop() was called, but no recording was started")
+        }
+        session.requestFinish(.requested)
+        return try await session.outcome().get()
+    }
+
+    /// Waits until the current recording ends (by `stop()`, a limit, end of stream or a failure)
+    /// and returns its summary.
+    @discardableResult
+    public func waitUntilFinished() async throws -> RecordingSummary {
+        guard let session = state.withLock({ $0.current }) else {
+            throw ELImageError.invalidState(node: "VideoEncoder", reason: "no recording was started")
+        }
+        return try await session.outcome().get()
+    }
+
+    /// Abandons the recording and removes its file. Returns once the file is gone.
+    public func cancel() async {
+        guard let session = state.withLock({ $0.current }) else { return }
+        session.requestCancel()
+        _ = await session.outcome()
+    }
+
+    /// Where the encoder stands.
+    public var currentState: State {
+        switch state.withLock({ $0.current })?.phase {
+        case .recording?: .recording
+        case .paused?: .paused
+        case .closing?: .finishing
+        case .ended?, nil: .idle
+        }
+    }
+
+    /// The counters of the current recording (or the last one).
+    public var statistics: RecordingStatistics {
+        state.withLock { $0.current }?.statistics ?? RecordingStatistics()
+    }
+
+    // MARK: ImageInput (render thread)
+
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        guard let session = state.withLock({ $0.current }) else { return }
+        guard frame.format == .rgba8 else {
+            throw ELImageError.invalidInput(what: "VideoEncoder got a \(frame.format) frame",
+                                            hint: "connect it after a node that outputs RGBA")
+        }
+        try session.take(frame, in: context)
+    }
+
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        guard settings.finishesAtEndOfStream else { return }
+        state.withLock { $0.current }?.requestFinish(.endOfStream)
+    }
+
+    private func checkIdle(for path: String) throws {
+        if let current = state.withLock({ $0.current }), current.phase == .recording || current.phase == .paused {
+            throw ELImageError.invalidState(
+                node: "VideoEncoder",
+                reason: "a recording to \(current.path) is running; stop() or cancel() it before starting \(path)")
+        }
+    }
+}

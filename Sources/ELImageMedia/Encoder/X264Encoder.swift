@@ -1,0 +1,178 @@
+import CX264
+import ELImage
+import Foundation
+
+/// One encoded access unit (a frame) as x264 returned it: Annex-B NAL units with start codes.
+struct EncodedPacket {
+    var data: [UInt8]
+    /// Presentation and decoding time in the stream's ticks; `dts` may be negative with B-frames.
+    var pts: Int64
+    var dts: Int64
+    var isKeyframe: Bool
+}
+
+/// A libx264 encoder for I420 pictures of one size. Not thread-safe: the encoder thread owns it.
+final class X264Encoder {
+    let width: Int
+    let height: Int
+    /// Ticks per second of `pts`/`dts`.
+    let timescale: Int32
+    private let handle: OpaquePointer
+    private var picture = x264_picture_t()
+    private var output = x264_picture_t()
+
+    /// Opens x264 for `width` x `height` I420 pictures with `settings`, tagging the VUI with
+    /// `colorSpace`. `repeatHeaders`: SPS/PPS before every keyframe (Annex-B files); otherwise
+    /// they come once from `headers()` (MP4's avcC).
+    /// - Throws: `ELImageError.invalidInput` for settings x264 refuses, with x264's own message.
+    init(width: Int, height: Int, settings: EncoderSettings, colorSpace: ColorSpace, timescale: Int32,
+         keyframeInterval: Int, repeatHeaders: Bool) throws {
+        self.width = width
+        self.height = height
+        self.timescale = timescale
+        var param = try Self.parameters(settings: settings)
+        param.i_width = Int32(width)
+        param.i_height = Int32(height)
+        param.i_csp = X264_CSP_I420
+        param.i_threads = Int32(settings.threads)
+        param.i_fps_num = UInt32(settings.frameRate.numerator)
+        param.i_fps_den = UInt32(settings.frameRate.denominator)
+        param.i_timebase_num = 1
+        param.i_timebase_den = UInt32(timescale)
+        param.b_vfr_input = 1
+        param.i_keyint_max = Int32(keyframeInterval)
+        param.i_keyint_min = Int32(max(1, min(keyframeInterval / 10, keyframeInterval)))
+        if let bFrames = settings.bFrames { param.i_bframe = Int32(bFrames) }
+        param.b_repeat_headers = repeatHeaders ? 1 : 0
+        param.b_annexb = 1
+        switch settings.rateControl {
+        case let .constantQuality(crf):
+            param.rc.i_rc_method = X264_RC_CRF
+            param.rc.f_rf_constant = Float(crf)
+        case let .bitrate(rate, maximum, buffer):
+            param.rc.i_rc_method = X264_RC_ABR
+            param.rc.i_bitrate = Int32(rate)
+            if let maximum { param.rc.i_vbv_max_bitrate = Int32(maximum) }
+            if let buffer { param.rc.i_vbv_buffer_size = Int32(buffer) }
+            else if let maximum { param.rc.i_vbv_buffer_size = Int32(maximum) }  // one second of buffer
+        }
+        let tags = ColorTags(colorSpace)
+        param.vui.b_fullrange = colorSpace.range == .full ? 1 : 0
+        param.vui.i_colorprim = tags.primaries
+        param.vui.i_transfer = tags.transfer
+        param.vui.i_colmatrix = tags.matrix
+        param.vui.i_chroma_loc = 0  // left (MPEG-2 siting), what the GPU conversion produces
+        if let level = settings.level, let idc = EncoderSettings.levelIDC(level) { param.i_level_idc = idc }
+
+        // x264 prints its own errors on standard error (a C va_list callback cannot be written
+        // in Swift); warnings are silenced.
+        param.i_log_level = X264_LOG_ERROR
+
+        guard x264_param_apply_profile(&param, settings.profile.rawValue) == 0 else {
+            throw ELImageError.invalidInput(
+                what: "x264 cannot apply profile \(settings.profile.rawValue) to these settings",
+                hint: "use .high, or remove what the profile forbids (B-frames in baseline)")
+        }
+        guard let handle = x264_encoder_open_164(&param) else {
+            throw ELImageError.invalidInput(
+                what: "x264 cannot open an encoder for \(width)x\(height) with these settings (its message is on standard error)",
+                hint: "check the size (even width and height for 4:2:0), level, bitrate and VBV settings")
+        }
+        self.handle = handle
+        x264_picture_init(&picture)
+        x264_picture_init(&output)
+    }
+
+    deinit {
+        x264_encoder_close(handle)
+    }
+
+    /// The default preset/tune parameters; validates the names.
+    static func parameters(settings: EncoderSettings) throws -> x264_param_t {
+        var param = x264_param_t()
+        guard x264_param_default_preset(&param, settings.preset.rawValue, settings.tune) == 0 else {
+            throw ELImageError.invalidInput(
+                what: "x264 does not know the tune '\(settings.tune ?? "")'",
+                hint: "use film, animation, grain, stillimage, psnr, ssim, fastdecode or zerolatency")
+        }
+        return param
+    }
+
+    /// SPS and PPS, Annex-B (start codes), for the container's codec configuration.
+    func headers() throws -> [UInt8] {
+        var nals: UnsafeMutablePointer<x264_nal_t>?
+        var count: Int32 = 0
+        let size = x264_encoder_headers(handle, &nals, &count)
+        guard size > 0, let nals, count > 0, let start = nals[0].p_payload else {
+            throw ELImageError.invalidState(node: "VideoEncoder", reason: "x264 gave no stream headers")
+        }
+        return Array(UnsafeBufferPointer(start: start, count: Int(size)))
+    }
+
+    /// Encodes `buffer` (I420 of this size) at `pts`, or with nil drains one delayed frame. Returns
+    /// the packet x264 output, if any (it holds frames back for lookahead and B-frames).
+    func encode(_ buffer: inout PixelBuffer, pts: Int64, frameNumber: Int) throws -> EncodedPacket? {
+        guard buffer.format == .i420, buffer.width == width, buffer.height == height else {
+            throw ELImageError.invalidInput(
+                what: "frame \(frameNumber) is \(buffer.width)x\(buffer.height) \(buffer.format), the recording is \(width)x\(height) i420",
+                hint: "keep the picture size constant during a recording, or stop and start a new one")
+        }
+        let planes = buffer.planes
+        return try buffer.withUnsafeMutableData { data -> EncodedPacket? in
+            guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+            picture.img.i_csp = X264_CSP_I420
+            picture.img.i_plane = 3
+            picture.img.i_stride = (Int32(planes[0].bytesPerRow), Int32(planes[1].bytesPerRow), Int32(planes[2].bytesPerRow), 0)
+            picture.img.plane = (base + planes[0].offset, base + planes[1].offset, base + planes[2].offset, nil)
+            picture.i_pts = pts
+            picture.i_type = 0  // X264_TYPE_AUTO
+            defer { picture.img.plane = (nil, nil, nil, nil) }
+            return try call(input: &picture, frameNumber: frameNumber)
+        }
+    }
+
+    /// Drains the next frame x264 held back; nil when none is left. (A call without a picture
+    /// may give nothing while frames are still in flight in x264's threads: it calls again.)
+    func flush(frameNumber: Int) throws -> EncodedPacket? {
+        while x264_encoder_delayed_frames(handle) > 0 {
+            if let packet = try call(input: nil, frameNumber: frameNumber) { return packet }
+        }
+        return nil
+    }
+
+    /// Frames x264 still holds.
+    var delayedFrames: Int { Int(x264_encoder_delayed_frames(handle)) }
+
+    private func call(input: UnsafeMutablePointer<x264_picture_t>?, frameNumber: Int) throws -> EncodedPacket? {
+        var nals: UnsafeMutablePointer<x264_nal_t>?
+        var count: Int32 = 0
+        let size = x264_encoder_encode(handle, &nals, &count, input, &output)
+        guard size >= 0 else {
+            throw ELImageError.invalidState(node: "VideoEncoder",
+                                            reason: "x264 failed to encode frame \(frameNumber) (code \(size); its message is on standard error)")
+        }
+        guard size > 0, let nals, count > 0, let start = nals[0].p_payload else { return nil }
+        // x264 guarantees the payloads of one call are contiguous.
+        return EncodedPacket(data: Array(UnsafeBufferPointer(start: start, count: Int(size))),
+                             pts: output.i_pts, dts: output.i_dts, isKeyframe: output.b_keyframe != 0)
+    }
+}
+
+/// H.273 codes for the VUI and the container.
+struct ColorTags {
+    let matrix: Int32
+    let primaries: Int32
+    let transfer: Int32
+    let fullRange: Bool
+
+    init(_ colorSpace: ColorSpace) {
+        switch colorSpace.matrix {
+        case .bt601: matrix = 6  // SMPTE 170M (BT.601 525); 5 (BT.470BG) has the same coefficients
+        case .bt709: matrix = 1
+        case .bt2020: matrix = 9  // non-constant luminance
+        }
+        primaries = Int32(colorSpace.primaries.rawValue)
+        transfer = Int32(colorSpace.transfer.rawValue)
+        fullRange = colorSpace.range == .full
+    }
+}

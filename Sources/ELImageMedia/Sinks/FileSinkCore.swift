@@ -1,0 +1,188 @@
+import ELImage
+import Foundation
+import Synchronization
+
+/// What a file sink's worker thread writes each frame with; made at the first frame (when the
+/// size is known) and used on the worker thread only.
+protocol FrameFileWriting: AnyObject {
+    func write(_ buffer: PixelBuffer) throws
+    func close() throws
+}
+
+/// The machinery shared by `Y4MOutput` and `RawRGBAFileOutput`: on the render thread, pack the
+/// frame's planes on the GPU, fence, queue; on a worker thread with a shared GL context, wait for
+/// the fence, read back into a reused buffer and write. The render thread never waits for the
+/// disk (only for room in the queue, with the `.wait` policy).
+final class FileSinkCore: Sendable {
+    enum Message: Sendable {
+        case frame(RecordingSession.FrameHandoff, number: Int)
+        case finish
+    }
+
+    private struct State {
+        var closing = false
+        var threadStarted = false
+        var context: RenderContext?
+        var framesIn = 0
+        var framesWritten = 0
+        var dropped = 0
+        var outcome: Result<Int, ELImageError>?
+        /// Whether waiters may hear the outcome (after the worker freed its GL context).
+        var published = false
+        var waiters: [CheckedContinuation<Result<Int, ELImageError>, Never>] = []
+    }
+
+    let path: String
+    let name: String
+    let format: PixelFormat
+    let colorSpace: ColorSpace?
+    let chromaLocation: ChromaLocation
+    let policy: EncoderSettings.QueueFullPolicy
+    private let queue: EncoderQueue<Message>
+    private let state = Mutex(State())
+    private let makeWriter: @Sendable (PixelBuffer) throws -> any FrameFileWriting
+    private let closeUnused: @Sendable () -> Void
+
+    /// - Parameters:
+    ///   - makeWriter: opens the file's writer for the first frame (on the worker thread).
+    ///   - closeUnused: called when the sink finishes without a frame.
+    init(path: String, name: String, format: PixelFormat, colorSpace: ColorSpace?, chromaLocation: ChromaLocation,
+         capacity: Int, policy: EncoderSettings.QueueFullPolicy,
+         makeWriter: @escaping @Sendable (PixelBuffer) throws -> any FrameFileWriting,
+         closeUnused: @escaping @Sendable () -> Void) {
+        self.path = path
+        self.name = name
+        self.format = format
+        self.colorSpace = colorSpace
+        self.chromaLocation = chromaLocation
+        self.policy = policy
+        self.makeWriter = makeWriter
+        self.closeUnused = closeUnused
+        queue = EncoderQueue(capacity: capacity)
+    }
+
+    var framesWritten: Int { state.withLock { $0.framesWritten } }
+    var dropped: Int { state.withLock { $0.dropped } }
+
+    /// Render thread: queues `frame` for writing.
+    func receive(_ frame: TextureFrame, node: any ImageInput, in context: isolated RenderContext) throws {
+        let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
+            guard !state.closing else { return nil }
+            state.context = context
+            state.framesIn += 1
+            defer { state.threadStarted = true }
+            return (state.framesIn - 1, !state.threadStarted)
+        }
+        guard let ticket else { return }
+        if ticket.startThread {
+            do {
+                try SharedContextThread.start(name: "ELImage.\(name)", context: context, body: { [self] error in
+                    if let error { fail(error, node: node) } else { run(node: node) }
+                }, finally: { [self] in publish() })
+            } catch {
+                state.withLock { $0.threadStarted = false }
+                fail(error as? ELImageError ?? .invalidState(node: name, reason: "\(error)"), node: node)
+                return
+            }
+        }
+        let pending = try context.prepareReadback(of: frame, as: format, colorSpace: colorSpace ?? frame.colorSpace,
+                                                  chromaLocation: chromaLocation)
+        switch queue.push(frame: .frame(RecordingSession.FrameHandoff(pending), number: ticket.number), wait: policy == .wait) {
+        case .queued: break
+        case .dropped: state.withLock { $0.dropped += 1 }
+        case .closed: state.withLock { $0.framesIn -= 1 }
+        }
+    }
+
+    /// Any thread: no more frames; the worker writes what is queued and closes the file.
+    func requestFinish() {
+        let unstarted = state.withLock { state -> Bool in
+            guard !state.closing else { return false }
+            state.closing = true
+            return !state.threadStarted
+        }
+        if unstarted {
+            closeUnused()
+            end(.success(0))
+        } else {
+            queue.close(with: .finish)
+        }
+    }
+
+    func outcome() async -> Result<Int, ELImageError> {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Result<Int, ELImageError>? in
+                if state.published, let outcome = state.outcome { return outcome }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    // MARK: Worker thread
+
+    private func run(node: any ImageInput) {
+        var buffer: PixelBuffer?
+        var writer: (any FrameFileWriting)?
+        while let message = queue.pop() {
+            switch message {
+            case let .frame(handoff, number):
+                do {
+                    try handoff.take()?.read(into: &buffer, frame: number, file: path)
+                    guard let picture = buffer else { continue }
+                    if writer == nil { writer = try makeWriter(picture) }
+                    try writer?.write(picture)
+                    state.withLock { $0.framesWritten += 1 }
+                } catch {
+                    try? writer?.close()
+                    fail(RecordingSession.failure(error, frame: number, path: path), node: node)
+                    return
+                }
+            case .finish:
+                do {
+                    if let writer { try writer.close() } else { closeUnused() }
+                } catch {
+                    fail(RecordingSession.failure(error, frame: nil, path: path), node: node)
+                    return
+                }
+                end(.success(state.withLock { $0.framesWritten }))
+                return
+            }
+        }
+    }
+
+    private func fail(_ error: ELImageError, node: any ImageInput) {
+        state.withLock { $0.closing = true }  // no frame is taken in from now on
+        queue.close()
+        let left = queue.drain().count { if case .frame = $0 { true } else { false } }
+        let context = state.withLock { state -> RenderContext? in
+            state.closing = true
+            state.dropped += left
+            return state.context
+        }
+        if let context { Task { await context.report(error, from: node) } }
+        end(.failure(error))
+    }
+
+    /// Records the outcome; waiters hear it now when no worker ran, else from `publish()`.
+    private func end(_ outcome: Result<Int, ELImageError>) {
+        let threadRan = state.withLock { state in
+            state.closing = true
+            state.outcome = outcome
+            return state.threadStarted
+        }
+        if !threadRan { publish() }
+    }
+
+    /// Hands the outcome to the waiters (the worker's last act).
+    private func publish() {
+        let (waiters, outcome) = state.withLock { state in
+            state.published = true
+            defer { state.waiters = [] }
+            return (state.waiters, state.outcome)
+        }
+        guard let outcome else { return }
+        waiters.forEach { $0.resume(returning: outcome) }
+    }
+}

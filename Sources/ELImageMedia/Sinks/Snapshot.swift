@@ -1,0 +1,159 @@
+import ELImage
+import Foundation
+import Synchronization
+
+/// A sink that saves a still picture of the stream on request, while everything else keeps
+/// running: the still-photo button.
+///
+/// ```swift
+/// let snapshot = Snapshot()
+/// camera --> beauty --> encoder
+/// beauty --> snapshot
+/// let photo = try await snapshot.capture(to: "photo.jpg")              // the next frame
+/// let later = try await snapshot.capture(to: "t5.png", at: MediaTime(value: 5, timescale: 1))
+/// ```
+///
+/// The frame is read back on the render thread (one RGBA copy, only for the frame captured);
+/// encoding (libpng, libturbojpeg) and writing happen on a thread of their own. Frames that are
+/// not captured cost nothing.
+public final class Snapshot: ImageInput, @unchecked Sendable {
+    // @unchecked Sendable: the requests live in a Mutex.
+
+    /// The picture file's format.
+    public enum Format: Sendable, Equatable {
+        /// Lossless 8-bit RGBA PNG.
+        case png
+        /// JPEG at `quality` 1...100 (4:2:0).
+        case jpeg(quality: Int)
+
+        /// `.jpeg(quality: 90)` for `.jpg`/`.jpeg` paths, else `.png`.
+        public static func forPath(_ path: String) -> Format {
+            let lowered = path.lowercased()
+            return lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg") ? .jpeg(quality: 90) : .png
+        }
+    }
+
+    /// A picture that was saved.
+    public struct Capture: Sendable, Equatable {
+        /// The file written.
+        public let path: String
+        /// The timestamp of the frame it shows.
+        public let timestamp: MediaTime
+        public let width: Int
+        public let height: Int
+        public let format: Format
+    }
+
+    private struct Request {
+        let id: UInt64
+        let path: String
+        let format: Format
+        let time: MediaTime?
+        let continuation: CheckedContinuation<Capture, Error>
+    }
+
+    public let inputSlots = InputSlots(count: 1)
+    private let requests = Mutex<(next: UInt64, pending: [Request])>((0, []))
+
+    public init() {}
+
+    /// Saves the next frame that arrives (or, with `time`, the first one stamped at or after it)
+    /// to `path`, and returns once the file is written.
+    ///
+    /// - Parameters:
+    ///   - format: `nil` picks from the extension (`.jpg`/`.jpeg`: JPEG quality 90, else PNG).
+    /// - Throws: `ELImageError.io` when the file cannot be written; `ELImageError.invalidInput`
+    ///   for a JPEG quality outside 1...100; `ELImageError.invalidState` when the stream ends
+    ///   before a frame comes; `CancellationError` when the calling task is cancelled first.
+    @discardableResult
+    public func capture(to path: String, format: Format? = nil, at time: MediaTime? = nil) async throws -> Capture {
+        let format = format ?? .forPath(path)
+        if case let .jpeg(quality) = format, !(1...100).contains(quality) {
+            throw ELImageError.invalidInput(what: "JPEG quality \(quality) is out of range",
+                                            hint: "give a quality from 1 to 100 (90 is a good default)")
+        }
+        let id = requests.withLock { state -> UInt64 in
+            state.next += 1
+            return state.next
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let cancelled = requests.withLock { state -> Bool in
+                    if Task.isCancelled { return true }
+                    state.pending.append(Request(id: id, path: path, format: format, time: time, continuation: continuation))
+                    return false
+                }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
+            }
+        } onCancel: {
+            let request = requests.withLock { state -> Request? in
+                guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.pending.remove(at: index)
+            }
+            request?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Requests waiting for a frame.
+    public var pendingCount: Int { requests.withLock { $0.pending.count } }
+
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        let due = requests.withLock { state -> [Request] in
+            guard !state.pending.isEmpty else { return [] }
+            let due = state.pending.filter { $0.time.map { frame.timestamp >= $0 } ?? true }
+            state.pending.removeAll { request in due.contains { $0.id == request.id } }
+            return due
+        }
+        guard !due.isEmpty else { return }
+        guard frame.format == .rgba8 else {
+            let error = ELImageError.invalidInput(what: "Snapshot got a \(frame.format) frame",
+                                                  hint: "connect it after a node that outputs RGBA")
+            due.forEach { $0.continuation.resume(throwing: error) }
+            throw error
+        }
+        var buffer = try PixelBuffer(format: .rgba, width: frame.width, height: frame.height)
+        do {
+            try context.readPixels(of: frame, into: &buffer)
+        } catch {
+            due.forEach { $0.continuation.resume(throwing: error) }
+            throw error
+        }
+        let image = RGBAImage(width: frame.width, height: frame.height, pixels: buffer.data, timestamp: frame.timestamp)
+        // Encoding a PNG or JPEG takes milliseconds to tens of them: not on the render thread.
+        // The callers hear back once the thread has exited (see JoinedThread).
+        let results = Mutex<[Result<Capture, Error>]>([])
+        do {
+            try JoinedThread.start(name: "ELImage.snapshot", body: {
+                let outcomes = due.map { request in
+                    Result<Capture, Error> {
+                        switch request.format {
+                        case .png: try PNGFile.write(image, to: request.path)
+                        case let .jpeg(quality): try JPEGFile.write(image, to: request.path, quality: quality)
+                        }
+                        return Capture(path: request.path, timestamp: image.timestamp, width: image.width,
+                                       height: image.height, format: request.format)
+                    }
+                }
+                results.withLock { $0 = outcomes }
+            }, completion: {
+                let outcomes = results.withLock { $0 }
+                for (request, outcome) in zip(due, outcomes) { request.continuation.resume(with: outcome) }
+            })
+        } catch {
+            due.forEach { $0.continuation.resume(throwing: error) }
+            throw error
+        }
+    }
+
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        let left = requests.withLock { state -> [Request] in
+            defer { state.pending = [] }
+            return state.pending
+        }
+        for request in left {
+            let when = request.time.map { "at or after \($0.seconds) s" } ?? ""
+            request.continuation.resume(throwing: ELImageError.invalidState(
+                node: "Snapshot", reason: "the stream ended before a frame \(when) arrived for \(request.path)"))
+        }
+    }
+}
