@@ -1,6 +1,6 @@
 # ELImage — the two commands of the quick start, and a few more.
 #
-#   make demo    the main job on bundled media (installs missing system packages first)
+#   make demo    the main job: camera or bundled clip -> beauty -> MP4 + snapshot (installs packages first)
 #   make test    build everything and run the test suite (installs missing system packages first)
 #   make bench   per-frame latency benchmark (release build)
 
@@ -40,10 +40,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## The main job on the bundled photo: RawDataInput --> Grayscale --> PNG.
+## The main job: the first camera (or the bundled clip) --> Beauty --> MP4, plus a snapshot PNG.
 demo: deps
 	@mkdir -p $(OUT)
-	$(SWIFT) run grayscale Examples/Media/astronaut.png -o $(OUT)/astronaut-gray.png
+	$(SWIFT) run record -o $(OUT)/demo.mp4 --snapshot $(OUT)/demo-snapshot.png
 
 ## Builds every product (library, examples, benchmark) and runs the tests.
 test: deps

@@ -108,7 +108,7 @@ let package = Package(
             path: "Examples/Record"),
         .executableTarget(
             name: "ELImageBench",
-            dependencies: ["ELImage", "CEGL", "CGLES",
+            dependencies: ["ELImage", "ELImageMedia", "CEGL", "CGLES",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/ELImageBench"),
 

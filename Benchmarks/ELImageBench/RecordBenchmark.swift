@@ -1,9 +1,6 @@
 // The recording pipeline (I420 source → Grayscale → VideoEncoder → fragmented MP4) at 1280x720,
 // next to the x264 command-line tool encoding the same frames with the same settings, in one run.
-//
-// Needs ELImageMedia among ELImageBench's dependencies in Package.swift; without it this file
-// compiles to a stub that says so.
-#if canImport(ELImageMedia) && canImport(CX264)
+
 import ELImage
 import ELImageMedia
 import Foundation
@@ -155,20 +152,3 @@ struct BenchmarkFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
-#else
-import ELImage
-import Foundation
-
-/// Stub: the record benchmark needs `ELImageMedia` in ELImageBench's dependencies (Package.swift).
-struct RecordBenchmark {
-    let width: Int
-    let height: Int
-    let frames: Int
-
-    func run(on context: RenderContext) throws -> [PipelineResult] {
-        FileHandle.standardError.write(Data(
-            "record benchmark skipped: add \"ELImageMedia\" to the ELImageBench target's dependencies in Package.swift\n".utf8))
-        return []
-    }
-}
-#endif

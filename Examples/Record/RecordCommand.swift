@@ -1,7 +1,9 @@
-// record: a movie, a still image or a moving test picture → Grayscale → H.264 in a crash-safe
-// fragmented MP4, with an optional snapshot of the first frame.
+// record: a camera, a movie, a still image or a moving test picture → Beauty → H.264 in a
+// crash-safe fragmented MP4, with an optional snapshot of the first frame.
 //
 //     swift run record [INPUT] [-o out.mp4] [--frames N] [--fragment-seconds S] [--snapshot snap.png]
+//
+// Without INPUT: the first camera when one exists, else the bundled Big Buck Bunny clip.
 //
 // Kill it at any moment: the file plays up to the last fragment written.
 import ArgumentParser
@@ -13,15 +15,18 @@ import Foundation
 struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Records a movie, an image or a moving test picture through Grayscale into a fragmented MP4.")
+        abstract: "Records a camera, a movie or an image through the beauty filter into a fragmented MP4.")
 
-    @Argument(help: "A movie (MP4, MOV, MKV, Y4M, ...) or an image (PNG, JPEG); none: a moving test picture.")
+    @Argument(help: "A camera (/dev/videoN), a movie (MP4, MOV, MKV, Y4M, ...) or an image; none: a camera, else the bundled clip.")
     var input: String?
+
+    @Flag(help: "Record a moving test picture (--size) instead of an input.")
+    var testPicture = false
 
     @Option(name: .shortAndLong, help: "The MP4 (or .h264) file to write.")
     var output = "record.mp4"
 
-    @Option(help: "Frames to record (default: the whole movie; 150 for an image or the test picture).")
+    @Option(help: "Frames to record (default: the whole movie; 1 for an image; 150 for the test picture).")
     var frames: Int?
 
     @Option(help: "Seconds of video per MP4 fragment: what a crash can lose at most.")
@@ -39,15 +44,15 @@ struct RecordCommand: AsyncParsableCommand {
     func run() async throws {
         let context = try RenderContext()
         context.setErrorHandler { failure in say("error: \(failure)") }
-        let source = try RecordSource.open(input, frames: frames, size: size)
+        let source = try RecordSource.open(input, frames: frames, testPicture: testPicture, size: size, context: context)
 
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(crf)
         let encoder = try VideoEncoder(settings: settings)
         let still = Snapshot()
-        let gray = Grayscale()
-        source.node --> gray --> encoder           // the graph
-        gray --> still
+        let beauty = Beauty()
+        source.node --> beauty --> encoder         // the graph
+        beauty --> still
 
         encoder.setEventHandler { event in
             switch event {

@@ -3,21 +3,19 @@ import ELImage
 import ELImageMedia
 import Foundation
 
-/// The record example's input: a movie, a still image, or a test picture that pans over the
-/// bundled astronaut photo.
+/// The record example's input: any `MediaSource` (camera, movie, Y4M, image), or a test picture
+/// that pans over the bundled astronaut photo.
 struct RecordSource {
     let node: ImageOutput
     let run: @Sendable (RenderContext) async throws -> Void
 
-    static func open(_ path: String?, frames: Int?, size: String) throws -> RecordSource {
-        guard let path else { return try panning(frames: frames ?? 150, size: size) }
-        let lowered = path.lowercased()
-        if [".png", ".jpg", ".jpeg"].contains(where: { lowered.hasSuffix($0) }) {
-            let image = try StillImageInput(path: path, options: .init(repeatCount: frames ?? 150, frameRate: 30))
-            return RecordSource(node: image) { try await image.run(on: $0) }
-        }
-        let movie = try MovieInput(path: path, options: .init(frameRange: frames.map { 0..<$0 }))
-        return RecordSource(node: movie) { try await movie.run(on: $0) }
+    /// `path`, or the first camera, or the bundled clip; or the test picture when asked for.
+    static func open(_ path: String?, frames: Int?, testPicture: Bool, size: String,
+                     context: RenderContext) throws -> RecordSource {
+        if testPicture { return try panning(frames: frames ?? 150, size: size) }
+        let source = try MediaSource.open(path, fallback: BundledMedia.path("bigbuckbunny.mp4"),
+                                          options: .init(frames: frames), context: context)
+        return RecordSource(node: source.node) { try await source.run(on: $0) }
     }
 
     /// `frames` frames at 30 fps of a `size` window panning over the astronaut, scaled up to
@@ -76,6 +74,14 @@ func container(for path: String, fragmentSeconds: Double) -> ContainerFormat {
 }
 
 /// Prints a line at once (unbuffered), so a parent process reading the pipe sees progress live.
+/// The media bundled with the examples, in the source tree.
+enum BundledMedia {
+    static func path(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Media/\(name)").path
+    }
+}
+
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

@@ -9,6 +9,7 @@ enum OutputKind {
     case jpeg(pattern: String)
     case y4m(String)
     case rgba(String)
+    case video(String)
 
     init(path: String) throws(UsageError) {
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
@@ -16,8 +17,9 @@ enum OutputKind {
         case "jpg", "jpeg": self = .jpeg(pattern: path)
         case "y4m": self = .y4m(path)
         case "rgba": self = .rgba(path)
+        case "mp4", "mov", "h264", "264": self = .video(path)
         case let other:
-            throw UsageError("cannot write '.\(other)' files (\(path)); use .png, .jpg, .y4m or .rgba")
+            throw UsageError("cannot write '.\(other)' files (\(path)); use .mp4, .h264, .png, .jpg, .y4m or .rgba")
         }
     }
 
@@ -33,18 +35,25 @@ enum OutputKind {
 /// The sink node for an output, plus how to finish it.
 final class OutputSink: @unchecked Sendable {
     let node: any ImageInput
-    private let finishing: @Sendable () throws -> Void
+    private let finishing: @Sendable () async throws -> Void
 
-    private init(node: any ImageInput, finish: @escaping @Sendable () throws -> Void) {
+    private init(node: any ImageInput, finish: @escaping @Sendable () async throws -> Void) {
         self.node = node
         self.finishing = finish
     }
 
     /// Closes files; call after the last frame.
-    func finish() throws { try finishing() }
+    func finish() async throws { try await finishing() }
 
-    static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio) throws -> OutputSink {
+    static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings) throws -> OutputSink {
         switch kind {
+        case .video(let path):
+            let encoder = try VideoEncoder(settings: settings)
+            encoder.setEventHandler { event in
+                if case let .failed(_, error) = event { FailureLog.shared.record(error) }
+            }
+            try encoder.start(recordingTo: path)
+            return OutputSink(node: encoder, finish: { _ = try await encoder.stop() })
         case .png(let pattern), .jpeg(let pattern):
             let counter = Mutex(0)
             let isPNG = if case .png = kind { true } else { false }

@@ -10,7 +10,8 @@ struct RunCommand: AsyncParsableCommand {
         discussion: """
             INPUT: a camera (/dev/videoN, --frames frames, 300 by default), a video file (MP4, MOV, MKV, WebM, raw .h264), a .y4m file, raw .yuv (with --size \
             and --format), or a .png/.jpg image (repeated --frames times at --fps). Without INPUT: the \
-            bundled Big Buck Bunny clip. OUTPUT by extension: .y4m, .rgba (raw RGBA frames), .png or \
+            bundled Big Buck Bunny clip. OUTPUT by extension: .mp4 (fragmented, crash-safe) and .h264 \
+            (x264), .y4m, .rgba (raw RGBA frames), .png or \
             .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png). Without \
             --filter the input is only converted: the colour-conversion path.
             """)
@@ -48,6 +49,18 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Mirror left to right (after rotating).")
     var mirror = false
 
+    @Option(help: "x264 preset for .mp4/.h264: \(EncoderSettings.Preset.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var preset: String?
+
+    @Option(help: "x264 constant rate factor 0...51 (default 23; lower is better).")
+    var crf: Double?
+
+    @Option(help: "Target bitrate in kbit/s instead of --crf.")
+    var bitrate: Int?
+
+    @Option(help: "Keyframe interval in frames.")
+    var keyint: Int?
+
     func run() async throws {
         let options = try validatedOptions()
         let outputKind = try output.map { try OutputKind(path: $0) }
@@ -55,7 +68,7 @@ struct RunCommand: AsyncParsableCommand {
         let context = try RenderContext()
         context.setErrorHandler { FailureLog.shared.record($0) }
         let input = try openInput(options, limit: limit, context: context)
-        let sink = try outputKind.map { try OutputSink.make($0, frameRate: options.frameRate) }
+        let sink = try outputKind.map { try OutputSink.make($0, frameRate: options.frameRate, encoder: options.encoder) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
         // One node for the chain: runs of colour filters fuse into one shader pass.
@@ -67,7 +80,7 @@ struct RunCommand: AsyncParsableCommand {
 
         if case .camera(let path) = input.kind { Terminal.say("capturing from \(path)") }
         try await input.run(on: context)
-        try sink?.finish()
+        try await sink?.finish()
         let count = counter.count
         progress.finish(frames: count)
         if let failure = FailureLog.shared.message { throw ToolFailure(failure) }
@@ -82,6 +95,7 @@ struct RunCommand: AsyncParsableCommand {
         var colorOverride: ColorOverride
         var size: (width: Int, height: Int)?
         var pixelFormat: PixelFormat?
+        var encoder: EncoderSettings
     }
 
     func validatedOptions() throws(UsageError) -> Options {
@@ -111,11 +125,32 @@ struct RunCommand: AsyncParsableCommand {
             return value
         }
         if let frames, frames < 1 { throw UsageError("--frames \(frames): give at least 1") }
+        var encoder = EncoderSettings()
+        encoder.frameRate = frameRate
+        if let preset {
+            guard let value = EncoderSettings.Preset(rawValue: preset.lowercased()) else {
+                throw UsageError("--preset \(preset): use one of \(EncoderSettings.Preset.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            encoder.preset = value
+        }
+        if let crf {
+            guard (0...51).contains(crf) else { throw UsageError("--crf \(crf): use 0...51") }
+            encoder.rateControl = .constantQuality(crf)
+        }
+        if let bitrate {
+            guard bitrate > 0, crf == nil else { throw UsageError("--bitrate \(bitrate): give a positive kbit/s, and not with --crf") }
+            encoder.rateControl = .bitrate(kilobitsPerSecond: bitrate)
+        }
+        if let keyint {
+            guard keyint > 0 else { throw UsageError("--keyint \(keyint): give at least 1") }
+            encoder.keyframeInterval = keyint
+        }
         let catalog = FilterCatalog.standard
         var made: [FilterCatalog.Filter] = []
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotation, mirrored: mirror),
-                       filters: made, colorOverride: ColorOverride(matrix: matrixValue, range: rangeValue), size: parsedSize, pixelFormat: pixelFormat)
+                       filters: made, colorOverride: ColorOverride(matrix: matrixValue, range: rangeValue), size: parsedSize,
+                       pixelFormat: pixelFormat, encoder: encoder)
     }
 
     static func parseRate(_ text: String) throws(UsageError) -> Y4MHeader.Ratio {

@@ -15,6 +15,7 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [Work] = []
     private var stopRequested = false
+    private let exited = DispatchSemaphore(value: 0)
     /// Written once by the thread before `init` returns; read-only afterwards.
     private var threadID = pthread_self()
 
@@ -70,12 +71,14 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
         return try outcome.get()
     }
 
-    /// Lets the thread finish what is queued, then exit.
+    /// Lets the thread finish what is queued, then exit. Called off the thread, waits until it has
+    /// exited, so none of its work outlives the caller (or races the process's exit).
     func stop() {
         condition.lock()
         stopRequested = true
         condition.signal()
         condition.unlock()
+        if !isCurrent { exited.wait() }
     }
 
     private func push(_ work: Work) {
@@ -91,6 +94,7 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
             while pending.isEmpty && !stopRequested { condition.wait() }
             if pending.isEmpty && stopRequested {
                 condition.unlock()
+                exited.signal()
                 return
             }
             let batch = pending

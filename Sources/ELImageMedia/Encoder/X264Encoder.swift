@@ -73,7 +73,7 @@ final class X264Encoder {
                 what: "x264 cannot apply profile \(settings.profile.rawValue) to these settings",
                 hint: "use .high, or remove what the profile forbids (B-frames in baseline)")
         }
-        guard let handle = x264_encoder_open_164(&param) else {
+        guard let handle = elimage_x264_encoder_open(&param) else {
             throw ELImageError.invalidInput(
                 what: "x264 cannot open an encoder for \(width)x\(height) with these settings (its message is on standard error)",
                 hint: "check the size (even width and height for 4:2:0), level, bitrate and VBV settings")

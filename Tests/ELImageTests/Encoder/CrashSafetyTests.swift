@@ -52,7 +52,7 @@ struct CrashSafetyTests {
         let path = folder.path("killed.mp4")
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--frames", "100000", "--size", "320x240", "--fragment-seconds", "0.2", "-o", path]
+        process.arguments = ["--test-picture", "--frames", "100000", "--size", "320x240", "--fragment-seconds", "0.2", "-o", path]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice

@@ -45,7 +45,7 @@ struct ToolTests {
     /// A 5-frame Y4M clip made by ffmpeg.
     func clip(in folder: TemporaryFolder, frames: Int = 5) throws -> String {
         let path = folder.path("clip.y4m")
-        try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "\(frames)",
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "\(frames)",
                                "-pix_fmt", "yuv420p", path])
         return path
     }
@@ -133,6 +133,21 @@ struct ToolTests {
         #expect(decoded.width == 512 && decoded.height == 600)
     }
 
+    @Test("MP4 and raw H.264 out, with encoder options: ffprobe counts the frames")
+    func videoOutputs() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for (name, options) in [("clip.mp4", ["--preset", "ultrafast", "--crf", "20", "--keyint", "10"]),
+                                ("clip.h264", ["--bitrate", "800"])] {
+            let output = folder.path(name)
+            let result = try elimage.run(["run", try clip(in: folder, frames: 12), "--filter", "grayscale"] + options + ["-o", output])
+            #expect(result.status == 0, "\(name): \(result.errors)")
+            let probe = String(decoding: try runTool("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                                                 "stream=codec_name,nb_read_frames", "-of", "csv=p=0", output]), as: UTF8.self)
+            #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "h264,12", "\(name)")
+        }
+    }
+
     @Test("Usage errors exit 2 with one line naming the problem", arguments: [
         (["run", "--filter", "grayscale:strength=2"], "no parameter 'strength'"),
         (["run", "--filter", "nosuchfilter"], "unknown filter 'nosuchfilter'"),
@@ -141,6 +156,8 @@ struct ToolTests {
         (["run", "--rotate", "45"], "--rotate 45"),
         (["run", "--no-such-option"], "--no-such-option"),
         (["run", "x.yuv"], "needs --size"),
+        (["run", "--preset", "fastest"], "--preset fastest"),
+        (["run", "--crf", "60"], "--crf 60.0"),
     ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) throws {
         let folder = try TemporaryFolder()
