@@ -9,13 +9,26 @@ extension RenderContext {
                             timestamp: timestamp, colorSpace: colorSpace, in: self)
     }
 
-    /// Copies CPU pixels into `frame`. `bytesPerRow` may exceed the row (padding) but must be a
-    /// multiple of the pixel size; the caller has checked the buffer covers every row.
+    /// Copies CPU pixels into `frame`, rows `bytesPerRow` apart (padding allowed); the caller has
+    /// checked the buffer covers every row. GL counts row length in texels, so rows whose stride is
+    /// not a whole number of texels are repacked first.
     func upload(_ pixels: UnsafeRawBufferPointer, bytesPerRow: Int, into frame: TextureFrame) throws {
-        let pixelSize = frame.format.bytesPerPixel
+        let texelSize = frame.format.bytesPerPixel
+        guard bytesPerRow % texelSize == 0 else {
+            let row = frame.width * texelSize
+            var packed = [UInt8](repeating: 0, count: row * frame.height)
+            packed.withUnsafeMutableBytes { destination in
+                for y in 0..<frame.height {
+                    UnsafeMutableRawBufferPointer(rebasing: destination[(y * row)..<(y * row + row)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: pixels[(y * bytesPerRow)..<(y * bytesPerRow + row)]))
+                }
+            }
+            try packed.withUnsafeBytes { try upload($0, bytesPerRow: row, into: frame) }
+            return
+        }
         glBindTexture(GLenum(GL_TEXTURE_2D), frame.texture)
         glPixelStorei(GLenum(GL_UNPACK_ALIGNMENT), 1)
-        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(bytesPerRow / pixelSize))
+        glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), GLint(bytesPerRow / texelSize))
         glTexSubImage2D(GLenum(GL_TEXTURE_2D), 0, 0, 0, GLsizei(frame.width), GLsizei(frame.height),
                         frame.format.pixelFormat, GLenum(GL_UNSIGNED_BYTE), pixels.baseAddress)
         glPixelStorei(GLenum(GL_UNPACK_ROW_LENGTH), 0)

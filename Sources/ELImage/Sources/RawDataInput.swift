@@ -28,21 +28,7 @@ public final class RawDataInput: ImageOutput, @unchecked Sendable {
                           format: format, maximumSize: context.info.maximumTextureSize)
         let uploaded = try context.makeFrame(width: width, height: height,
                                              format: format == .gray8 ? .r8 : .rgba8, timestamp: timestamp)
-        if stride % pixelSize == 0 {
-            try context.upload(pixels, bytesPerRow: stride, into: uploaded)
-        } else {
-            // GL counts row length in pixels: repack rows whose stride is not a whole number of pixels.
-            let row = width * pixelSize
-            var packed = [UInt8](repeating: 0, count: row * height)
-            packed.withUnsafeMutableBytes { destination in
-                for y in 0..<height {
-                    let source = UnsafeRawBufferPointer(rebasing: pixels[(y * stride)..<(y * stride + row)])
-                    UnsafeMutableRawBufferPointer(rebasing: destination[(y * row)..<(y * row + row)])
-                        .copyMemory(from: source)
-                }
-            }
-            try packed.withUnsafeBytes { try context.upload($0, bytesPerRow: row, into: uploaded) }
-        }
+        try context.upload(pixels, bytesPerRow: stride, into: uploaded)
         switch format {
         case .rgba:
             deliver(uploaded, in: context)

@@ -56,24 +56,8 @@ extension RenderContext {
 
     private func uploadPlane(_ index: Int, of buffer: PixelBuffer, into texture: TextureFrame) throws {
         let plane = buffer.planes[index]
-        let texelSize = texture.format.bytesPerPixel
         try buffer.data.withUnsafeBytes { bytes in
-            let start = bytes.baseAddress.map { UnsafeRawBufferPointer(start: $0 + plane.offset, count: bytes.count - plane.offset) }
-            guard let start else { return }
-            if plane.bytesPerRow % texelSize == 0 {
-                try upload(start, bytesPerRow: plane.bytesPerRow, into: texture)
-            } else {
-                // GL counts row length in texels: repack rows whose stride is not a whole number of texels.
-                let row = texture.width * texelSize
-                var packed = [UInt8](repeating: 0, count: row * texture.height)
-                packed.withUnsafeMutableBytes { destination in
-                    for y in 0..<texture.height {
-                        UnsafeMutableRawBufferPointer(rebasing: destination[(y * row)..<(y * row + row)])
-                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: start[(y * plane.bytesPerRow)..<(y * plane.bytesPerRow + row)]))
-                    }
-                }
-                try packed.withUnsafeBytes { try upload($0, bytesPerRow: row, into: texture) }
-            }
+            try upload(UnsafeRawBufferPointer(rebasing: bytes[plane.offset...]), bytesPerRow: plane.bytesPerRow, into: texture)
         }
     }
 }
