@@ -55,10 +55,3 @@ struct BeautyCommand: AsyncParsableCommand {
     }
 }
 
-/// The media bundled with the examples, in the source tree.
-enum BundledMedia {
-    static func path(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Media/\(name)").path
-    }
-}

@@ -20,10 +20,3 @@ final class PNGSequence: Sendable {
     }
 }
 
-/// The media bundled with the examples, in the source tree.
-enum BundledMedia {
-    static func path(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Media/\(name)").path
-    }
-}

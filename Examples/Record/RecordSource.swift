@@ -74,13 +74,6 @@ func container(for path: String, fragmentSeconds: Double) -> ContainerFormat {
 }
 
 /// Prints a line at once (unbuffered), so a parent process reading the pipe sees progress live.
-/// The media bundled with the examples, in the source tree.
-enum BundledMedia {
-    static func path(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Media/\(name)").path
-    }
-}
 
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))

@@ -187,10 +187,3 @@ struct ToolFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The media bundled with the repository (the default input).
-enum BundledMedia {
-    static func path(_ name: String) -> String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Examples/Media/\(name)").path
-    }
-}

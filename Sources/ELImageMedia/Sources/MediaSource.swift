@@ -89,10 +89,10 @@ public final class MediaSource: Sendable {
                 try await still.run(on: $0)
             }
         default:
-            let probe = try MovieInput(path: chosen)
+            // The file's own colour space is needed only to derive an override from it.
+            let colorSpace = try options.colorSpace.map { override in override(try MovieInput(path: chosen).colorSpace) }
             let movie = try MovieInput(path: chosen, options: .init(
-                frameRange: options.frames.map { 0..<$0 }, colorSpace: options.colorSpace.map { $0(probe.colorSpace) },
-                orientation: options.orientation))
+                frameRange: options.frames.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation))
             let expected = movie.info.frameCount.map { min($0, options.frames ?? .max) }
             return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected) { try await movie.run(on: $0) }
         }
