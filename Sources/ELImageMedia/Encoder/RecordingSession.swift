@@ -42,11 +42,6 @@ final class RecordingSession: Sendable {
         var lost = 0
         var firstFrameWallTime: ContinuousClock.Instant?
         var size: (width: Int, height: Int)?
-        var outcome: Result<RecordingSummary, ELImageError>?
-        /// Whether waiters may hear the outcome: at once without an encoder thread, else once the
-        /// thread has freed x264, the muxer and its GL context.
-        var published = false
-        var waiters: [CheckedContinuation<Result<RecordingSummary, ELImageError>, Never>] = []
     }
 
     let path: String
@@ -56,6 +51,7 @@ final class RecordingSession: Sendable {
     private let writer: any MediaFileWriter
     private let queue: EncoderQueue<Message>
     private let state = Mutex(State())
+    private let result = WorkerOutcome<RecordingSummary>()
     private let emit: @Sendable (RecordingEvent) -> Void
     /// Reports failures to the render context's error handler, naming this node. Weak: the node
     /// keeps its sessions.
@@ -136,14 +132,7 @@ final class RecordingSession: Sendable {
 
     /// Waits until the recording has ended and returns how.
     func outcome() async -> Result<RecordingSummary, ELImageError> {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Result<RecordingSummary, ELImageError>? in
-                if state.published, let outcome = state.outcome { return outcome }
-                state.waiters.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
+        await result.value()
     }
 
     // MARK: Render thread
@@ -446,21 +435,15 @@ final class RecordingSession: Sendable {
         if cancelled { emit(.cancelled(path: path)) }
         let threadRan = state.withLock { state in
             state.phase = .ended
-            state.outcome = outcome
             return state.threadStarted
         }
+        result.record(outcome)
         if !threadRan { publish() }
     }
 
     /// Hands the outcome to the waiters (the encoder thread's last act).
     private func publish() {
-        let (waiters, outcome) = state.withLock { state in
-            state.published = true
-            defer { state.waiters = [] }
-            return (state.waiters, state.outcome)
-        }
-        guard let outcome else { return }
-        waiters.forEach { $0.resume(returning: outcome) }
+        result.publish()
     }
 
     /// The statistics with the frame counts derived from the queue's counters (kept under its

@@ -26,10 +26,6 @@ final class FileSinkCore: Sendable {
         var framesIn = 0
         var framesWritten = 0
         var dropped = 0
-        var outcome: Result<Int, ELImageError>?
-        /// Whether waiters may hear the outcome (after the worker freed its GL context).
-        var published = false
-        var waiters: [CheckedContinuation<Result<Int, ELImageError>, Never>] = []
     }
 
     let path: String
@@ -40,6 +36,7 @@ final class FileSinkCore: Sendable {
     let policy: EncoderSettings.QueueFullPolicy
     private let queue: EncoderQueue<Message>
     private let state = Mutex(State())
+    private let result = WorkerOutcome<Int>()
     private let makeWriter: @Sendable (PixelBuffer) throws -> any FrameFileWriting
     private let closeUnused: @Sendable () -> Void
 
@@ -110,14 +107,7 @@ final class FileSinkCore: Sendable {
     }
 
     func outcome() async -> Result<Int, ELImageError> {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Result<Int, ELImageError>? in
-                if state.published, let outcome = state.outcome { return outcome }
-                state.waiters.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
+        await result.value()
     }
 
     // MARK: Worker thread
@@ -169,20 +159,14 @@ final class FileSinkCore: Sendable {
     private func end(_ outcome: Result<Int, ELImageError>) {
         let threadRan = state.withLock { state in
             state.closing = true
-            state.outcome = outcome
             return state.threadStarted
         }
+        result.record(outcome)
         if !threadRan { publish() }
     }
 
     /// Hands the outcome to the waiters (the worker's last act).
     private func publish() {
-        let (waiters, outcome) = state.withLock { state in
-            state.published = true
-            defer { state.waiters = [] }
-            return (state.waiters, state.outcome)
-        }
-        guard let outcome else { return }
-        waiters.forEach { $0.resume(returning: outcome) }
+        result.publish()
     }
 }
