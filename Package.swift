@@ -25,6 +25,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // UnixSignals: SIGINT/SIGTERM as an async sequence, for the graceful stop of a run.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // MARK: C system libraries (pkg-config name, Debian/Ubuntu package that provides it)
@@ -77,14 +79,16 @@ let package = Package(
         // MARK: Media files
         .target(
             name: "ELImageMedia",
-            dependencies: ["ELImage", "ELImageCamera", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264"],
+            dependencies: ["ELImage", "ELImageCamera", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264",
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageMedia"),
 
         // MARK: Programs
         .executableTarget(
             name: "ELImageTool",
             dependencies: ["ELImage", "ELImageMedia", "ELImageCamera",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageTool"),
         .executableTarget(
             name: "GrayscaleExample",
@@ -104,7 +108,8 @@ let package = Package(
         .executableTarget(
             name: "RecordExample",
             dependencies: ["ELImage", "ELImageMedia", "ELImageCamera",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                           .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Examples/Record"),
         .executableTarget(
             name: "ELImageBench",

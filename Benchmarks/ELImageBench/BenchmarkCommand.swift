@@ -31,6 +31,8 @@ struct BenchmarkCommand: ParsableCommand {
 
     func run() throws {
         let context = try RenderContext()
+        // Every program closes its context before it ends: threads joined, EGL torn down.
+        defer { _ = try? blocking { await context.close() } }
         var results: [PipelineResult] = []
         for text in [.grayscale, .all].contains(pipeline) ? size : [] {
             let parts = text.split(separator: "x").compactMap { Int($0) }

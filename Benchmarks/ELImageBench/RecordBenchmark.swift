@@ -125,7 +125,7 @@ struct RecordBenchmark {
 }
 
 /// Runs async `body` from synchronous code (the benchmark's main thread) and waits for it.
-private func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
     let done = DispatchSemaphore(value: 0)
     let box = ResultBox<T>()
     Task {

@@ -27,18 +27,20 @@ struct BeautyCommand: AsyncParsableCommand {
     var strength: Float = 0.7
 
     mutating func run() async throws {
-        let context = try RenderContext()
-        let source = try MediaSource.open(input, fallback: BundledMedia.path("grace_hopper.jpg"),
-                                          options: .init(frames: 1), context: context)
-        let before = Mutex<RGBAImage?>(nil), after = Mutex<RGBAImage?>(nil)
+        let (input, strength) = (self.input, self.strength)
+        // The context is closed when the scope ends (also on an error): every thread joined.
+        let (original, smoothed) = try await withRenderContext { context in
+            let source = try MediaSource.open(input, fallback: BundledMedia.path("grace_hopper.jpg"),
+                                              options: .init(frames: 1), context: context)
+            let before = Collected(), after = Collected()
 
-        source.node --> Beauty(strength: strength) --> RawDataOutput { image in after.withLock { $0 = image } }
-        source.node --> RawDataOutput { image in before.withLock { $0 = image } }
+            source.node --> Beauty(strength: strength) --> RawDataOutput { image in after.keep(image) }
+            source.node --> RawDataOutput { image in before.keep(image) }
 
-        try await source.run(on: context)
-        guard let original = before.withLock({ $0 }), let smoothed = after.withLock({ $0 }) else {
-            throw ValidationError("the input gave no frame")
+            try await source.run(on: context)
+            return (before.image, after.image)
         }
+        guard let original, let smoothed else { throw ValidationError("the input gave no frame") }
         try PNGFile.write(sideBySide(original, smoothed), to: output)
         print("Wrote before (left) and after (right) to \(URL(fileURLWithPath: output).path)")
     }
@@ -55,3 +57,10 @@ struct BeautyCommand: AsyncParsableCommand {
     }
 }
 
+
+/// The last image a sink read back.
+final class Collected: Sendable {
+    private let last = Mutex<RGBAImage?>(nil)
+    var image: RGBAImage? { last.withLock { $0 } }
+    func keep(_ image: RGBAImage) { last.withLock { $0 = image } }
+}

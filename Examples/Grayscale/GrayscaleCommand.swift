@@ -25,15 +25,18 @@ struct GrayscaleCommand: AsyncParsableCommand {
     var frames = 1
 
     mutating func run() async throws {
-        let context = try RenderContext()
-        let source = try MediaSource.open(input, fallback: BundledMedia.path("astronaut.png"),
-                                          options: .init(frames: frames), context: context)
-        let writer = PNGSequence(pattern: output)
+        let (input, output, frames) = (self.input, self.output, self.frames)
+        // The context is closed when the scope ends (also on an error): every thread joined.
+        try await withRenderContext { context in
+            let source = try MediaSource.open(input, fallback: BundledMedia.path("astronaut.png"),
+                                              options: .init(frames: frames), context: context)
+            let writer = PNGSequence(pattern: output)
 
-        source.node --> Grayscale() --> RawDataOutput { image in writer.write(image) }
+            source.node --> Grayscale() --> RawDataOutput { image in writer.write(image) }
 
-        try await source.run(on: context)
-        print("Wrote \(writer.count) gray frame(s) to \(URL(fileURLWithPath: output).path)")
-        print("Rendered with \(context.info.renderer) (\(context.info.platform))")
+            try await source.run(on: context)
+            print("Wrote \(writer.count) gray frame(s) to \(URL(fileURLWithPath: output).path)")
+            print("Rendered with \(context.info.renderer) (\(context.info.platform))")
+        }
     }
 }

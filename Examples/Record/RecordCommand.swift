@@ -10,6 +10,7 @@ import ArgumentParser
 import ELImage
 import ELImageMedia
 import Foundation
+import UnixSignals
 
 @main
 struct RecordCommand: AsyncParsableCommand {
@@ -42,7 +43,14 @@ struct RecordCommand: AsyncParsableCommand {
     var crf = 23.0
 
     func run() async throws {
-        let context = try RenderContext()
+        // The context is closed when the scope ends (also on an error or Ctrl-C): the encoder
+        // has finished the file and every thread has ended before the program exits.
+        let signal = try await withRenderContext { context in try await record(in: context) }
+        if let signal { Foundation.exit(GracefulStop.exitStatus(for: signal)) }
+    }
+
+    /// Runs the graph until the input ends or Ctrl-C/SIGTERM stops it; returns that signal.
+    private func record(in context: RenderContext) async throws -> UnixSignal? {
         context.setErrorHandler { failure in say("error: \(failure)") }
         let source = try RecordSource.open(input, frames: frames, testPicture: testPicture, size: size, context: context)
 
@@ -65,15 +73,24 @@ struct RecordCommand: AsyncParsableCommand {
             }
         }
         try encoder.start(recordingTo: output, container: container(for: output, fragmentSeconds: fragmentSeconds))
-        let photo = snapshot.map { path in Task { try await still.capture(to: path) } }
-        while photo != nil && still.pendingCount == 0 { await Task.yield() }  // asked before the first frame
-
-        try await source.run(context)
+        let (capture, signal) = try await GracefulStop.run(onSignal: { signal in
+            say("\(signal): finishing the recording (again to quit at once)")
+            source.cancel()
+        }) {
+            try await withThrowingTaskGroup(of: Snapshot.Capture?.self) { group in
+                if let snapshot {
+                    group.addTask { try await still.capture(to: snapshot) }
+                    while still.pendingCount == 0 { await Task.yield() }  // asked before the first frame
+                }
+                try await source.run(context)
+                return try await group.next() ?? nil
+            }
+        }
         let summary = try await encoder.stop()
-        if let capture = try await photo?.value { say("snapshot \(capture.path) at \(capture.timestamp.seconds) s") }
+        if let capture { say("snapshot \(capture.path) at \(capture.timestamp.seconds) s") }
         let statistics = summary.statistics
         say("finished \(summary.path): \(statistics.encoded) frames, \(statistics.dropped) dropped, "
             + String(format: "%lld bytes, %.1f fps", statistics.bytesWritten, statistics.achievedFramesPerSecond))
+        return signal
     }
 }
-

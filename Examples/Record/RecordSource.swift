@@ -2,12 +2,15 @@ import ArgumentParser
 import ELImage
 import ELImageMedia
 import Foundation
+import Synchronization
 
 /// The record example's input: any `MediaSource` (camera, movie, Y4M, image), or a test picture
 /// that pans over the bundled astronaut photo.
-struct RecordSource {
+struct RecordSource: Sendable {
     let node: ImageOutput
     let run: @Sendable (RenderContext) async throws -> Void
+    /// Stops reading the input; `run` then returns after end-of-stream.
+    let cancel: @Sendable () -> Void
 
     /// `path`, or the first camera, or the bundled clip; or the test picture when asked for.
     static func open(_ path: String?, frames: Int?, testPicture: Bool, size: String,
@@ -15,7 +18,7 @@ struct RecordSource {
         if testPicture { return try panning(frames: frames ?? 150, size: size) }
         let source = try MediaSource.open(path, fallback: BundledMedia.path("bigbuckbunny.mp4"),
                                           options: .init(frames: frames), context: context)
-        return RecordSource(node: source.node) { try await source.run(on: $0) }
+        return RecordSource(node: source.node, run: { try await source.run(on: $0) }, cancel: { source.cancel() })
     }
 
     /// `frames` frames at 30 fps of a `size` window panning over the astronaut, scaled up to
@@ -32,8 +35,9 @@ struct RecordSource {
         let side = max(width, height) + 128
         let big = scaled(photo, to: side)
         let input = RawDataInput()
-        return RecordSource(node: input) { context in
-            for index in 0..<frames {
+        let stopped = Atomic<Bool>(false)
+        return RecordSource(node: input, run: { context in
+            for index in 0..<frames where !stopped.load(ordering: .acquiring) {
                 let phase = index % 256, step = phase < 128 ? phase : 255 - phase  // there and back
                 let x = step * (side - width) / 128, y = step * (side - height) / 128
                 try await context.perform { context in
@@ -45,8 +49,8 @@ struct RecordSource {
                     }
                 }
             }
-            await context.perform { context in input.finish(in: context) }
-        }
+            try await context.perform { context in input.finish(in: context) }
+        }, cancel: { stopped.store(true, ordering: .releasing) })
     }
 
     /// Nearest-neighbour scaling to `side` x `side` (done once).

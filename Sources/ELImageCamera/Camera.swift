@@ -32,7 +32,7 @@ import Synchronization
 /// naming the device, the step and the errno. A fatal failure stops the camera and sends
 /// end-of-stream to the targets, after any frame still waiting. Failures of `start()`,
 /// `restart(with:)` and `switchDevice(to:)` are also thrown to the caller.
-public final class Camera: ImageOutput, CameraControlling, @unchecked Sendable {
+public final class Camera: ImageOutput, CameraControlling, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: ImageOutput is an open class marked @unchecked Sendable, so subclasses
     // must say so too. Every mutable property here lives in a Mutex or an Atomic.
 
@@ -64,6 +64,7 @@ public final class Camera: ImageOutput, CameraControlling, @unchecked Sendable {
     private let mailbox = FrameMailbox()
     private let captureThreads = Atomic<Int>(0)
     private let deliveries: DeliveryThread
+    private let closed = Atomic<Bool>(false)
 
     /// A camera on `path`, not yet started.
     /// - Parameters:
@@ -75,19 +76,31 @@ public final class Camera: ImageOutput, CameraControlling, @unchecked Sendable {
         state = Mutex(State(path: path, settings: settings))
         // The delivery thread sees the camera weakly: it must not keep it alive.
         let target = WeakCamera()
-        deliveries = DeliveryThread(name: "ELImage.camera delivery") {
+        deliveries = DeliveryThread(name: "ELImage.camera delivery", group: context.threads) {
             guard let camera = target.camera else { return }
             _ = try? camera.context.performAndWait { context in camera.deliverNext(in: context) }
         }
         super.init()
         target.camera = self
+        context.register(self, stage: .source)
     }
 
-    /// A camera that goes away while running stops capturing and releases its device; its
-    /// targets get no end-of-stream (call `stop()` for that).
+    /// The safety net for a camera released while running: its capture thread stops and releases
+    /// the device in the background (never waited for here); its targets get no end-of-stream.
+    /// Call `close()` (or the context's `close()`) instead.
     deinit {
-        state.withLock { $0.session }?.stop()
+        state.withLock { $0.session }?.requestStop()
         deliveries.finish()
+    }
+
+    /// Stops capturing (as `stop()`), delivers what is pending, end-of-stream included, and
+    /// returns once the capture and delivery threads have ended. The camera cannot start again.
+    /// Called by the render context's `close()`; idempotent.
+    public func close() async {
+        closed.store(true, ordering: .releasing)
+        stop()
+        deliveries.finish()
+        await deliveries.join()
     }
 
     // MARK: What it is doing
@@ -124,6 +137,7 @@ public final class Camera: ImageOutput, CameraControlling, @unchecked Sendable {
     /// - Throws: `ELImageError` (no device, permission denied, busy, format unsupported, ...);
     ///   the failure also reaches the error handler and the targets get end-of-stream.
     public func start() throws {
+        if closed.load(ordering: .acquiring) { throw ELImageError.closed(what: "the camera \(devicePath)") }
         try lifecycle.withLock { _ in
             guard !isRunning else { return }
             let (path, settings) = state.withLock { state in
@@ -236,7 +250,16 @@ public final class Camera: ImageOutput, CameraControlling, @unchecked Sendable {
             state.previousRaw = nil
         }
         captureThreads.add(1, ordering: .acquiringAndReleasing)
-        session.startCapture(events(for: session))
+        do {
+            try session.startCapture(events(for: session), group: context.threads)
+        } catch {
+            captureThreads.subtract(1, ordering: .acquiringAndReleasing)
+            state.withLock { $0.session = nil }
+            session.stop()
+            post(.failure(Self.describe(error, path: session.device.path)))
+            post(.endOfStream)
+            throw error
+        }
     }
 
     private static func describe(_ error: Error, path: String) -> ELImageError {

@@ -34,11 +34,9 @@ final class CaptureSession: Sendable {
     private let buffers: [MappedBuffer]
     private let stopRequested = Atomic<Bool>(false)
     private let released = Atomic<Bool>(false)
-    private let running = DispatchGroup()
-    private let threadStarted = Atomic<Bool>(false)
-    /// The capture thread, so that `stop()` called on it (from a callback that released the
-    /// last reference to the camera) does not wait for itself.
-    private let captureThread = Mutex<pthread_t?>(nil)
+    /// The capture thread, once started; `stop()` joins it (and, called on it from a callback
+    /// that released the last reference to the camera, does not wait for itself).
+    private let captureThread = Mutex<JoinableThread?>(nil)
 
     /// A driver buffer mapped into this process. The address is only read by the capture thread
     /// (while the buffer is dequeued) and unmapped by `release()` after that thread has stopped.
@@ -178,28 +176,37 @@ final class CaptureSession: Sendable {
 
     // MARK: The capture thread
 
-    /// Starts the capture thread.
-    func startCapture(_ events: CaptureEvents) {
-        guard !threadStarted.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        running.enter()
-        let thread = Thread { [self] in
-            captureThread.withLock { $0 = pthread_self() }
+    /// Starts the capture thread, registered in `group`.
+    /// - Throws: `ELImageError.invalidState` when the system refuses a thread.
+    func startCapture(_ events: CaptureEvents, group: ThreadGroup) throws {
+        let thread = JoinableThread(name: "ELImage.camera \(device.path)", group: group) { [self] in
             run(events)
             release()
             events.exited()
-            running.leave()
         }
-        thread.name = "ELImage.camera \(device.path)"
-        thread.start()
+        let fresh = captureThread.withLock { current -> Bool in
+            guard current == nil else { return false }
+            current = thread
+            return true
+        }
+        guard fresh else { return }
+        try thread.start()
     }
 
-    /// Stops the capture thread (waiting for it) and releases the device. Safe to call twice, and
+    /// Stops the capture thread (joining it) and releases the device. Safe to call twice, and
     /// from the capture thread itself (then the thread releases the device as it exits).
     func stop() {
-        stopRequested.store(true, ordering: .releasing)
-        if let thread = captureThread.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
-        running.wait()
+        requestStop()
+        let thread = captureThread.withLock { $0 }
+        if thread?.isCurrent == true { return }
+        thread?.joinBlocking()
         release()
+    }
+
+    /// Asks the capture thread to stop without waiting; it releases the device as it exits (the
+    /// safety net of a camera released while running).
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
     }
 
     /// True while the thread has not been told to stop.

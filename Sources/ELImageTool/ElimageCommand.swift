@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageMedia
 import Foundation
 
 /// `elimage`: quick GPU pipelines from the command line.
@@ -19,6 +20,8 @@ struct ElimageCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let error as Interrupted {
+            Foundation.exit(GracefulStop.exitStatus(for: error.signal))
         } catch let error as UsageError {
             fail("usage: \(error)", code: 2)
         } catch let error as ToolFailure {

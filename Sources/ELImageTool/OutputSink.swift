@@ -45,12 +45,13 @@ final class OutputSink: @unchecked Sendable {
     /// Closes files; call after the last frame.
     func finish() async throws { try await finishing() }
 
-    static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings) throws -> OutputSink {
+    static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
+                     failures: FailureLog) throws -> OutputSink {
         switch kind {
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)
             encoder.setEventHandler { event in
-                if case let .failed(_, error) = event { FailureLog.shared.record(error) }
+                if case let .failed(_, error) = event { failures.record(error) }
             }
             try encoder.start(recordingTo: path)
             return OutputSink(node: encoder, finish: { _ = try await encoder.stop() })
@@ -63,7 +64,7 @@ final class OutputSink: @unchecked Sendable {
                 guard pattern.contains("%") || index == 0 else { return }
                 do {
                     if isPNG { try PNGFile.write(image, to: path) } else { try JPEGFile.write(image, to: path, quality: 92) }
-                } catch { FailureLog.shared.record(error) }
+                } catch { failures.record(error) }
             }, finish: {})
         case .rgba(let path):
             guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
@@ -71,7 +72,7 @@ final class OutputSink: @unchecked Sendable {
             }
             let file = UncheckedFile(handle)
             return OutputSink(node: RawDataOutput { image in
-                do { try file.handle.write(contentsOf: image.pixels) } catch { FailureLog.shared.record(error) }
+                do { try file.handle.write(contentsOf: image.pixels) } catch { failures.record(error) }
             }, finish: { try file.handle.close() })
         case .y4m(let path):
             let writer = Mutex<Y4MWriter?>(nil)
@@ -87,7 +88,7 @@ final class OutputSink: @unchecked Sendable {
                         }
                         try stored?.write(buffer)
                     }
-                } catch { FailureLog.shared.record(error) }
+                } catch { failures.record(error) }
             }
             return OutputSink(node: node, finish: { try writer.withLock { try $0?.close() } })
         }
@@ -115,9 +116,8 @@ final class UncheckedFile: @unchecked Sendable {
     init(_ handle: FileHandle) { self.handle = handle }
 }
 
-/// The first failure anywhere in the graph (a sink, a node through the error handler).
+/// The first failure anywhere in the graph of one run (a sink, a node through the error handler).
 final class FailureLog: Sendable {
-    static let shared = FailureLog()
     private let first = Mutex<String?>(nil)
     func record(_ error: Error) { first.withLock { if $0 == nil { $0 = "\(error)" } } }
     var message: String? { first.withLock { $0 } }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ELImage
 import ELImageMedia
 import Foundation
+import UnixSignals
 
 /// `elimage run`: INPUT → filters → OUTPUT, the framework's gst-launch.
 struct RunCommand: AsyncParsableCommand {
@@ -65,10 +66,35 @@ struct RunCommand: AsyncParsableCommand {
         let options = try validatedOptions()
         let outputKind = try output.map { try OutputKind(path: $0) }
         let limit = outputKind?.wantsOneFrame == true ? 1 : frames
+        let failures = FailureLog()
         let context = try RenderContext()
-        context.setErrorHandler { FailureLog.shared.record($0) }
+        context.setErrorHandler { failures.record($0) }
+        // Whatever happens below, the context is closed before this returns: sources stopped, the
+        // output finished, every thread joined. Only then may the process exit.
+        let run: (frames: Int, signal: UnixSignal?)
+        do {
+            run = try await runGraph(options, output: outputKind, limit: limit, failures: failures, context: context)
+        } catch {
+            await context.close()
+            throw error
+        }
+        await context.close()
+        if let signal = run.signal {
+            if let output { Terminal.say("wrote \(run.frames) frame\(run.frames == 1 ? "" : "s") to \(output)") }
+            throw Interrupted(signal: signal)
+        }
+        if let failure = failures.message { throw ToolFailure(failure) }
+        if run.frames == 0 { throw ToolFailure("\(self.input ?? "the input") gave no frames") }
+        if let output { Terminal.say("wrote \(run.frames) frame\(run.frames == 1 ? "" : "s") to \(output)") }
+    }
+
+    /// Connects INPUT → filters → OUTPUT and runs it until the input ends or a signal stops it.
+    /// The output is finished on every path; a failure of the input or the output is thrown after.
+    private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?, failures: FailureLog,
+                          context: RenderContext) async throws -> (frames: Int, signal: UnixSignal?) {
         let input = try openInput(options, limit: limit, context: context)
-        let sink = try outputKind.map { try OutputSink.make($0, frameRate: options.frameRate, encoder: options.encoder) }
+        let sink = try outputKind.map { try OutputSink.make($0, frameRate: options.frameRate, encoder: options.encoder,
+                                                            failures: failures) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
         // One node for the chain: runs of colour filters fuse into one shader pass.
@@ -79,13 +105,26 @@ struct RunCommand: AsyncParsableCommand {
         last.addTarget(counter)
 
         if case .camera(let path) = input.kind { Terminal.say("capturing from \(path)") }
-        try await input.run(on: context)
-        try await sink?.finish()
+        let outputName = output ?? "the output"
+        let (inputFailure, signal) = try await GracefulStop.run(onSignal: { signal in
+            FileHandle.standardError.write(Data(
+                "\nelimage: \(signal): finishing \(outputName) (press Ctrl-C again to quit at once)\n".utf8))
+            input.cancel()
+        }) { () async -> (any Error)? in
+            do {
+                try await input.run(on: context)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // The frames that went through are written and the file completed, also after a failure.
+        var failure = inputFailure
+        do { try await sink?.finish() } catch { failure = failure ?? error }
         let count = counter.count
         progress.finish(frames: count)
-        if let failure = FailureLog.shared.message { throw ToolFailure(failure) }
-        if count == 0 { throw ToolFailure("\(self.input ?? "the input") gave no frames") }
-        if let output { Terminal.say("wrote \(count) frame\(count == 1 ? "" : "s") to \(output)") }
+        if let failure { throw failure }
+        return (count, signal)
     }
 
     struct Options {
@@ -179,6 +218,12 @@ struct RunCommand: AsyncParsableCommand {
         return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions,
                                     context: context)
     }
+}
+
+/// The run was stopped by a signal after finishing its output: exit code 128 + the signal number.
+struct Interrupted: Error, CustomStringConvertible {
+    let signal: UnixSignal
+    var description: String { "stopped by \(signal)" }
 }
 
 /// A failure while running: exit code 1.

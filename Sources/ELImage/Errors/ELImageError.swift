@@ -25,6 +25,8 @@ public enum ELImageError: Error, Sendable, Equatable {
     case io(file: String, operation: String, errno: Int32, hint: String)
     /// A node was asked for something it cannot do in its current state.
     case invalidState(node: String, reason: String)
+    /// `what` (a render context, a node) was used after its `close()`.
+    case closed(what: String)
 }
 
 extension ELImageError: CustomStringConvertible {
@@ -56,6 +58,8 @@ extension ELImageError: CustomStringConvertible {
             return "cannot \(operation) \(file): \(String(cString: strerror(errno)))" + (hint.isEmpty ? "" : ". \(hint)")
         case let .invalidState(node, reason):
             return "\(node): \(reason)"
+        case let .closed(what):
+            return "\(what) was used after close(); everything it ran has ended. Create a new one for more work"
         }
     }
 }

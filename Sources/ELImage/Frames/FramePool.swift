@@ -51,7 +51,7 @@ public final class FramePool {
                in context: isolated RenderContext) throws -> TextureFrame {
         let texture = try take(key)
         return TextureFrame(texture: texture.texture, framebuffer: texture.framebuffer, key: key,
-                            timestamp: timestamp, colorSpace: colorSpace, context: context)
+                            timestamp: timestamp, colorSpace: colorSpace, resources: context.resources)
     }
 
     private func take(_ key: TextureKey) throws -> PooledTexture {

@@ -4,7 +4,8 @@ import CGLES
 /// the presentation time of the picture it holds.
 ///
 /// Frames are freed by ARC: when the last reference goes, the texture returns to its context's
-/// `FramePool` on the render thread. There is nothing to lock or unlock. A frame's pixels never
+/// `FramePool` on the render thread (a frame keeps its context's resources, not the context).
+/// There is nothing to lock or unlock. A frame's pixels never
 /// change after the node that made it has rendered them, so any number of targets may hold it.
 public final class TextureFrame: @unchecked Sendable {
     /// The GL texture name (valid in the owning context and its shared contexts).
@@ -17,16 +18,16 @@ public final class TextureFrame: @unchecked Sendable {
     /// The colour space of the picture's source, kept for the sinks' tags (encoder VUI, files).
     /// RGBA frames hold R'G'B' in the source's primaries and transfer.
     public let colorSpace: ColorSpace
-    private let context: RenderContext
+    private let resources: RenderResources
 
     init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime,
-         colorSpace: ColorSpace, context: RenderContext) {
+         colorSpace: ColorSpace, resources: RenderResources) {
         self.texture = texture
         self.framebuffer = framebuffer
         self.key = key
         self.timestamp = timestamp
         self.colorSpace = colorSpace
-        self.context = context
+        self.resources = resources
     }
 
     public var width: Int { key.width }
@@ -34,8 +35,7 @@ public final class TextureFrame: @unchecked Sendable {
     public var format: TextureFormat { key.format }
 
     deinit {
-        let texture = PooledTexture(texture: texture, framebuffer: framebuffer, key: key)
-        context.enqueue { context in context.framePool.recycle(texture) }
+        resources.recycle(PooledTexture(texture: texture, framebuffer: framebuffer, key: key))
     }
 }
 

@@ -1,4 +1,5 @@
 import CEGL
+import Synchronization
 
 /// One EGL context on a display, with the (optional) surface it is made current with.
 final class EGLContextHandle: @unchecked Sendable {
@@ -63,8 +64,14 @@ final class EGLContextHandle: @unchecked Sendable {
         eglMakeCurrent(display.display, nil, nil, nil)
     }
 
-    deinit {
+    private let destroyed = Atomic<Bool>(false)
+
+    /// Destroys the context and its surface. Idempotent; call once it is current nowhere.
+    func destroy() {
+        guard !destroyed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         eglDestroyContext(display.display, context)
         if let surface { eglDestroySurface(display.display, surface) }
     }
+
+    deinit { destroy() }
 }

@@ -53,11 +53,18 @@ final class EGLDisplayHandle: @unchecked Sendable {
             .split(separator: " ").map(String.init))
     }
 
-    deinit {
+    private let released = Atomic<Bool>(false)
+
+    /// Lets go of the display (terminated when no other context uses it), the GBM device and its
+    /// file. Idempotent; call after every context on the display was destroyed.
+    func release() {
+        guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         EGLDisplayRegistry.release(display)
         if let gbmDevice { gbm_device_destroy(gbmDevice) }
         if gbmFile >= 0 { close(gbmFile) }
     }
+
+    deinit { release() }
 
     /// Opens the first platform of `candidates` that works; the error lists every attempt.
     static func open(candidates: [EGLPlatform]) throws -> EGLDisplayHandle {

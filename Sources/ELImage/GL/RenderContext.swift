@@ -10,29 +10,36 @@ import Synchronization
 /// so the compiler only lets it run on the right thread:
 ///
 /// ```swift
-/// let context = try RenderContext()
-/// try await context.perform { context in          // runs on the render thread
-///     try source.process(pixels, width: 640, height: 480, format: .rgba, timestamp: .zero, in: context)
-/// }
+/// try await withRenderContext { context in
+///     try await context.perform { context in      // runs on the render thread
+///         try source.process(pixels, width: 640, height: 480, format: .rgba, timestamp: .zero, in: context)
+///     }
+/// }                                               // closed here, also when the body throws
 /// ```
+///
+/// **End of life.** A context ends with `close()` (or the end of a `withRenderContext` scope),
+/// awaited before the program's `main` returns. It stops the sources working in it, drains the
+/// sinks (encoders flush, files are finished and synced), joins every thread the framework started
+/// for them, deletes the GL objects, destroys the EGL context and lets go of the display, in that
+/// order. After it, no thread of the context is alive. `deinit` is only a safety net for a context
+/// that was never closed: it never waits, lets the render thread end in the background and, in
+/// debug builds, says so on standard error.
 ///
 /// Contexts are independent: two in one process have their own threads, textures and programs.
 public actor RenderContext {
     private nonisolated let thread: RenderThread
     private nonisolated let egl: EGLContextHandle
+    private nonisolated let lifecycle = ContextLifecycle()
+
+    /// The threads started for the nodes working in this context (encoders, file sinks, capture,
+    /// decoding): joined by `close()`.
+    package nonisolated let threads = ThreadGroup()
 
     /// What the driver reported when the context was made.
     public nonisolated let info: RenderContextInfo
 
-    /// GL objects owned by the context. Only touched on the render thread (isolated members and
-    /// the cleanup the deinit hands to the thread); `@unchecked Sendable` only so that the deinit
-    /// can hand them over.
-    private final class Resources: @unchecked Sendable {
-        let framePool: FramePool
-        var programs: [String: ShaderProgram] = [:]
-        init(framePool: FramePool) { self.framePool = framePool }
-    }
-    private let resources: Resources
+    /// The GL objects the context owns, and the way frames and fences give theirs back.
+    nonisolated let resources: RenderResources
 
     /// Textures and framebuffers for frames, reused across frames.
     public var framePool: FramePool { resources.framePool }
@@ -54,61 +61,148 @@ public actor RenderContext {
     ///   otherwise tries GBM, then GPU devices, then Mesa surfaceless.
     public init(platform: EGLPlatform? = nil) throws {
         let candidates = try EGLPlatform.candidates(requested: platform)
-        let thread = RenderThread(name: "ELImage.render")
-        let (egl, info) = try thread.sync {
-            let display = try EGLDisplayHandle.open(candidates: candidates)
-            let egl = try EGLContextHandle(display: display)
-            try egl.makeCurrent()
-            let info = RenderContextInfo.queryCurrent(platform: display.platform, device: display.source)
-            return (egl, info)
+        let thread = try RenderThread(name: "ELImage.render")
+        let made: (EGLContextHandle, RenderContextInfo)
+        do {
+            made = try thread.sync {
+                let display = try EGLDisplayHandle.open(candidates: candidates)
+                let egl = try EGLContextHandle(display: display)
+                try egl.makeCurrent()
+                let info = RenderContextInfo.queryCurrent(platform: display.platform, device: display.source)
+                return (egl, info)
+            }
+        } catch {
+            thread.stop()
+            thread.abandon()
+            throw error
         }
         self.thread = thread
-        self.egl = egl
-        self.info = info
-        self.resources = Resources(framePool: FramePool(maximumTextureSize: info.maximumTextureSize))
+        (self.egl, self.info) = made
+        self.resources = RenderResources(framePool: FramePool(maximumTextureSize: made.1.maximumTextureSize), thread: thread)
     }
 
+    /// The safety net for a context that was never closed: never waits, never touches GL here.
     deinit {
-        // Frames and shared contexts keep the context alive, so nothing uses its textures any more.
-        // GL objects must be deleted where the context is current, on the render thread, which then
-        // exits. Off that thread, wait for it, so no GL work outlives the context (or the process).
-        let (resources, egl, thread) = (self.resources, self.egl, self.thread)
-        let cleanUp: @Sendable () -> Void = {
-            resources.framePool.deleteAll()
-            resources.programs.values.forEach { $0.delete() }
+        guard !lifecycle.isClosed else { return }
+        #if DEBUG
+        let warning = "ELImage: a RenderContext was released without close(); its threads end in the background. "
+            + "Await context.close() (or use withRenderContext) before the program ends.\n"
+        FileHandle.standardError.write(Data(warning.utf8))
+        #endif
+        let (resources, egl) = (self.resources, self.egl)
+        thread.submit {
+            resources.deleteAll()
             egl.releaseCurrent()
-        }
-        if thread.isCurrent {
-            thread.submit(cleanUp)
-        } else {
-            try? thread.sync(cleanUp)
+            egl.destroy()
+            egl.display.release()
         }
         thread.stop()
+        thread.abandon()
+        threads.abandonAll()
+    }
+
+    // MARK: End of life
+
+    /// True once `close()` has finished: the context runs nothing any more.
+    public nonisolated var isClosed: Bool { lifecycle.isClosed }
+
+    /// The framework threads of this context that are alive or not yet joined: its render thread
+    /// and those started for its nodes. Empty once `close()` has returned.
+    public nonisolated var runningThreadNames: [String] {
+        (lifecycle.isClosed ? [] : ["ELImage.render"]) + threads.names
+    }
+
+    /// Has `node` closed by this context's `close()`: sources first, then filters, then sinks.
+    /// Nodes that start threads, open devices or files register themselves when they start;
+    /// a node of your own can too. The context keeps a weak reference.
+    public nonisolated func register(_ node: any ClosableNode, stage: CloseStage) {
+        lifecycle.register(node, stage: stage)
+    }
+
+    /// Ends everything that runs in this context, in order, and returns when it has ended:
+    /// 1. sources stop (no new frames; cameras release their devices, decoders stop);
+    /// 2. sinks drain (encoders encode what they took in and finish their files);
+    /// 3. every thread started for the context's nodes is joined;
+    /// 4. GL objects are deleted on the render thread, which then ends and is joined;
+    /// 5. the EGL context is destroyed and the display let go of (terminated when unused).
+    ///
+    /// Idempotent and safe from any task, including one started from a frame callback: a second
+    /// call waits for the first to finish. Failures met while draining go to the error handler.
+    /// After `close()`, `perform` and `performAndWait` throw `ELImageError.closed`.
+    public nonisolated func close() async {
+        guard lifecycle.beginClose() else {
+            await lifecycle.waitUntilClosed()
+            return
+        }
+        for stage in CloseStage.allCases {
+            while case let nodes = lifecycle.takeUnclosed(stage), !nodes.isEmpty {
+                for node in nodes { await node.close() }
+            }
+        }
+        await threads.joinAll()
+        await deleteGLObjects()
+        lifecycle.markGLClosed()
+        thread.stop()
+        await thread.join()
+        egl.destroy()
+        egl.display.release()
+        lifecycle.finishClose()
+    }
+
+    private func deleteGLObjects() {
+        resources.deleteAll()
+        if emptyVertexArray != 0 { glDeleteVertexArrays(1, &emptyVertexArray) }
+        emptyVertexArray = 0
+        egl.releaseCurrent()
+    }
+
+    private nonisolated func checkOpen() throws(ELImageError) {
+        if lifecycle.isGLClosed { throw .closed(what: "the render context") }
     }
 
     // MARK: Running work on the render thread
 
     /// Runs `body` on the render thread with the context isolated, and returns its result.
-    public func perform<T: Sendable>(_ body: @Sendable (isolated RenderContext) throws -> T) rethrows -> T {
-        try body(self)
+    /// - Throws: what `body` throws; `ELImageError.closed` after `close()`.
+    public func perform<T: Sendable>(_ body: @Sendable (isolated RenderContext) throws -> T) throws -> T {
+        try checkOpen()
+        return try body(self)
     }
 
     /// Runs `body` on the render thread and blocks the calling thread until it returns; for code
     /// outside Swift concurrency (a capture thread, a simple command-line program). Runs inline when
-    /// called on the render thread.
+    /// called on the render thread. Never call it from a Swift concurrency task: it would hold one
+    /// of the few cooperative threads while it waits.
+    /// - Throws: what `body` throws; `ELImageError.closed` after `close()`.
     public nonisolated func performAndWait<T: Sendable>(_ body: (isolated RenderContext) throws -> T) throws -> T {
+        try checkOpen()
         nonisolated(unsafe) let body = body  // runs while this thread waits: never concurrently
         return try thread.sync {
             try self.assumeIsolated { context in try body(context) }
         }
     }
 
-    /// Runs `body` on the render thread later, without waiting (e.g. from a deinit).
-    nonisolated func enqueue(_ body: @escaping @Sendable (isolated RenderContext) -> Void) {
-        if thread.isCurrent {
-            assumeIsolated { body($0) }
-        } else {
-            thread.submit { [self] in self.assumeIsolated { body($0) } }
+    /// Makes a framework thread named `name` with a context shared with this one current on it,
+    /// for reading frames back off the render thread; `start()` it once its owner keeps it. `body`
+    /// gets the error when the shared context cannot be made current. The thread releases and
+    /// destroys the shared context when `body` returns; it is registered with this context, so
+    /// `close()` joins it if its owner did not.
+    /// - Throws: `ELImageError.egl` when no shared context can be made; `.closed` after `close()`.
+    package nonisolated func makeWorker(name: String, body: @escaping @Sendable (ELImageError?) -> Void)
+        throws -> JoinableThread {
+        let shared = try makeSharedContext()
+        return JoinableThread(name: name, group: threads) {
+            var failure: ELImageError?
+            do {
+                try shared.makeCurrent()
+            } catch {
+                failure = error as? ELImageError
+                    ?? .invalidState(node: name, reason: "cannot make its GL context current: \(error)")
+            }
+            body(failure)
+            shared.releaseCurrent()
+            shared.destroy()
+            eglReleaseThread()
         }
     }
 
@@ -120,8 +214,8 @@ public actor RenderContext {
         errorHandler.withLock { $0 = handler }
     }
 
-    /// Reports a node's failure to the error handler.
-    public func report(_ error: Error, from node: AnyObject) {
+    /// Reports a node's failure to the error handler (on the calling thread).
+    public nonisolated func report(_ error: Error, from node: AnyObject) {
         let failure = NodeFailure(node: NodeFailure.name(of: node), error: error)
         if let handler = errorHandler.withLock({ $0 }) {
             handler(failure)
@@ -133,9 +227,10 @@ public actor RenderContext {
     // MARK: Shared contexts and fences
 
     /// Creates a context that shares objects with this one, for use on another thread.
+    /// - Throws: `ELImageError.egl` when the driver refuses; `ELImageError.closed` after `close()`.
     public nonisolated func makeSharedContext() throws -> SharedContext {
-        let handle = try thread.sync { try EGLContextHandle(display: egl.display, sharing: egl) }
-        return SharedContext(handle: handle, parent: self)
+        try checkOpen()
+        return SharedContext(handle: try thread.sync { try EGLContextHandle(display: egl.display, sharing: egl) })
     }
 
     /// Inserts a fence after the commands issued so far, and flushes them.
@@ -144,7 +239,7 @@ public actor RenderContext {
             throw ELImageError.gl(call: "glFenceSync", code: glGetError())
         }
         glFlush()
-        return GLFence(sync: sync, context: self)
+        return GLFence(sync: sync, resources: resources)
     }
 
     // MARK: Programs and drawing (used by nodes)

@@ -5,15 +5,14 @@ import CGLES
 /// `RenderContext`, for a worker thread (e.g. the encoder's readback thread).
 ///
 /// Make it current once on the worker thread with `makeCurrent()`; use `GLFence` to wait until the
-/// render thread's commands that produced a texture have completed before reading it.
-public final class SharedContext: @unchecked Sendable {
+/// render thread's commands that produced a texture have completed before reading it. Release it
+/// and `destroy()` it on that thread before the thread ends, and before the render context's
+/// `close()` (`RenderContext.startWorker` does all of this).
+public final class SharedContext: Sendable {
     private let handle: EGLContextHandle
-    /// Keeps the render context (and so the shared objects) alive while this context exists.
-    public let parent: RenderContext
 
-    init(handle: EGLContextHandle, parent: RenderContext) {
+    init(handle: EGLContextHandle) {
         self.handle = handle
-        self.parent = parent
     }
 
     /// Binds this context to the calling thread. Call it on the worker thread, once.
@@ -21,17 +20,22 @@ public final class SharedContext: @unchecked Sendable {
 
     /// Unbinds it from the calling thread (call before the thread ends or hands it on).
     public func releaseCurrent() { handle.releaseCurrent() }
+
+    /// Destroys the EGL context (after `releaseCurrent()`). Idempotent.
+    public func destroy() { handle.destroy() }
 }
 
 /// A GL fence: signalled when every command issued before it on its context has completed.
 /// Sync objects are shared between a `RenderContext` and its `SharedContext`s.
 public final class GLFence: @unchecked Sendable {
+    // @unchecked Sendable: `sync` is an immutable handle; GL calls on it are thread-safe across a
+    // share group.
     let sync: GLsync
-    private let context: RenderContext
+    private let resources: RenderResources
 
-    init(sync: GLsync, context: RenderContext) {
+    init(sync: GLsync, resources: RenderResources) {
         self.sync = sync
-        self.context = context
+        self.resources = resources
     }
 
     /// Blocks the calling thread, which must have the render context or one of its shared contexts
@@ -47,7 +51,6 @@ public final class GLFence: @unchecked Sendable {
     }
 
     deinit {
-        let sync = UncheckedBox(self.sync)
-        context.enqueue { _ in glDeleteSync(sync.value) }
+        resources.deleteSync(sync)
     }
 }

@@ -26,6 +26,8 @@ final class RecordingSession: Sendable {
         var statistics = RecordingStatistics()
         var cancelRequested = false
         var threadStarted = false
+        /// The encoder thread, once made (joined by `outcome()`).
+        var thread: JoinableThread?
         var context: RenderContext?
         var colorSpace: ColorSpace?
         var timescale: Int32?
@@ -53,12 +55,12 @@ final class RecordingSession: Sendable {
     private let state = Mutex(State())
     private let result = WorkerOutcome<RecordingSummary>()
     private let emit: @Sendable (RecordingEvent) -> Void
-    /// Reports failures to the render context's error handler, naming this node. Weak: the node
-    /// keeps its sessions.
-    private weak let node: (any ImageInput)?
+    /// Reports failures to the render context's error handler, naming this node, and is closed by
+    /// the context's `close()`. Weak: the node keeps its sessions.
+    private weak let node: (any ImageInput & ClosableNode)?
 
     init(writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits, settings: EncoderSettings,
-         node: any ImageInput, emit: @escaping @Sendable (RecordingEvent) -> Void) {
+         node: any ImageInput & ClosableNode, emit: @escaping @Sendable (RecordingEvent) -> Void) {
         self.path = writer.path
         self.writer = writer
         self.container = container
@@ -130,9 +132,11 @@ final class RecordingSession: Sendable {
         // Already closing: the encoder thread sees `cancelRequested` when it ends.
     }
 
-    /// Waits until the recording has ended and returns how.
+    /// Waits until the recording has ended and its encoder thread is joined, and returns how.
     func outcome() async -> Result<RecordingSummary, ELImageError> {
-        await result.value()
+        let outcome = await result.value()
+        await state.withLock { $0.thread }?.join()
+        return outcome
     }
 
     // MARK: Render thread
@@ -177,12 +181,14 @@ final class RecordingSession: Sendable {
         case let .queue(pts, number, colorSpace, startThread):
             if startThread {
                 do {
-                    try SharedContextThread.start(name: "ELImage.encoder", context: context, body: { [self] error in
+                    let thread = try context.makeWorker(name: "ELImage.encoder") { [self] error in
                         if let error { fail(error, encoder: nil, container: nil) } else { runEncoder() }
-                    }, finally: { [self] in publish() })
+                    }
+                    state.withLock { $0.thread = thread }
+                    if let node { context.register(node, stage: .sink) }
+                    try thread.start()
                 } catch {
-                    // No thread: `fail` publishes at once. Reported by `fail`; the frames that
-                    // follow find the recording ended.
+                    // No thread: reported by `fail`; the frames that follow find the recording ended.
                     state.withLock { $0.threadStarted = false }
                     fail(error as? ELImageError ?? .invalidState(node: "VideoEncoder", reason: "\(error)"),
                          encoder: nil, container: nil)
@@ -403,7 +409,7 @@ final class RecordingSession: Sendable {
         // cancelled one; anything written stays.
         if cancelled || (box?.bytesWritten ?? 0) == 0 { writer.remove() }
         if let context = state.withLock({ $0.context }) {
-            if let node = self.node { Task { await context.report(error, from: node) } }
+            if let node = self.node { context.report(error, from: node) }
         }
         emit(.failed(path: path, error: error))
         end(cancelled: cancelled, outcome: .failure(error))
@@ -429,21 +435,11 @@ final class RecordingSession: Sendable {
         if frames > 0 { state.withLock { $0.lost += frames } }
     }
 
-    /// Records how the recording ended; waiters hear it now when no encoder thread ran, else
-    /// from `publish()` when the thread is done.
+    /// Records how the recording ended (the encoder thread's last act, when it ran).
     private func end(cancelled: Bool, outcome: Result<RecordingSummary, ELImageError>) {
         if cancelled { emit(.cancelled(path: path)) }
-        let threadRan = state.withLock { state in
-            state.phase = .ended
-            return state.threadStarted
-        }
+        state.withLock { $0.phase = .ended }
         result.record(outcome)
-        if !threadRan { publish() }
-    }
-
-    /// Hands the outcome to the waiters (the encoder thread's last act).
-    private func publish() {
-        result.publish()
     }
 
     /// The statistics with the frame counts derived from the queue's counters (kept under its

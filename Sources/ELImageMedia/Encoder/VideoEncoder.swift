@@ -30,7 +30,7 @@ import Synchronization
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
 /// error goes to the render context's error handler (and is thrown by `stop()`), the fragments
 /// already flushed stay playable, and the rest of the graph keeps running.
-public final class VideoEncoder: ImageInput, @unchecked Sendable {
+public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: the mutable state is in `state` (a Mutex); sessions are Sendable.
 
     public let inputSlots = InputSlots(count: 1)
@@ -64,7 +64,8 @@ public final class VideoEncoder: ImageInput, @unchecked Sendable {
         self.settings = settings
     }
 
-    /// A recording still running when the encoder goes away is finished (its file completed).
+    /// The safety net for an encoder released while recording: the encoder thread finishes the
+    /// file in the background (never waited for here). Call `stop()` or the context's `close()`.
     deinit {
         state.withLock { $0.current }?.requestFinish(.requested)
     }
@@ -139,6 +140,15 @@ public final class VideoEncoder: ImageInput, @unchecked Sendable {
             throw ELImageError.invalidState(node: "VideoEncoder", reason: "no recording was started")
         }
         return try await session.outcome().get()
+    }
+
+    /// Finishes a recording still running (as `stop()`, failures go to the error handler) and
+    /// returns once its file is complete and the encoder thread has ended. Called by the render
+    /// context's `close()`; idempotent.
+    public func close() async {
+        guard let session = state.withLock({ $0.current }) else { return }
+        session.requestFinish(.requested)
+        _ = await session.outcome()
     }
 
     /// Abandons the recording and removes its file. Returns once the file is gone.

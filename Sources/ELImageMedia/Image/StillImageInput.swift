@@ -11,7 +11,7 @@ import Foundation
 /// ```
 ///
 /// The file is decoded once, to RGBA (sRGB); each frame is uploaded with its own timestamp.
-public final class StillImageInput: ImageOutput, @unchecked Sendable {
+public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable or a Sendable (Mutex-guarded) type.
 
     /// How many frames to make and how fast.
@@ -120,6 +120,12 @@ public final class StillImageInput: ImageOutput, @unchecked Sendable {
     /// returns. Safe from any thread.
     public func cancel() {
         runner.cancel()
+    }
+
+    /// Stops the current run (as `cancel()`) and returns once it has ended: end-of-stream sent and
+    /// the decoding thread joined. Called by the render context's `close()`; idempotent.
+    public func close() async {
+        await runner.close()
     }
 
     /// The first 8 bytes of the file.

@@ -31,12 +31,15 @@ enum SourceEvent: Sendable {
 /// Runs a file source: a producer on its own thread (decoding may block and take long, so it stays
 /// off Swift's cooperative threads) sends pictures through a bounded `FrameChannel`; the calling
 /// task paces them, uploads each one on the render thread and delivers it to the node's targets.
-/// One run at a time per node.
+/// One run at a time per node. The producer thread is joined before the run returns.
 final class FileSourceRunner: Sendable {
     private struct Run {
         var channel: FrameChannel<SourceEvent>?
         var statistics = MovieStatistics()
+        /// Tasks waiting in `close()` for the run to end.
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
+
     private let state = Mutex(Run())
 
     var statistics: MovieStatistics { state.withLock { $0.statistics } }
@@ -47,12 +50,27 @@ final class FileSourceRunner: Sendable {
         state.withLock { $0.channel }?.close()
     }
 
+    /// Stops the current run, if any, and returns once it has ended: end-of-stream delivered and
+    /// the producer thread joined.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let running = state.withLock { run -> Bool in
+                guard let channel = run.channel else { return false }
+                channel.close()
+                run.idleWaiters.append(continuation)
+                return true
+            }
+            if !running { continuation.resume() }
+        }
+    }
+
     /// Runs `produce` on a new thread named `threadName` and feeds what it sends into `node`'s
     /// targets with `pacing`; sends end-of-stream at the end, and throws the producer's failure.
+    /// The node is registered with `context`, whose `close()` stops the run.
     ///
     /// `produce` must stop when `send` returns false; the channel is finished for it.
-    func run(node: ImageOutput, on context: RenderContext, pacing: MoviePacing, orientation: Orientation = .up,
-             frameInterval: Duration,
+    func run(node: ImageOutput & ClosableNode, on context: RenderContext, pacing: MoviePacing,
+             orientation: Orientation = .up, frameInterval: Duration,
              threadName: String, produce: @escaping @Sendable (FrameChannel<SourceEvent>) -> Void) async throws {
         let channel = FrameChannel<SourceEvent>(capacity: 2)
         try state.withLock { run in
@@ -62,15 +80,18 @@ final class FileSourceRunner: Sendable {
             }
             run = Run(channel: channel)
         }
-        defer { state.withLock { $0.channel = nil } }
-
-        let thread = Thread {
+        if context.isClosed { channel.close() }
+        context.register(node, stage: .source)
+        let producer = JoinableThread(name: threadName, group: context.threads) {
             defer { channel.finish() }
             produce(channel)
         }
-        thread.name = threadName
-        thread.start()
-
+        do {
+            try producer.start()
+        } catch {
+            endRun()
+            throw error
+        }
         var schedule = RealTimeSchedule(tolerance: frameInterval)
         var failure: (any Error)?
         await withTaskCancellationHandler {
@@ -80,7 +101,7 @@ final class FileSourceRunner: Sendable {
                 switch event {
                 case .damage(let error):
                     count { $0.damaged += 1 }
-                    await context.perform { context in context.report(error, from: node) }
+                    context.report(error, from: node)
                 case .failure(let error):
                     failure = error
                     channel.close()
@@ -105,8 +126,20 @@ final class FileSourceRunner: Sendable {
         } onCancel: {
             channel.close()
         }
-        await context.perform { context in node.deliverEndOfStream(in: context) }
+        await producer.join()
+        _ = try? await context.perform { context in node.deliverEndOfStream(in: context) }
+        endRun()
         if let failure { throw failure }
+    }
+
+    /// Marks the node idle and wakes the tasks waiting in `close()`.
+    private func endRun() {
+        let waiters = state.withLock { run in
+            run.channel = nil
+            defer { run.idleWaiters = [] }
+            return run.idleWaiters
+        }
+        waiters.forEach { $0.resume() }
     }
 
     private func count(_ change: (inout MovieStatistics) -> Void) {

@@ -22,7 +22,7 @@ import Foundation
 /// context's error handler (`ELImageError.malformedMedia` with the file and frame number) and the
 /// run goes on. A file that cannot be read on (cut short, damaged container) ends the run: the
 /// frames before the fault are delivered, then end-of-stream, then `run(on:)` throws.
-public final class MovieInput: ImageOutput, @unchecked Sendable {
+public final class MovieInput: ImageOutput, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable or a Sendable (Mutex-guarded) type.
 
     /// What to decode and how fast.
@@ -129,6 +129,12 @@ public final class MovieInput: ImageOutput, @unchecked Sendable {
     /// and `run(on:)` returns. Safe from any thread, including a sink on the render thread.
     public func cancel() {
         runner.cancel()
+    }
+
+    /// Stops the current run (as `cancel()`) and returns once it has ended: end-of-stream sent and
+    /// the decoding thread joined. Called by the render context's `close()`; idempotent.
+    public func close() async {
+        await runner.close()
     }
 
     // MARK: Decoding (on the movie thread)

@@ -22,6 +22,8 @@ final class FileSinkCore: Sendable {
     private struct State {
         var closing = false
         var threadStarted = false
+        /// The worker thread, once made (joined by `outcome()`).
+        var thread: JoinableThread?
         var context: RenderContext?
         var framesIn = 0
         var framesWritten = 0
@@ -62,7 +64,7 @@ final class FileSinkCore: Sendable {
     var dropped: Int { state.withLock { $0.dropped } }
 
     /// Render thread: queues `frame` for writing.
-    func receive(_ frame: TextureFrame, node: any ImageInput, in context: isolated RenderContext) throws {
+    func receive(_ frame: TextureFrame, node: any ImageInput & ClosableNode, in context: isolated RenderContext) throws {
         let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
             guard !state.closing else { return nil }
             state.context = context
@@ -73,9 +75,12 @@ final class FileSinkCore: Sendable {
         guard let ticket else { return }
         if ticket.startThread {
             do {
-                try SharedContextThread.start(name: "ELImage.\(name)", context: context, body: { [self] error in
+                let thread = try context.makeWorker(name: "ELImage.\(name)") { [self] error in
                     if let error { fail(error, node: node) } else { run(node: node) }
-                }, finally: { [self] in publish() })
+                }
+                state.withLock { $0.thread = thread }
+                context.register(node, stage: .sink)
+                try thread.start()
             } catch {
                 state.withLock { $0.threadStarted = false }
                 fail(error as? ELImageError ?? .invalidState(node: name, reason: "\(error)"), node: node)
@@ -106,8 +111,17 @@ final class FileSinkCore: Sendable {
         }
     }
 
+    /// Waits until the file is finished (or failed) and the worker thread is joined.
     func outcome() async -> Result<Int, ELImageError> {
-        await result.value()
+        let outcome = await result.value()
+        await state.withLock { $0.thread }?.join()
+        return outcome
+    }
+
+    /// Finishes the file and waits for the worker (the node's `close()`); failures were reported.
+    func close() async {
+        requestFinish()
+        _ = await outcome()
     }
 
     // MARK: Worker thread
@@ -151,22 +165,13 @@ final class FileSinkCore: Sendable {
             state.dropped += left
             return state.context
         }
-        if let context { Task { await context.report(error, from: node) } }
+        context?.report(error, from: node)
         end(.failure(error))
     }
 
-    /// Records the outcome; waiters hear it now when no worker ran, else from `publish()`.
+    /// Records the outcome (the worker's last act, when it ran).
     private func end(_ outcome: Result<Int, ELImageError>) {
-        let threadRan = state.withLock { state in
-            state.closing = true
-            return state.threadStarted
-        }
+        state.withLock { $0.closing = true }
         result.record(outcome)
-        if !threadRan { publish() }
-    }
-
-    /// Hands the outcome to the waiters (the worker's last act).
-    private func publish() {
-        result.publish()
     }
 }

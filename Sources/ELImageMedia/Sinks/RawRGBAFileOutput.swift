@@ -8,7 +8,7 @@ import Foundation
 /// The readback and the writing happen on a worker thread with a shared GL context; the render
 /// thread only queues the frame. Write errors keep their `errno` (through `MediaFileWriter`),
 /// go to the render context's error handler and are thrown by `finish()`.
-public final class RawRGBAFileOutput: ImageInput, @unchecked Sendable {
+public final class RawRGBAFileOutput: ImageInput, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: all state is in `core` (Sendable, Mutex-guarded).
 
     public let inputSlots = InputSlots(count: 1)
@@ -45,6 +45,12 @@ public final class RawRGBAFileOutput: ImageInput, @unchecked Sendable {
     public func finish() async throws -> Int {
         core.requestFinish()
         return try await core.outcome().get()
+    }
+
+    /// Finishes the file (as `finish()`, failures go to the error handler) and returns once the
+    /// worker thread has ended. Called by the render context's `close()`; idempotent.
+    public func close() async {
+        await core.close()
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {

@@ -16,7 +16,7 @@ import Synchronization
 /// The frame is read back on the render thread (one RGBA copy, only for the frame captured);
 /// encoding (libpng, libturbojpeg) and writing happen on a thread of their own. Frames that are
 /// not captured cost nothing.
-public final class Snapshot: ImageInput, @unchecked Sendable {
+public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: the requests live in a Mutex.
 
     /// The picture file's format.
@@ -49,22 +49,39 @@ public final class Snapshot: ImageInput, @unchecked Sendable {
         let path: String
         let format: Format
         let time: MediaTime?
-        let continuation: CheckedContinuation<Capture, Error>
+        let continuation: CheckedContinuation<Written, Never>
+    }
+
+    /// A request's outcome, and the thread that wrote it (joined by the caller before it hears).
+    private struct Written: Sendable {
+        let outcome: Result<Capture, any Error>
+        var writer: JoinableThread?
+    }
+
+    private struct State {
+        var next: UInt64 = 0
+        var pending: [Request] = []
+        /// Threads writing pictures, until their callers joined them.
+        var writers: [ObjectIdentifier: JoinableThread] = [:]
+        var closed = false
     }
 
     public let inputSlots = InputSlots(count: 1)
-    private let requests = Mutex<(next: UInt64, pending: [Request])>((0, []))
+    private let state = Mutex(State())
+    /// Registered with the context of the first frame, whose `close()` then closes this node.
+    private let registered = Atomic<Bool>(false)
 
     public init() {}
 
     /// Saves the next frame that arrives (or, with `time`, the first one stamped at or after it)
-    /// to `path`, and returns once the file is written.
+    /// to `path`, and returns once the file is written and the thread that wrote it has ended.
     ///
     /// - Parameters:
     ///   - format: `nil` picks from the extension (`.jpg`/`.jpeg`: JPEG quality 90, else PNG).
     /// - Throws: `ELImageError.io` when the file cannot be written; `ELImageError.invalidInput`
     ///   for a JPEG quality outside 1...100; `ELImageError.invalidState` when the stream ends
-    ///   before a frame comes; `CancellationError` when the calling task is cancelled first.
+    ///   before a frame comes; `ELImageError.closed` when the snapshot (its context) was closed
+    ///   first; `CancellationError` when the calling task is cancelled first.
     @discardableResult
     public func capture(to path: String, format: Format? = nil, at time: MediaTime? = nil) async throws -> Capture {
         let format = format ?? .forPath(path)
@@ -72,88 +89,112 @@ public final class Snapshot: ImageInput, @unchecked Sendable {
             throw ELImageError.invalidInput(what: "JPEG quality \(quality) is out of range",
                                             hint: "give a quality from 1 to 100 (90 is a good default)")
         }
-        let id = requests.withLock { state -> UInt64 in
+        let id = state.withLock { state -> UInt64 in
             state.next += 1
             return state.next
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let cancelled = requests.withLock { state -> Bool in
-                    if Task.isCancelled { return true }
+        let written = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let refusal = state.withLock { state -> (any Error)? in
+                    if Task.isCancelled { return CancellationError() }
+                    if state.closed { return ELImageError.closed(what: "the snapshot of \(path)") }
                     state.pending.append(Request(id: id, path: path, format: format, time: time, continuation: continuation))
-                    return false
+                    return nil
                 }
-                if cancelled { continuation.resume(throwing: CancellationError()) }
+                if let refusal { continuation.resume(returning: Written(outcome: .failure(refusal))) }
             }
         } onCancel: {
-            let request = requests.withLock { state -> Request? in
+            let request = state.withLock { state -> Request? in
                 guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.pending.remove(at: index)
             }
-            request?.continuation.resume(throwing: CancellationError())
+            request?.continuation.resume(returning: Written(outcome: .failure(CancellationError())))
         }
+        if let writer = written.writer {
+            await writer.join()
+            _ = state.withLock { $0.writers.removeValue(forKey: ObjectIdentifier(writer)) }
+        }
+        return try written.outcome.get()
     }
 
     /// Requests waiting for a frame.
-    public var pendingCount: Int { requests.withLock { $0.pending.count } }
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Fails the requests still waiting for a frame and joins the threads writing pictures.
+    /// Called by the render context's `close()`; idempotent.
+    public func close() async {
+        let (left, writers) = state.withLock { state in
+            state.closed = true
+            defer { state.pending = [] }
+            return (state.pending, Array(state.writers.values))
+        }
+        for request in left {
+            request.continuation.resume(returning: Written(outcome: .failure(ELImageError.closed(
+                what: "the snapshot of \(request.path) (closed before a frame arrived)"))))
+        }
+        for writer in writers { await writer.join() }
+    }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        let due = requests.withLock { state -> [Request] in
+        if !registered.exchange(true, ordering: .acquiringAndReleasing) { context.register(self, stage: .sink) }
+        let due = state.withLock { state -> [Request] in
             guard !state.pending.isEmpty else { return [] }
             let due = state.pending.filter { $0.time.map { frame.timestamp >= $0 } ?? true }
             state.pending.removeAll { request in due.contains { $0.id == request.id } }
             return due
         }
         guard !due.isEmpty else { return }
+        func fail(_ error: any Error) -> any Error {
+            due.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }
+            return error
+        }
         guard frame.format == .rgba8 else {
-            let error = ELImageError.invalidInput(what: "Snapshot got a \(frame.format) frame",
-                                                  hint: "connect it after a node that outputs RGBA")
-            due.forEach { $0.continuation.resume(throwing: error) }
-            throw error
+            throw fail(ELImageError.invalidInput(what: "Snapshot got a \(frame.format) frame",
+                                                 hint: "connect it after a node that outputs RGBA"))
         }
         var buffer = try PixelBuffer(format: .rgba, width: frame.width, height: frame.height)
         do {
             try context.readPixels(of: frame, into: &buffer)
         } catch {
-            due.forEach { $0.continuation.resume(throwing: error) }
-            throw error
+            throw fail(error)
         }
         let image = RGBAImage(width: frame.width, height: frame.height, pixels: buffer.data, timestamp: frame.timestamp)
         // Encoding a PNG or JPEG takes milliseconds to tens of them: not on the render thread.
-        // The callers hear back once the thread has exited (see JoinedThread).
-        let results = Mutex<[Result<Capture, Error>]>([])
-        do {
-            try JoinedThread.start(name: "ELImage.snapshot", body: {
-                let outcomes = due.map { request in
-                    Result<Capture, Error> {
-                        switch request.format {
-                        case .png: try PNGFile.write(image, to: request.path)
-                        case let .jpeg(quality): try JPEGFile.write(image, to: request.path, quality: quality)
-                        }
-                        return Capture(path: request.path, timestamp: image.timestamp, width: image.width,
-                                       height: image.height, format: request.format)
+        let slot = Mutex<JoinableThread?>(nil)
+        let writer = JoinableThread(name: "ELImage.snapshot", group: context.threads) {
+            let thread = slot.withLock { $0 }
+            for request in due {
+                let outcome = Result<Capture, any Error> {
+                    switch request.format {
+                    case .png: try PNGFile.write(image, to: request.path)
+                    case let .jpeg(quality): try JPEGFile.write(image, to: request.path, quality: quality)
                     }
+                    return Capture(path: request.path, timestamp: image.timestamp, width: image.width,
+                                   height: image.height, format: request.format)
                 }
-                results.withLock { $0 = outcomes }
-            }, completion: {
-                let outcomes = results.withLock { $0 }
-                for (request, outcome) in zip(due, outcomes) { request.continuation.resume(with: outcome) }
-            })
+                request.continuation.resume(returning: Written(outcome: outcome, writer: thread))
+            }
+        }
+        slot.withLock { $0 = writer }
+        state.withLock { $0.writers[ObjectIdentifier(writer)] = writer }
+        do {
+            try writer.start()
         } catch {
-            due.forEach { $0.continuation.resume(throwing: error) }
-            throw error
+            slot.withLock { $0 = nil }
+            _ = state.withLock { $0.writers.removeValue(forKey: ObjectIdentifier(writer)) }
+            throw fail(error)
         }
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
-        let left = requests.withLock { state -> [Request] in
+        let left = state.withLock { state -> [Request] in
             defer { state.pending = [] }
             return state.pending
         }
         for request in left {
             let when = request.time.map { "at or after \($0.seconds) s" } ?? ""
-            request.continuation.resume(throwing: ELImageError.invalidState(
-                node: "Snapshot", reason: "the stream ended before a frame \(when) arrived for \(request.path)"))
+            request.continuation.resume(returning: Written(outcome: .failure(ELImageError.invalidState(
+                node: "Snapshot", reason: "the stream ended before a frame \(when) arrived for \(request.path)"))))
         }
     }
 }

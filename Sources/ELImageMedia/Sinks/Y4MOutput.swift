@@ -17,7 +17,7 @@ import Foundation
 /// on a worker thread with a shared GL context; the render thread only queues the converted
 /// planes. Failures (a full disk) go to the render context's error handler and are thrown by
 /// `finish()`; the frames written before stay in the file.
-public final class Y4MOutput: ImageInput, @unchecked Sendable {
+public final class Y4MOutput: ImageInput, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: all state is in `core` (Sendable, Mutex-guarded).
 
     public let inputSlots = InputSlots(count: 1)
@@ -66,6 +66,12 @@ public final class Y4MOutput: ImageInput, @unchecked Sendable {
     public func finish() async throws -> Int {
         core.requestFinish()
         return try await core.outcome().get()
+    }
+
+    /// Finishes the file (as `finish()`, failures go to the error handler) and returns once the
+    /// worker thread has ended. Called by the render context's `close()`; idempotent.
+    public func close() async {
+        await core.close()
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {

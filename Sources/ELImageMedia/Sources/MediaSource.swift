@@ -48,17 +48,24 @@ public final class MediaSource: Sendable {
     /// How many frames will come, when known.
     public let expectedFrames: Int?
     private let runner: @Sendable (RenderContext) async throws -> Void
+    private let stopper: @Sendable () -> Void
 
-    private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, run: @escaping @Sendable (RenderContext) async throws -> Void) {
+    private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, run: @escaping @Sendable (RenderContext) async throws -> Void,
+                 cancel: @escaping @Sendable () -> Void) {
         self.kind = kind
         self.node = node
         self.expectedFrames = expectedFrames
         self.runner = run
+        self.stopper = cancel
     }
 
     /// Feeds every frame into the graph, then end-of-stream. Errors that end the input are thrown;
     /// recoverable ones go to the context's error handler.
     public func run(on context: RenderContext) async throws { try await runner(context) }
+
+    /// Stops reading the input (from any thread, e.g. a signal handler's task): the frames already
+    /// on their way go through, then end-of-stream, and `run(on:)` returns.
+    public func cancel() { stopper() }
 
     /// Opens `path`; with no path, the first camera when one exists, else `fallback`.
     public static func open(_ path: String?, fallback: String, options: Options = Options(),
@@ -85,16 +92,16 @@ public final class MediaSource: Sendable {
         case "png", "jpg", "jpeg":
             let still = try StillImageInput(path: chosen, options: .init(
                 repeatCount: options.frames ?? 1, frameRate: rate, orientation: options.orientation))
-            return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1) {
-                try await still.run(on: $0)
-            }
+            return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1,
+                               run: { try await still.run(on: $0) }, cancel: { still.cancel() })
         default:
             // The file's own colour space is needed only to derive an override from it.
             let colorSpace = try options.colorSpace.map { override in override(try MovieInput(path: chosen).colorSpace) }
             let movie = try MovieInput(path: chosen, options: .init(
                 frameRange: options.frames.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation))
             let expected = movie.info.frameCount.map { min($0, options.frames ?? .max) }
-            return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected) { try await movie.run(on: $0) }
+            return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected,
+                               run: { try await movie.run(on: $0) }, cancel: { movie.cancel() })
         }
     }
 
@@ -108,13 +115,14 @@ public final class MediaSource: Sendable {
         let wanted = options.frames ?? 300
         let counter = DeliveryCounter()
         camera.addTarget(counter)
-        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted) { _ in
+        let cancelled = Atomic<Bool>(false)
+        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, run: { _ in
             try camera.start()
-            while camera.isRunning, counter.count < wanted {
+            while camera.isRunning, counter.count < wanted, !cancelled.load(ordering: .acquiring) {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            camera.stop()
-        }
+            await camera.close()
+        }, cancel: { cancelled.store(true, ordering: .releasing) })
     }
 
     /// CPU frames from `next` uploaded through a `RawDataInput`.
@@ -122,14 +130,15 @@ public final class MediaSource: Sendable {
         let upload = RawDataInput()
         let limit = options.frames ?? .max
         let orientation = options.orientation
-        return MediaSource(kind: kind, node: upload, expectedFrames: expected) { context in
+        let cancelled = Atomic<Bool>(false)
+        return MediaSource(kind: kind, node: upload, expectedFrames: expected, run: { context in
             var count = 0
-            while count < limit, let frame = try reader.next() {
+            while count < limit, !cancelled.load(ordering: .acquiring), let frame = try reader.next() {
                 try await upload.process(frame, orientation: orientation, on: context)
                 count += 1
             }
-            await context.perform { context in upload.finish(in: context) }
-        }
+            try await context.perform { context in upload.finish(in: context) }
+        }, cancel: { cancelled.store(true, ordering: .releasing) })
     }
 }
 

@@ -8,7 +8,7 @@ struct FramePoolTests {
     func reuseOverManyFrames() async throws {
         let context = try RenderContext()
         // Reuse, not trimming, is under test: a stall on a loaded machine must not age textures out.
-        await context.perform { $0.framePool.idleLifetime = .seconds(3600) }
+        try await context.perform { $0.framePool.idleLifetime = .seconds(3600) }
         let input = RawDataInput()
         let (output, images) = imageCollector()
         input --> Grayscale() --> Passthrough() --> output
@@ -53,7 +53,7 @@ struct FramePoolTests {
             #expect(frame.width == 32)
             return pthread_self()  // the last reference to `frame` goes here, off the render thread
         }.value
-        #expect(pthread_equal(releasedOn, await context.perform { _ in pthread_self() }) == 0)
+        #expect(pthread_equal(releasedOn, try await context.perform { _ in pthread_self() }) == 0)
         let pool = await context.poolStatistics
         #expect(pool.texturesInUse == 0)
         #expect(pool.idleTextures == 1)

@@ -148,7 +148,7 @@ struct GraphTests {
         let input = RawDataInput()
         let sink = EndRecorder()
         input --> Grayscale() --> Passthrough() --> sink
-        await context.perform { context in input.finish(in: context) }
+        try await context.perform { context in input.finish(in: context) }
         #expect(sink.ends.values == [0])
     }
 }

@@ -29,8 +29,8 @@ struct RenderContextTests {
         #expect(await first.poolStatistics.hits + first.poolStatistics.misses == 40)
         #expect(await second.poolStatistics.hits + second.poolStatistics.misses == 40)
         // Each runs on its own thread.
-        let threadA = await first.perform { _ in pthread_self() }
-        let threadB = await second.perform { _ in pthread_self() }
+        let threadA = try await first.perform { _ in pthread_self() }
+        let threadB = try await second.perform { _ in pthread_self() }
         #expect(pthread_equal(threadA, threadB) == 0)
     }
 

@@ -52,7 +52,7 @@ struct FileSinkTests {
         let gray = Grayscale()
         input --> gray --> collector
         try await EncoderFixtures.feed(frames, into: input, on: context)
-        await context.perform { context in input.finish(in: context) }  // end-of-stream finishes the file
+        try await context.perform { context in input.finish(in: context) }  // end-of-stream finishes the file
         #expect(try await output.finish() == frames.count)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         var expected: [UInt8] = []

@@ -75,7 +75,7 @@ struct SnapshotTests {
 
         let never = Task { try await snapshot.capture(to: folder.path("never.png"), at: MediaTime(value: 100, timescale: 1)) }
         #expect(await eventually { snapshot.pendingCount == 1 })
-        await context.perform { context in input.finish(in: context) }
+        try await context.perform { context in input.finish(in: context) }
         await #expect(throws: ELImageError.self) { try await never.value }
 
         let task = Task { try await snapshot.capture(to: folder.path("cancelled.png")) }

@@ -1,12 +1,22 @@
+import CEGL
 import Foundation
 
-/// One dedicated OS thread that runs a `RenderContext`'s work: Swift concurrency jobs for the actor
+/// The dedicated thread that runs a `RenderContext`'s work: Swift concurrency jobs for the actor
 /// (it is the actor's serial executor) and plain closures (e.g. returning a texture to the pool
-/// from a frame's deinit on another thread).
+/// when a frame is released on another thread).
 ///
 /// Because the render context's EGL context is current on this thread only, every piece of code
 /// isolated to the `RenderContext` actor runs where its GL calls are valid.
+///
+/// **End.** `stop()` lets the thread finish what is queued and return; `join()` waits until it
+/// is gone. Work that arrives after that finds no thread: closures are dropped (the GL objects
+/// they would free went with the context) and `sync` throws `ELImageError.closed`. A Swift job
+/// cannot be dropped (its task would wait forever), so a late job runs on the thread that
+/// enqueued it, one at a time, with no GL context current: the context's isolated API checks
+/// `isClosed` first and throws.
 final class RenderThread: SerialExecutor, @unchecked Sendable {
+    // @unchecked Sendable: `pending`, `stopRequested` and `exited` are guarded by `condition`;
+    // `threadID` is written before `init` returns and only read afterwards.
     private enum Work {
         case job(UnownedJob)
         case closure(() -> Void)
@@ -15,20 +25,22 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [Work] = []
     private var stopRequested = false
-    private let exited = DispatchSemaphore(value: 0)
-    /// Written once by the thread before `init` returns; read-only afterwards.
+    private var exited = false
+    private let lateJobs = NSRecursiveLock()
     private var threadID = pthread_self()
+    private var thread: JoinableThread?
 
-    init(name: String) {
+    /// Starts the thread. Its context owns it directly (it is not in the context's `ThreadGroup`,
+    /// which the context joins before it stops this thread).
+    init(name: String) throws(ELImageError) {
         let started = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
+        let thread = JoinableThread(name: name, group: nil) { [self] in
             threadID = pthread_self()
             started.signal()
             runLoop()
         }
-        thread.name = name
-        thread.stackSize = 4 << 20
-        thread.start()
+        self.thread = thread
+        try thread.start()
         started.wait()
     }
 
@@ -38,30 +50,37 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
     // MARK: SerialExecutor
 
     func enqueue(_ job: consuming ExecutorJob) {
-        push(.job(UnownedJob(job)))
+        let job = UnownedJob(job)
+        if !push(.job(job)) {
+            lateJobs.lock()
+            job.runSynchronously(on: asUnownedSerialExecutor())
+            lateJobs.unlock()
+        }
     }
 
     func isIsolatingCurrentContext() -> Bool? { isCurrent }
 
     // MARK: Plain work
 
-    /// Runs `body` on the render thread, later.
+    /// Runs `body` on the render thread, later; dropped once the thread has ended.
     func submit(_ body: @escaping @Sendable () -> Void) {
-        push(.closure(body))
+        _ = push(.closure(body))
     }
 
     /// Runs `body` on the render thread and waits for it. Runs inline when already on the thread.
+    /// - Throws: `ELImageError.closed` once the thread has ended.
     func sync<T>(_ body: () throws -> T) throws -> T {
         if isCurrent { return try body() }
-        let outcome: Result<T, Error>? = withoutActuallyEscaping(body) { escapable in
+        let outcome: Result<T, Error>? = try withoutActuallyEscaping(body) { escapable in
             let result = UncheckedBox<Result<T, Error>?>(nil)
             let work = UncheckedBox<(() throws -> T)?>(escapable)
             let done = DispatchSemaphore(value: 0)
-            push(.closure {
+            let queued = push(.closure {
                 result.value = work.value.map { body in Result { try body() } }
                 work.value = nil  // `body` must not outlive this call
                 done.signal()
             })
+            guard queued else { throw ELImageError.closed(what: "the render context") }
             done.wait()
             return result.value
         }
@@ -71,21 +90,32 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
         return try outcome.get()
     }
 
-    /// Lets the thread finish what is queued, then exit. Called off the thread, waits until it has
-    /// exited, so none of its work outlives the caller (or races the process's exit).
+    /// Lets the thread finish what is queued, then end. Does not wait: `join()` does.
     func stop() {
         condition.lock()
         stopRequested = true
         condition.signal()
         condition.unlock()
-        if !isCurrent { exited.wait() }
     }
 
-    private func push(_ work: Work) {
+    /// Waits until the thread has ended and is joined (after `stop()`).
+    func join() async {
+        await thread?.join()
+    }
+
+    /// Forgets the thread without waiting: it ends by itself after `stop()` (the safety net of a
+    /// context that was never closed).
+    func abandon() {
+        thread = nil
+    }
+
+    private func push(_ work: Work) -> Bool {
         condition.lock()
+        defer { condition.unlock() }
+        guard !exited else { return false }
         pending.append(work)
         condition.signal()
-        condition.unlock()
+        return true
     }
 
     private func runLoop() {
@@ -93,8 +123,9 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
             condition.lock()
             while pending.isEmpty && !stopRequested { condition.wait() }
             if pending.isEmpty && stopRequested {
+                exited = true
                 condition.unlock()
-                exited.signal()
+                eglReleaseThread()  // frees EGL's per-thread state here, not in a TLS destructor
                 return
             }
             let batch = pending
