@@ -140,20 +140,22 @@ public actor RenderContext {
             }
         }
         await threads.joinAll()
-        await deleteGLObjects()
         lifecycle.markGLClosed()
+        await tearDownEGL()
         thread.stop()
         await thread.join()
-        egl.destroy()
-        egl.display.release()
         lifecycle.finishClose()
     }
 
-    private func deleteGLObjects() {
+    /// Deletes the GL objects, destroys the EGL context and lets go of the display, on the render
+    /// thread: EGL's per-thread state then lives on that thread alone and goes with it.
+    private func tearDownEGL() {
         resources.deleteAll()
         if emptyVertexArray != 0 { glDeleteVertexArrays(1, &emptyVertexArray) }
         emptyVertexArray = 0
         egl.releaseCurrent()
+        egl.destroy()
+        egl.display.release()
     }
 
     private nonisolated func checkOpen() throws(ELImageError) {

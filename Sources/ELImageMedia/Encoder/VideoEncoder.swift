@@ -60,7 +60,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
             throw ELImageError.invalidInput(what: "the encoder settings do not work: \(problem)",
                                             hint: "fix the EncoderSettings; see their documentation for the ranges")
         }
-        _ = try X264Encoder.parameters(settings: settings)
+        try X264Encoder.validate(settings: settings)
         self.settings = settings
     }
 

@@ -31,6 +31,7 @@ final class X264Encoder {
         self.height = height
         self.timescale = timescale
         var param = try Self.parameters(settings: settings)
+        defer { x264_param_cleanup(&param) }  // the strings x264 allocated for it; the encoder has a copy
         param.i_width = Int32(width)
         param.i_height = Int32(height)
         param.i_csp = X264_CSP_I420
@@ -87,7 +88,13 @@ final class X264Encoder {
         x264_encoder_close(handle)
     }
 
-    /// The default preset/tune parameters; validates the names.
+    /// Checks that x264 knows the preset and tune of `settings`.
+    static func validate(settings: EncoderSettings) throws {
+        var param = try parameters(settings: settings)
+        x264_param_cleanup(&param)
+    }
+
+    /// The default preset/tune parameters; validates the names. Free with `x264_param_cleanup`.
     static func parameters(settings: EncoderSettings) throws -> x264_param_t {
         var param = x264_param_t()
         guard x264_param_default_preset(&param, settings.preset.rawValue, settings.tune) == 0 else {

@@ -103,7 +103,7 @@ struct MovieInputTests {
         let clip = try SmallClip.require()
         let context = try RenderContext()
         let movie = try MovieInput(path: clip, options: .init(loop: true, frameRange: 3..<6))
-        let sink = MovieTimestampSink { count in if count == 8 { movie.cancel() } }
+        let sink = MovieTimestampSink { [weak movie] count in if count == 8 { movie?.cancel() } }  // weak: movie keeps sink
         movie --> sink
         try await movie.run(on: context)
         // Frames 3, 4, 5, then again from 3 placed after 5: 0.12 ... 0.40 s in steps of 0.04 s.

@@ -58,7 +58,7 @@ struct StillImageInputTests {
         let context = try RenderContext()
         let image = RGBAImage(width: 4, height: 4, pixels: [UInt8](repeating: 200, count: 64))
         let still = try StillImageInput(image: image, options: .init(repeatCount: 1_000_000))
-        let sink = MovieTimestampSink { count in if count == 10 { still.cancel() } }
+        let sink = MovieTimestampSink { [weak still] count in if count == 10 { still?.cancel() } }  // weak: still keeps sink
         still --> sink
         try await still.run(on: context)
         #expect(sink.timestamps.count == 10)
