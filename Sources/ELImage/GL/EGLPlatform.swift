@@ -190,19 +190,21 @@ final class EGLDisplayHandle: @unchecked Sendable {
 /// Counts the users of each EGL display: `eglGetPlatformDisplay` returns the same handle for the same
 /// native display, and `eglTerminate` would pull it from under every other `RenderContext` using it.
 enum EGLDisplayRegistry {
-    private static let users = Mutex<[UInt: Int]>([:])
+    // An NSLock (a pthread mutex) rather than a Mutex: ThreadSanitizer sees pthread locks, while
+    // the Synchronization module's futex is invisible to it and made every context a false report.
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var users: [UInt: Int] = [:]  // guarded by `lock`
 
     /// Initializes the display on first use. False when `eglInitialize` fails.
     static func retain(_ display: EGLDisplay) -> Bool {
         let key = UInt(bitPattern: display)
-        let handle = UncheckedBox(display)
-        return users.withLock { users in
+        return lock.withLock {
             if let count = users[key] {
                 users[key] = count + 1
                 return true
             }
             var major: EGLint = 0, minor: EGLint = 0
-            guard eglInitialize(handle.value, &major, &minor) == EGL_TRUE else { return false }
+            guard eglInitialize(display, &major, &minor) == EGL_TRUE else { return false }
             users[key] = 1
             return true
         }
@@ -210,14 +212,13 @@ enum EGLDisplayRegistry {
 
     static func release(_ display: EGLDisplay) {
         let key = UInt(bitPattern: display)
-        let handle = UncheckedBox(display)
-        users.withLock { users in
+        lock.withLock {
             guard let count = users[key] else { return }
             if count > 1 {
                 users[key] = count - 1
             } else {
                 users[key] = nil
-                eglTerminate(handle.value)
+                eglTerminate(display)
             }
         }
     }
