@@ -30,6 +30,12 @@ final class X264Encoder {
         self.width = width
         self.height = height
         self.timescale = timescale
+        // I420 needs an even size: said here, before x264 refuses it (and leaks on that path).
+        guard width >= 2, height >= 2, width % 2 == 0, height % 2 == 0 else {
+            throw ELImageError.invalidInput(
+                what: "H.264 in 4:2:0 needs an even width and height, and the frames are \(width)x\(height)",
+                hint: "crop or scale the picture to an even size first (e.g. the crop filter)")
+        }
         var param = try Self.parameters(settings: settings)
         defer { x264_param_cleanup(&param) }  // the strings x264 allocated for it; the encoder has a copy
         param.i_width = Int32(width)

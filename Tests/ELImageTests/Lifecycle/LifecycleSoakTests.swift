@@ -54,7 +54,8 @@ struct LifecycleSoakTests {
         print("100 pipelines: before \(before); after \(after)")
         #expect(after.threads <= before.threads + 1, "threads: \(before) → \(after)")
         #expect(after.files <= before.files + 1, "open files: \(before) → \(after)")
-        #expect(after.residentBytes <= before.residentBytes + 8 << 20, "memory: \(before) → \(after)")
+        // 3 MiB more is typical here; 16 allows for AddressSanitizer's quarantine in `make sanitize`.
+        #expect(after.residentBytes <= before.residentBytes + 16 << 20, "memory: \(before) → \(after)")
         #expect(try EncoderFixtures.decodedFrameCount(folder.path("soak-3.mp4")) == frames.count)
     }
 }
