@@ -5,6 +5,9 @@ import Foundation
 /// Reads and writes PNG files through libpng's simplified API (8-bit RGBA in memory).
 public enum PNGFile {
     /// Decodes `path` into RGBA (gray, palette and 16-bit files are converted).
+    /// - Throws: `ELImageError.io` when the file does not exist; `ELImageError.malformedMedia` when
+    ///   it is not a PNG, is damaged or cut short, or is larger than
+    ///   `ImageSizeLimit.maximumDimension` a side.
     public static func read(_ path: String) throws -> RGBAImage {
         var image = png_image()
         image.version = png_uint_32(PNG_IMAGE_VERSION)
@@ -18,9 +21,13 @@ public enum PNGFile {
         defer { png_image_free(&image) }
         image.format = rgbaFormat
         let width = Int(image.width), height = Int(image.height)
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let ok = pixels.withUnsafeMutableBytes { buffer in
-            png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
+        try ImageSizeLimit.check(width: width, height: height, file: path, kind: "PNG")
+        // Not zero-filled first: libpng writes every byte, or fails and the array is dropped.
+        var ok: Int32 = 0
+        let count = width * height * 4
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            ok = png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
+            initialized = ok != 0 ? count : 0
         }
         guard ok != 0 else {
             throw ELImageError.malformedMedia(file: path, frame: nil, reason: "PNG data is damaged: \(message(of: image))")
