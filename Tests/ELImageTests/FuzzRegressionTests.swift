@@ -17,6 +17,8 @@ struct FuzzRegressionTests {
         "jpeg/oversized-65500x65500.jpg": "65500x65500 picture; pictures larger than 16384 pixels a side are not supported",
         // Crashed: its header asks for 1000000x1000000 RGBA, 4 TB; the allocation failed.
         "png/oversized-1000000x1000000.png": "1000000x1000000 picture; pictures larger than 16384 pixels a side are not supported",
+        // Out of memory (fuzzer, 107 bytes): libpng allocated the 1.9 GB its sPLT chunk header claimed.
+        "png/oom-chunk-claims-1.9GB.png": "its PNG chunk 'sPLT' at byte 33 claims 1984974407 bytes of data, but the file has 62 after its header",
         // Crashed: start + duration near Int64.max ticks overflowed (Swift arithmetic overflow trap).
         "movie/timing-overflow-tfdt.mp4": "the end is beyond the largest timestamp ELImage can hold",
     ]

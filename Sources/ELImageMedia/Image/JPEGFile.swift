@@ -40,7 +40,7 @@ public enum JPEGFile {
     ///   `ImageSizeLimit.maximumDimension` a side, or uses a colour model TurboJPEG cannot turn
     ///   into RGB (CMYK).
     public static func read(_ path: String) throws -> RGBAImage {
-        try decode(try readFile(path), name: path)
+        try decode(try ImageFileData.read(path, kind: "JPEG"), name: path)
     }
 
     /// Decodes the JPEG file at `path` into its own Y'CbCr planes: `i420`, `i422`, `i444` or
@@ -49,7 +49,7 @@ public enum JPEGFile {
     /// - Throws: as `read`, and `ELImageError.malformedMedia` for subsamplings ELImage has no
     ///   layout for (4:4:0, 4:1:1): read those with `read` instead.
     public static func readYUV(_ path: String) throws -> PixelBuffer {
-        try decodeYUV(try readFile(path), name: path)
+        try decodeYUV(try ImageFileData.read(path, kind: "JPEG"), name: path)
     }
 
     /// Decodes JPEG `data` into RGBA; `name` stands for the data in errors.
@@ -210,35 +210,5 @@ public enum JPEGFile {
                 file: name, frame: nil,
                 reason: "TurboJPEG cannot \(operation) it: \(message)" + (warning ? "; the JPEG data is damaged or cut short" : ""))
         }
-    }
-
-    /// The bytes of the file at `path`.
-    private static func readFile(_ path: String) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw ELImageError.io(file: path, operation: "open", errno: code,
-                                  hint: code == ENOENT ? "check the path" : "check the path and its permissions")
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ELImageError.io(file: path, operation: "read", errno: EISDIR, hint: "give the path of a JPEG file")
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Foundation.read(descriptor, base + done, buffer.count - done)
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else {
-                let code = got < 0 ? errno : EIO
-                throw ELImageError.io(file: path, operation: "read", errno: code, hint: "the file or its device may be damaged or gone")
-            }
-            done += got
-        }
-        return bytes
     }
 }
