@@ -74,7 +74,8 @@ FUZZ_ENV = SWIFT_BACKTRACE=enable=no \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Fuzz/lsan-suppressions.txt:print_suppressions=0
 
 ## Builds the fuzzers, then fuzzes each parser for FUZZ_SECONDS on a copy of its seed corpus and
-## known crashers (Tests/Fuzz/Corpus, Tests/Fuzz/Regressions) in $(FUZZ_WORK). Fails when one
+## known crashers (Tests/Fuzz/Corpus, Tests/Fuzz/Regressions) in $(FUZZ_WORK), with its dictionary
+## (Tests/Fuzz/<parser>.dict) when it has one. Fails when one
 ## finds a crash, a hang (10 s), a leak or runs over 2 GB, and says where the input was saved.
 fuzz: deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) build $(FUZZ_BUILD_FLAGS)
@@ -86,6 +87,7 @@ fuzz: deps
 	  echo "== fuzzing $$parser for $(FUZZ_SECONDS) s (log: $$work/fuzz.log)"; \
 	  if $(FUZZ_ENV) ELIMAGE_FUZZ_PARSER=$$parser $(FUZZ_BUILD)/debug/elimage-fuzz \
 	      -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	      $$(test -f Tests/Fuzz/$$parser.dict && echo -dict=Tests/Fuzz/$$parser.dict) \
 	      -artifact_prefix=$$work/crashes/ $$work/corpus > $$work/fuzz.log 2>&1; then \
 	    grep -E '^(stat::number_of_executed_units|Done)' $$work/fuzz.log || true; \
 	  else \
