@@ -4,7 +4,8 @@ import Synchronization
 
 /// Hands fuzz inputs to readers that only take a path: each input is written to a fresh file in a
 /// folder of this process (under `/dev/shm` when it is writable, so nothing touches the disk;
-/// else `$TMPDIR` or `/tmp`), and removed after use. The folder is removed at exit.
+/// else `$TMPDIR` or `/tmp`), and removed after use. The folder is removed at exit; the folders of
+/// processes that died before (a crash found by the fuzzer) are removed when the next one starts.
 enum FuzzInputFile {
     /// Writes `bytes` to a new file whose name ends with `suffix`, runs `body` with its path, and
     /// removes the file.
@@ -27,6 +28,7 @@ enum FuzzInputFile {
     private static let folder: String? = {
         let candidates = ["/dev/shm", ProcessInfo.processInfo.environment["TMPDIR"], "/tmp"].compactMap { $0 }
         for parent in candidates where access(parent, W_OK) == 0 {
+            removeFoldersOfDeadProcesses(in: parent)
             var template = Array("\(parent)/elimage-fuzz-\(getpid())-XXXXXX".utf8CString)
             guard mkdtemp(&template) != nil else { continue }
             atexit { FuzzInputFile.removeFolder() }
@@ -34,6 +36,18 @@ enum FuzzInputFile {
         }
         return nil
     }()
+
+    /// Removes `parent/elimage-fuzz-<pid>-*` of processes that no longer run.
+    private static func removeFoldersOfDeadProcesses(in parent: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+        for name in names where name.hasPrefix("elimage-fuzz-") {
+            let fields = name.split(separator: "-")
+            guard fields.count == 4, let pid = pid_t(fields[2]), pid != getpid() else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH {
+                try? FileManager.default.removeItem(atPath: "\(parent)/\(name)")
+            }
+        }
+    }
 
     private static func removeFolder() {
         if let folder { rmdir(folder) }
