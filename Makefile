@@ -5,6 +5,7 @@
 #   make bench   per-frame latency benchmark (release build)
 #   make sanitize  AddressSanitizer over the suite and a CLI stress loop, ThreadSanitizer over the
 #                concurrency-heavy suites, libFuzzer over the parsers (what CI runs after make test)
+#   make fuzz    libFuzzer + AddressSanitizer over the file parsers, FUZZ_SECONDS each
 
 SWIFT ?= swift
 SHELL := bash
@@ -25,7 +26,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test bench clean sanitize sanitize-address sanitize-thread
+.PHONY: all deps build demo test bench fuzz clean sanitize sanitize-address sanitize-thread
 
 all: build
 
@@ -87,6 +88,53 @@ sanitize-thread: deps
 
 bench: deps
 	$(SWIFT) run -c release elimage-bench
+
+## Fuzzing: elimage-fuzz built with AddressSanitizer (leak checks included) and coverage
+## instrumentation, libFuzzer's driver linked in. `swiftc -sanitize=fuzzer` cannot be used: SwiftPM
+## passes -Xswiftc flags to the build-time tool ShaderEmbedder too, which then gets libFuzzer's
+## main and fails to link; so the instrumentation is asked for directly and the driver
+## (libclang_rt.fuzzer_no_main) is pulled in only by elimage-fuzz, which calls it. lld, because
+## gold prints a warning for each of ASan's hundreds of local symbols. The build runs the
+## instrumented ShaderEmbedder, hence no leak checks during the build.
+FUZZ_SECONDS ?= 30
+FUZZ_PARSERS := y4m raw-yuv png jpeg movie
+FUZZ_BUILD := .build-fuzz
+FUZZ_WORK ?= $(FUZZ_BUILD)/work
+FUZZ_RUNTIME = $(shell $(SWIFT) -print-target-info | sed -n 's/.*"runtimeResourcePath": "\(.*\)".*/\1/p')/clang/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a
+FUZZ_BUILD_FLAGS = --scratch-path $(FUZZ_BUILD) -c debug --product elimage-fuzz \
+	-Xswiftc -sanitize=address \
+	-Xswiftc -sanitize-coverage=edge,indirect-calls,trace-cmp,inline-8bit-counters,pc-table \
+	-Xswiftc -DELIMAGE_FUZZING -Xswiftc -use-ld=lld -Xlinker $(FUZZ_RUNTIME) -Xlinker -lstdc++
+# LeakSanitizer suppressions: system libraries only (see the file); leaks in our code still fail.
+FUZZ_ENV = SWIFT_BACKTRACE=enable=no \
+	ASAN_OPTIONS=detect_leaks=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp:print_suppressions=0
+
+## Builds the fuzzers, then fuzzes each parser for FUZZ_SECONDS on a copy of its seed corpus and
+## known crashers (Tests/Fuzz/Corpus, Tests/Fuzz/Regressions) in $(FUZZ_WORK), with its dictionary
+## (Tests/Fuzz/<parser>.dict) when it has one. Fails when one finds a crash, a hang (10 s), a leak
+## or more than 2 GB in use, and says where the input was saved.
+fuzz: deps
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) build $(FUZZ_BUILD_FLAGS)
+	@rm -rf $(FUZZ_WORK); failed=""; \
+	for parser in $(FUZZ_PARSERS); do \
+	  work=$(FUZZ_WORK)/$$parser; mkdir -p $$work/corpus $$work/crashes; \
+	  cp Tests/Fuzz/Corpus/$$parser/* $$work/corpus/; \
+	  if [ -d Tests/Fuzz/Regressions/$$parser ]; then cp Tests/Fuzz/Regressions/$$parser/* $$work/corpus/; fi; \
+	  echo "== fuzzing $$parser for $(FUZZ_SECONDS) s (log: $$work/fuzz.log)"; \
+	  if $(FUZZ_ENV) ELIMAGE_FUZZ_PARSER=$$parser $(FUZZ_BUILD)/debug/elimage-fuzz \
+	      -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	      $$(test -f Tests/Fuzz/$$parser.dict && echo -dict=Tests/Fuzz/$$parser.dict) \
+	      -artifact_prefix=$$work/crashes/ $$work/corpus > $$work/fuzz.log 2>&1; then \
+	    grep -E '^Done' $$work/fuzz.log || true; \
+	  else \
+	    failed="$$failed $$parser"; \
+	    grep -E 'ERROR: |SUMMARY: |broke its contract|Test unit written to' $$work/fuzz.log || tail -n 20 $$work/fuzz.log; \
+	    echo "!! $$parser: failing input saved in $$work/crashes/ (replay: ELIMAGE_FUZZ_PARSER=$$parser $(FUZZ_BUILD)/debug/elimage-fuzz FILE)"; \
+	  fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed"; exit 1; fi; \
+	echo "fuzz: no crash, hang or leak in $(FUZZ_PARSERS)"
 
 clean:
 	rm -rf .build .build-asan .build-tsan .build-fuzz $(OUT)

@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "grayscale", targets: ["GrayscaleExample"]),
         .executable(name: "beauty", targets: ["BeautyExample"]),
         .executable(name: "elimage-bench", targets: ["ELImageBench"]),
+        .executable(name: "elimage-fuzz", targets: ["ELImageFuzzer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -117,10 +118,22 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/ELImageBench"),
 
+        // MARK: Fuzzing (make fuzz): the parsers' entry points, and the libFuzzer program around them
+        .target(
+            name: "ELImageFuzzing",
+            dependencies: ["ELImage", "ELImageMedia"],
+            path: "Sources/ELImageFuzzing"),
+        // libFuzzer's driver (LLVMFuzzerRunDriver); linked only into fuzzing builds.
+        .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),
+        .executableTarget(
+            name: "ELImageFuzzer",
+            dependencies: ["ELImageFuzzing", "CLibFuzzer", "CFFmpeg"],
+            path: "Sources/ELImageFuzzer"),
+
         // MARK: Tests
         .testTarget(
             name: "ELImageTests",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "CGLES"],
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "CGLES"],
             path: "Tests/ELImageTests"),
     ],
     swiftLanguageModes: [.v6]

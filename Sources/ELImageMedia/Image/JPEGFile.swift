@@ -36,10 +36,11 @@ public enum JPEGFile {
 
     /// Decodes the JPEG file at `path` into RGBA (alpha 255).
     /// - Throws: `ELImageError.io` when the file cannot be read; `ELImageError.malformedMedia`
-    ///   when it is not a JPEG, is damaged or cut short, or uses a colour model TurboJPEG cannot
-    ///   turn into RGB (CMYK).
+    ///   when it is not a JPEG, is damaged or cut short, is larger than
+    ///   `ImageSizeLimit.maximumDimension` a side, or uses a colour model TurboJPEG cannot turn
+    ///   into RGB (CMYK).
     public static func read(_ path: String) throws -> RGBAImage {
-        try decode(try readFile(path), name: path)
+        try decode(try ImageFileData.read(path, kind: "JPEG"), name: path)
     }
 
     /// Decodes the JPEG file at `path` into its own Y'CbCr planes: `i420`, `i422`, `i444` or
@@ -48,19 +49,22 @@ public enum JPEGFile {
     /// - Throws: as `read`, and `ELImageError.malformedMedia` for subsamplings ELImage has no
     ///   layout for (4:4:0, 4:1:1): read those with `read` instead.
     public static func readYUV(_ path: String) throws -> PixelBuffer {
-        try decodeYUV(try readFile(path), name: path)
+        try decodeYUV(try ImageFileData.read(path, kind: "JPEG"), name: path)
     }
 
     /// Decodes JPEG `data` into RGBA; `name` stands for the data in errors.
     public static func decode(_ data: [UInt8], name: String = "JPEG data") throws -> RGBAImage {
         let decoder = try Decoder(data: data, name: name)
-        var pixels = [UInt8](repeating: 0, count: decoder.width * decoder.height * 4)
-        let status = data.withUnsafeBufferPointer { jpeg in
-            pixels.withUnsafeMutableBufferPointer { output in
+        // Not zero-filled first: the decoder writes every byte, or fails and the array is dropped.
+        var status: Int32 = -1
+        let count = decoder.width * decoder.height * 4
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+            status = data.withUnsafeBufferPointer { jpeg in
                 tjDecompress2(decoder.handle, jpeg.baseAddress, UInt(jpeg.count), output.baseAddress,
                               Int32(decoder.width), Int32(decoder.width * 4), Int32(decoder.height),
                               Int32(TJPF_RGBA.rawValue), decodeFlags)
             }
+            initialized = status == 0 ? count : 0
         }
         try decoder.check(status, doing: "decode")
         return RGBAImage(width: decoder.width, height: decoder.height, pixels: pixels)
@@ -82,15 +86,18 @@ public enum JPEGFile {
         }
         let (width, height) = (decoder.width, decoder.height)
         let planes = PixelBuffer.packedPlanes(format: format, width: width, height: height)
-        var pixels = [UInt8](repeating: 0, count: format.byteCount(width: width, height: height))
-        let status = data.withUnsafeBufferPointer { jpeg in
-            pixels.withUnsafeMutableBufferPointer { output -> Int32 in
+        // Not zero-filled first: the decoder writes every byte, or fails and the array is dropped.
+        var status: Int32 = -1
+        let count = format.byteCount(width: width, height: height)
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { output, initialized in
+            status = data.withUnsafeBufferPointer { jpeg -> Int32 in
                 guard let base = output.baseAddress else { return -1 }
                 var pointers: [UnsafeMutablePointer<UInt8>?] = planes.map { base + $0.offset }
                 var strides = planes.map { Int32($0.bytesPerRow) }
                 return tjDecompressToYUVPlanes(decoder.handle, jpeg.baseAddress, UInt(jpeg.count), &pointers,
                                                Int32(width), &strides, Int32(height), decodeFlags)
             }
+            initialized = status == 0 ? count : 0
         }
         try decoder.check(status, doing: "decode")
         return try PixelBuffer(format: format, width: width, height: height, data: pixels, planes: planes,
@@ -157,7 +164,10 @@ public enum JPEGFile {
 
     // MARK: Helpers
 
-    private static let decodeFlags = TJFLAG_ACCURATEDCT
+    /// Accurate IDCT; stop at the first warning (a warning fails the decode anyway, and going on
+    /// would decode the rest of a damaged picture for nothing); at most 500 progressive scans (a
+    /// small file with thousands of scans would take minutes to decode).
+    private static let decodeFlags = TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
 
     /// A TurboJPEG decompressor with the header of one JPEG read.
     private final class Decoder {
@@ -186,9 +196,7 @@ public enum JPEGFile {
             self.height = Int(height)
             self.subsampling = subsampling
             try check(status, doing: "read the header of")
-            guard width > 0, height > 0 else {
-                throw ELImageError.malformedMedia(file: name, frame: nil, reason: "its header gives an empty \(width)x\(height) picture")
-            }
+            try ImageSizeLimit.check(width: Int(width), height: Int(height), file: name, kind: "JPEG")
         }
 
         deinit { tjDestroy(handle) }
@@ -202,35 +210,5 @@ public enum JPEGFile {
                 file: name, frame: nil,
                 reason: "TurboJPEG cannot \(operation) it: \(message)" + (warning ? "; the JPEG data is damaged or cut short" : ""))
         }
-    }
-
-    /// The bytes of the file at `path`.
-    private static func readFile(_ path: String) throws -> [UInt8] {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw ELImageError.io(file: path, operation: "open", errno: code,
-                                  hint: code == ENOENT ? "check the path" : "check the path and its permissions")
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ELImageError.io(file: path, operation: "read", errno: EISDIR, hint: "give the path of a JPEG file")
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Foundation.read(descriptor, base + done, buffer.count - done)
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else {
-                let code = got < 0 ? errno : EIO
-                throw ELImageError.io(file: path, operation: "read", errno: code, hint: "the file or its device may be damaged or gone")
-            }
-            done += got
-        }
-        return bytes
     }
 }

@@ -5,27 +5,39 @@ import Foundation
 /// Reads and writes PNG files through libpng's simplified API (8-bit RGBA in memory).
 public enum PNGFile {
     /// Decodes `path` into RGBA (gray, palette and 16-bit files are converted).
+    /// - Throws: `ELImageError.io` when the file cannot be read; `ELImageError.malformedMedia` when
+    ///   it is not a PNG, is damaged or cut short, or is larger than
+    ///   `ImageSizeLimit.maximumDimension` a side.
     public static func read(_ path: String) throws -> RGBAImage {
-        var image = png_image()
-        image.version = png_uint_32(PNG_IMAGE_VERSION)
-        guard png_image_begin_read_from_file(&image, path) != 0 else {
-            let reason = message(of: image)
-            if !FileManager.default.fileExists(atPath: path) {
-                throw ELImageError.io(file: path, operation: "open", errno: ENOENT, hint: "check the path")
+        try decode(try ImageFileData.read(path, kind: "PNG"), name: path)
+    }
+
+    /// Decodes PNG `data` into RGBA; `name` stands for the data in errors.
+    /// - Throws: `ELImageError.malformedMedia` as `read`.
+    public static func decode(_ data: [UInt8], name: String = "PNG data") throws -> RGBAImage {
+        try PNGChunkLayout.check(data, file: name)
+        return try data.withUnsafeBytes { memory in
+            var image = png_image()
+            image.version = png_uint_32(PNG_IMAGE_VERSION)
+            guard png_image_begin_read_from_memory(&image, memory.baseAddress, memory.count) != 0 else {
+                throw ELImageError.malformedMedia(file: name, frame: nil, reason: "not a readable PNG: \(message(of: image))")
             }
-            throw ELImageError.malformedMedia(file: path, frame: nil, reason: "not a readable PNG: \(reason)")
+            defer { png_image_free(&image) }
+            image.format = rgbaFormat
+            let width = Int(image.width), height = Int(image.height)
+            try ImageSizeLimit.check(width: width, height: height, file: name, kind: "PNG")
+            // Not zero-filled first: libpng writes every byte, or fails and the array is dropped.
+            var ok: Int32 = 0
+            let count = width * height * 4
+            let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                ok = png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
+                initialized = ok != 0 ? count : 0
+            }
+            guard ok != 0 else {
+                throw ELImageError.malformedMedia(file: name, frame: nil, reason: "PNG data is damaged: \(message(of: image))")
+            }
+            return RGBAImage(width: width, height: height, pixels: pixels)
         }
-        defer { png_image_free(&image) }
-        image.format = rgbaFormat
-        let width = Int(image.width), height = Int(image.height)
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let ok = pixels.withUnsafeMutableBytes { buffer in
-            png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
-        }
-        guard ok != 0 else {
-            throw ELImageError.malformedMedia(file: path, frame: nil, reason: "PNG data is damaged: \(message(of: image))")
-        }
-        return RGBAImage(width: width, height: height, pixels: pixels)
     }
 
     /// Encodes `image` as an RGBA PNG at `path`. The file appears complete or not at all: it is

@@ -140,27 +140,31 @@ public final class MovieDecoder {
         status = avcodec_open2(context, codec, nil)
         guard status >= 0 else { throw malformed("the \(codecName) decoder does not open: \(FFmpegError.text(status))") }
         guard packet != nil, frame != nil else { throw malformed("out of memory for decoding") }
-        succeeded = true
 
         let timeBase = StreamTimeBase(stream.pointee.time_base)
         let startTicks = stream.pointee.start_time
-        self.hasTimestamps = startTicks != StreamTimeBase.noTimestamp
+        let start = timeBase.time(ofTicks: startTicks == StreamTimeBase.noTimestamp ? 0 : startTicks)
         let durationTicks = stream.pointee.duration
-        let duration: MediaTime? = durationTicks > 0 && durationTicks != StreamTimeBase.noTimestamp
-            ? timeBase.time(ofTicks: durationTicks)
-            : (format.pointee.duration > 0 ? MediaTime(microseconds: format.pointee.duration) : nil)
+        let streamDuration = durationTicks > 0 && durationTicks != StreamTimeBase.noTimestamp
+            ? timeBase.time(ofTicks: durationTicks) : nil
+        let duration = streamDuration ?? (format.pointee.duration > 0 ? MediaTime(microseconds: format.pointee.duration) : nil)
+        // Times this large come only from damaged headers (at 90 kHz, Int64 ticks last 3 million
+        // years), and would overflow the sums of timestamps and durations made while decoding.
+        if let duration, MediaTimeMath.checkedSum(start, duration) == nil {
+            throw malformed("its video stream starts at \(Self.format(seconds: start.seconds)) and lasts \(Self.format(seconds: duration.seconds)): the end is beyond the largest timestamp ELImage can hold; the container's timing data is damaged")
+        }
         let rate = [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate].first { $0.num > 0 && $0.den > 0 }
         let tags = FFmpegColorTags(parameters: parameters)
         let height = Int(parameters.pointee.height)
+        succeeded = true
+
+        self.hasTimestamps = startTicks != StreamTimeBase.noTimestamp
         self.info = MovieInfo(
             path: path, width: Int(parameters.pointee.width), height: height, codecName: codecName,
             containerName: containerName, frameRate: rate.map { Y4MHeader.Ratio(Int($0.num), Int($0.den)) },
             duration: duration, frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
-            startTime: timeBase.time(ofTicks: startTicks == StreamTimeBase.noTimestamp ? 0 : startTicks),
-            colorSpace: tags.colorSpace(height: height), chromaLocation: tags.chromaSiting)
-        let start = self.info.startTime
-        self.statedStreamEnd = durationTicks > 0 && durationTicks != StreamTimeBase.noTimestamp
-            ? MediaTimeMath.sum(start, timeBase.time(ofTicks: durationTicks)) : nil
+            startTime: start, colorSpace: tags.colorSpace(height: height), chromaLocation: tags.chromaSiting)
+        self.statedStreamEnd = streamDuration.flatMap { MediaTimeMath.checkedSum(start, $0) }
         self.formatContext = format
         self.codecContext = context
         self.packet = packet
@@ -301,20 +305,32 @@ public final class MovieDecoder {
         }
         numberNeedsTimestamp = false
         nextNumber = number + 1
+        func damagedTiming(_ what: String) -> ELImageError {
+            .malformedMedia(file: path, frame: number,
+                            reason: "\(what) is beyond the largest timestamp ELImage can hold; the stream's timing data is damaged")
+        }
         let timestamp: MediaTime
         if ticks != StreamTimeBase.noTimestamp {
             timestamp = timeBase.time(ofTicks: ticks)
         } else if let rate = info.frameRate {
             // Raw streams without timestamps: number / frame rate from the start.
-            timestamp = MediaTimeMath.sum(info.startTime, MediaTime(frame: Int64(number),
-                framesPerSecond: Int32(clamping: rate.numerator), Int32(clamping: rate.denominator)))
+            let offset = MediaTime(frame: Int64(number), framesPerSecond: Int32(clamping: rate.numerator),
+                                   Int32(clamping: rate.denominator))
+            guard let time = MediaTimeMath.checkedSum(info.startTime, offset) else {
+                throw damagedTiming("the picture's time, \(Self.format(seconds: offset.seconds)) after the stream's start at \(Self.format(seconds: info.startTime.seconds)),")
+            }
+            timestamp = time
         } else {
             timestamp = MediaTime(frame: Int64(number), framesPerSecond: 25)
         }
         let durationTicks = frame.pointee.pkt_duration
         let duration: MediaTime? = durationTicks > 0 ? timeBase.time(ofTicks: durationTicks) : frameDuration
+        let shownFor = duration ?? MediaTime(value: 0, timescale: timestamp.timescale)
+        guard let end = MediaTimeMath.checkedSum(timestamp, shownFor) else {
+            throw damagedTiming("the end of the picture at \(Self.format(seconds: timestamp.seconds)), shown for \(Self.format(seconds: shownFor.seconds)),")
+        }
         lastTime = timestamp
-        lastEnd = MediaTimeMath.sum(timestamp, duration ?? MediaTime(value: 0, timescale: timestamp.timescale))
+        lastEnd = end
         if let time = skipBefore.time, timestamp < time { return nil }
         if let first = skipBefore.number, number < first { return nil }
         skipBefore = (nil, nil)
@@ -400,7 +416,9 @@ public final class MovieDecoder {
         guard let rate = info.frameRate, rate.numerator > 0, rate.denominator > 0 else { return nil }
         let start = timeBase.ticks(of: info.startTime)
         let perFrame = AVRational(num: Int32(clamping: rate.denominator), den: Int32(clamping: rate.numerator))
-        return max(0, Int(av_rescale_q(ticks - start, timeBase.rational, perFrame)))
+        let (sinceStart, overflow) = ticks.subtractingReportingOverflow(start)
+        guard !overflow else { return nil }
+        return max(0, Int(av_rescale_q(sinceStart, timeBase.rational, perFrame)))
     }
 
     private func report(frame number: Int? = nil, reason: String) {

@@ -30,25 +30,3 @@ struct StreamTimeBase: Sendable {
     /// The duration of `ticks` ticks in seconds.
     func seconds(ofTicks ticks: Int64) -> Double { Double(ticks) * av_q2d(rational) }
 }
-
-/// Sums and differences of `MediaTime`s (exact when they share a timescale, as the frames of one
-/// stream do), and their conversion to `Duration`.
-enum MediaTimeMath {
-    static func sum(_ left: MediaTime, _ right: MediaTime) -> MediaTime {
-        if left.timescale == right.timescale {
-            return MediaTime(value: left.value + right.value, timescale: left.timescale)
-        }
-        let scale = max(left.timescale, right.timescale)
-        return MediaTime(value: left.converted(to: scale).value + right.converted(to: scale).value, timescale: scale)
-    }
-
-    static func difference(_ left: MediaTime, _ right: MediaTime) -> MediaTime {
-        sum(left, MediaTime(value: -right.value, timescale: right.timescale))
-    }
-
-    static func duration(of time: MediaTime) -> Duration {
-        let scale = Int64(time.timescale)
-        let whole = time.value / scale, remainder = time.value % scale
-        return .seconds(whole) + .nanoseconds(remainder * 1_000_000_000 / scale)
-    }
-}
