@@ -123,8 +123,9 @@ public actor RenderContext {
     /// 1. sources stop (no new frames; cameras release their devices, decoders stop);
     /// 2. sinks drain (encoders encode what they took in and finish their files);
     /// 3. every thread started for the context's nodes is joined;
-    /// 4. GL objects are deleted on the render thread, which then ends and is joined;
-    /// 5. the EGL context is destroyed and the display let go of (terminated when unused).
+    /// 4. on the render thread, the GL objects are deleted, the EGL context is destroyed and the
+    ///    display let go of (terminated when no other context uses it);
+    /// 5. the render thread ends and is joined.
     ///
     /// Idempotent and safe from any task, including one started from a frame callback: a second
     /// call waits for the first to finish. Failures met while draining go to the error handler.
