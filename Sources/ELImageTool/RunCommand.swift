@@ -65,6 +65,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let options = try validatedOptions()
         let outputKind = try output.map { try OutputKind(path: $0) }
+        if let input, let output { try Self.refuseOverwriting(input: input, with: output) }
         let limit = outputKind?.wantsOneFrame == true ? 1 : frames
         let failures = FailureLog()
         let context = try RenderContext()
@@ -190,6 +191,18 @@ struct RunCommand: AsyncParsableCommand {
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotation, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrixValue, range: rangeValue), size: parsedSize,
                        pixelFormat: pixelFormat, encoder: encoder)
+    }
+
+    /// Refuses an output that is the input file itself (the same file through another name, a
+    /// symbolic or a hard link too), before anything is opened for writing: writing it would
+    /// destroy the input while it is being read.
+    static func refuseOverwriting(input: String, with output: String) throws(UsageError) {
+        var inputStatus = stat(), outputStatus = stat()
+        guard stat(input, &inputStatus) == 0, stat(output, &outputStatus) == 0 else { return }
+        if inputStatus.st_dev == outputStatus.st_dev, inputStatus.st_ino == outputStatus.st_ino {
+            throw UsageError("-o \(output) is the input file \(input) (the same file): writing it would destroy the input; "
+                             + "choose another output path")
+        }
     }
 
     static func parseRate(_ text: String) throws(UsageError) -> Y4MHeader.Ratio {

@@ -169,6 +169,27 @@ struct ToolTests {
         #expect(result.errors.split(separator: "\n").count == 1)
     }
 
+    @Test("An output that is the input (same path, a symbolic link, a hard link) is refused; the input is untouched",
+          arguments: ["same", "symlink", "hardlink"])
+    func outputIsInput(how: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try clip(in: folder, frames: 3)
+        let before = try Data(contentsOf: URL(fileURLWithPath: input))
+        var output = input
+        if how == "symlink" {
+            output = folder.path("link.y4m")
+            try FileManager.default.createSymbolicLink(atPath: output, withDestinationPath: input)
+        } else if how == "hardlink" {
+            output = folder.path("hard.y4m")
+            try FileManager.default.linkItem(atPath: input, toPath: output)
+        }
+        let result = try elimage.run(["run", input, "--filter", "grayscale", "-o", output])
+        #expect(result.status == 2, "\(result.errors)")
+        #expect(result.errors.contains("is the input file"), "\(result.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before, "the input is byte-identical")
+    }
+
     @Test("Runtime failures exit 1 with one line: a missing file, a truncated Y4M")
     func runtimeErrors() throws {
         let folder = try TemporaryFolder()
