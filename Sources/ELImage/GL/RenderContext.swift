@@ -211,8 +211,10 @@ public actor RenderContext {
 
     // MARK: Errors from nodes
 
-    /// Sets the closure that hears about failing nodes. It is called on the render thread.
-    /// Without one, failures are written to standard error. A failing node never stops the others.
+    /// Sets the closure that hears about failing nodes. It is called on the thread where the
+    /// failure was found: the render thread, or a sink's worker thread (an encoder that hit a full
+    /// disk); keep it short. Without one, failures are written to standard error. A failing node
+    /// never stops the others.
     public nonisolated func setErrorHandler(_ handler: (@Sendable (NodeFailure) -> Void)?) {
         errorHandler.withLock { $0 = handler }
     }
