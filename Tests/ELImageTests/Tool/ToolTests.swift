@@ -190,6 +190,24 @@ struct ToolTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before, "the input is byte-identical")
     }
 
+    @Test("A truncated input: exit 1, and the MP4 and Y4M outputs keep every frame decoded before the cut",
+          arguments: ["mp4", "y4m"])
+    func truncatedInputKeepsFrames(kind: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let whole = try Data(contentsOf: URL(fileURLWithPath: try clip(in: folder, frames: 5)))
+        // The header line, then frames of "FRAME\n" + 96x64 I420: cut in the middle of frame 3.
+        let header = (whole.firstIndex(of: 0x0A) ?? 0) + 1
+        let frameBytes = 6 + 96 * 64 * 3 / 2
+        let cut = folder.path("cut.y4m")
+        try whole.prefix(header + 3 * frameBytes + frameBytes / 2).write(to: URL(fileURLWithPath: cut))
+        let output = folder.path("kept.\(kind)")
+        let result = try elimage.run(["run", cut, "-o", output])
+        #expect(result.status == 1, "\(result.errors)")
+        #expect(result.errors.contains("frame 3"), "\(result.errors)")
+        #expect(try EncoderFixtures.decodedFrameCount(output) == 3)
+    }
+
     @Test("Runtime failures exit 1 with one line: a missing file, a truncated Y4M")
     func runtimeErrors() throws {
         let folder = try TemporaryFolder()
