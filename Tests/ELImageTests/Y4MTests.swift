@@ -21,7 +21,7 @@ struct FFmpegY4MCase: Sendable, CustomTestStringConvertible {
 
 // MARK: - Tests
 
-@Suite("Y4M files")
+@Suite("Y4M files", .closesContexts, .closesContexts)
 struct Y4MTests {
     // MARK: Header
 

@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera frame colour")
+@Suite("Camera frame colour", .closesContexts, .closesContexts)
 struct CameraColorTests {
     /// Captures one frame of `fourCC` from an emulated camera serving `data` (or its own encoding
     /// of the photo when `nil`) and returns it with the photo as RGB24.
@@ -18,7 +18,7 @@ struct CameraColorTests {
         if let bytes = try data(folder, photo.path) {
             device.setFrameData(bytes, fourCC: fourCC, width: 512, height: 512)
         }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(width: 512, height: 512, framesPerSecond: 30),
                             context: context, io: EmulatedDeviceIO([device]))
@@ -89,7 +89,7 @@ struct CameraColorTests {
     }
 }
 
-@Suite("Camera MJPEG decoder")
+@Suite("Camera MJPEG decoder", .closesContexts, .closesContexts)
 struct CameraMJPEGDecoderTests {
     @Test("Planes at the JPEG's own subsampling; the photo's pixels where the JPEG has them")
     func subsampling() throws {
@@ -129,7 +129,7 @@ struct CameraMJPEGDecoderTests {
     func damagedInStream() async throws {
         let device = emulatedCamera(fourCC: .mjpeg, width: 64, height: 48, framesPerSecond: 30, pacing: .manual)
         device.setFrameData([UInt8](repeating: 0x42, count: 300), fourCC: .mjpeg, width: 64, height: 48)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))

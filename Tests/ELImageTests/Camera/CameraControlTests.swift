@@ -4,7 +4,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera controls")
+@Suite("Camera controls", .closesContexts, .closesContexts)
 struct CameraControlTests {
     let emulated = EmulatedVideoDevice(path: "/dev/video0", pacing: .manual)
     var io: EmulatedDeviceIO { EmulatedDeviceIO([emulated]) }
@@ -135,7 +135,7 @@ struct CameraControlTests {
 
     @Test("A camera's controls work while stopped (opened for the call) and while streaming")
     func throughTheCamera() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", context: context, io: io)
         try camera.setValue(5, for: .saturation)
         #expect(emulated.controlValue(.saturation) == 5)

@@ -3,13 +3,13 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera drops with a slow consumer")
+@Suite("Camera drops with a slow consumer", .closesContexts, .closesContexts)
 struct CameraDropTests {
     @Test("While the graph is busy, newer frames replace the waiting one; the newest is delivered, drops are counted")
     func newestWins() async throws {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         device.marksFrames = true
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
         let sink = CameraSink()
@@ -41,7 +41,7 @@ struct CameraDropTests {
         // 128 pixels wide: room for 16 bits of frame number.
         let device = emulatedCamera(width: 128, framesPerSecond: 100)
         device.marksFrames = true
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(width: 128, framesPerSecond: 100), context: context,
                             io: EmulatedDeviceIO([device]))
         let sink = CameraSink()

@@ -3,12 +3,12 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera failures")
+@Suite("Camera failures", .closesContexts, .closesContexts)
 struct CameraFailureTests {
     @Test("Unplugged mid-stream: ENODEV reaches the error handler, the sink gets end-of-stream, the thread exits")
     func unplug() async throws {
         let device = emulatedCamera(framesPerSecond: 200)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: EmulatedDeviceIO([device]))
         let sink = CameraSink()
@@ -40,7 +40,7 @@ struct CameraFailureTests {
     @Test("A stalled device (poll times out) is a fatal failure naming the timeout")
     func stall() async throws {
         let device = emulatedCamera(framesPerSecond: 200)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .milliseconds(250)),
                             context: context, io: EmulatedDeviceIO([device]))
@@ -65,7 +65,7 @@ struct CameraFailureTests {
         let device = emulatedCamera()
         let io = EmulatedDeviceIO([device])
         if code == ENOENT { io.remove(path: "/dev/video0") } else { device.openError = code }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: io)
         let sink = CameraSink()
@@ -88,7 +88,7 @@ struct CameraFailureTests {
     func busyDevice() async throws {
         let device = emulatedCamera(framesPerSecond: 100)
         let io = EmulatedDeviceIO([device])
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let first = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: io)
         let second = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: io)
@@ -105,7 +105,7 @@ struct CameraFailureTests {
 
     @Test("An unsupported format is an error naming the device and what it offers")
     func unsupportedFormat() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(pixelFormat: "RGBP"), context: context,
                             io: EmulatedDeviceIO([emulatedCamera()]))
@@ -122,7 +122,7 @@ struct CameraFailureTests {
 
     @Test("A metadata node is refused with a hint to pick the other node")
     func metadataNode() throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video1", context: context,
                             io: EmulatedDeviceIO([EmulatedVideoDevice(path: "/dev/video1", kind: .metadata)]))
         let thrown = #expect(throws: ELImageError.self) { try camera.start() }

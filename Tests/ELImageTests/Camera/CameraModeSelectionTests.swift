@@ -2,7 +2,7 @@ import ELImage
 @testable import ELImageCamera
 import Testing
 
-@Suite("Camera mode selection")
+@Suite("Camera mode selection", .closesContexts, .closesContexts)
 struct CameraModeSelectionTests {
     /// The emulated webcam's offer (YUYV up to 720p at 10/5 fps, NV12 480p, MJPEG up to 1080p).
     static let webcam: [CameraFormatDescription] = EmulatedVideoDevice.webcamFormats.map { format in
@@ -94,7 +94,7 @@ struct CameraModeSelectionTests {
     @Test("The camera reports the mode the driver set, and the driver got what was chosen")
     func negotiatedThroughTheDevice() async throws {
         let device = EmulatedVideoDevice(path: "/dev/video0", pacing: .manual)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 1000, height: 700, framesPerSecond: 60),
                             context: context, io: EmulatedDeviceIO([device]))
         try camera.start()

@@ -3,12 +3,12 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera streaming")
+@Suite("Camera streaming", .closesContexts, .closesContexts)
 struct CameraStreamingTests {
     @Test("Buffers cycle: every buffer is used and requeued, nothing leaks over many frames")
     func bufferCycling() async throws {
         let device = emulatedCamera(framesPerSecond: 500)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 500), context: context,
                             io: EmulatedDeviceIO([device]))
@@ -47,7 +47,7 @@ struct CameraStreamingTests {
     func timestamps() async throws {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         device.marksFrames = true
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
         let sink = CameraSink()
@@ -68,7 +68,7 @@ struct CameraStreamingTests {
     @Test("Monotonic-clock mode keeps the buffers' CLOCK_MONOTONIC times")
     func absoluteTimestamps() async throws {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         var settings = testSettings(framesPerSecond: 30)
         settings.timestamps = .monotonicClock
         let camera = Camera(device: "/dev/video0", settings: settings, context: context, io: EmulatedDeviceIO([device]))
@@ -91,7 +91,7 @@ struct CameraStreamingTests {
     func eagainAndDamagedFrames() async throws {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         device.marksFrames = true
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
@@ -118,7 +118,7 @@ struct CameraStreamingTests {
     @Test("Stop, start again: a new stream with fresh statistics and times from zero")
     func stopAndStart() async throws {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
         let sink = CameraSink()
@@ -146,7 +146,7 @@ struct CameraStreamingTests {
     @Test("A running camera that goes away stops capturing and gives its device back")
     func droppedWhileRunning() async throws {
         let device = emulatedCamera(framesPerSecond: 200)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let sink = CameraSink()
         do {
             let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,

@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera switching and restarting")
+@Suite("Camera switching and restarting", .closesContexts, .closesContexts)
 struct CameraSwitchTests {
     /// The red level of a frame's centre pixel: which emulated camera it came from.
     func level(_ image: RGBAImage) -> Int { Int(image[image.width / 2, image.height / 2].x) }
@@ -12,7 +12,7 @@ struct CameraSwitchTests {
     func switchCameras() async throws {
         let front = emulatedCamera(path: "/dev/video0", framesPerSecond: 200, picture: solidPicture(width: 64, height: 48, [40, 40, 40]))
         let back = emulatedCamera(path: "/dev/video2", framesPerSecond: 200, picture: solidPicture(width: 64, height: 48, [210, 210, 210]))
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
                             io: EmulatedDeviceIO([front, back]))
@@ -50,7 +50,7 @@ struct CameraSwitchTests {
         let front = emulatedCamera(path: "/dev/video0", framesPerSecond: 200)
         let locked = emulatedCamera(path: "/dev/video2")
         locked.openError = EACCES
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
                             io: EmulatedDeviceIO([front, locked]))
@@ -74,7 +74,7 @@ struct CameraSwitchTests {
             .init(fourCC: .yuyv, sizes: [.init(width: 64, height: 48, framesPerSecond: [200]),
                                          .init(width: 32, height: 24, framesPerSecond: [200])]),
         ])
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: EmulatedDeviceIO([device]))
         let sink = CameraSink()
         camera --> sink
@@ -95,7 +95,7 @@ struct CameraSwitchTests {
 
     @Test("Switching while stopped only records the device for the next start")
     func switchWhileStopped() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let second = emulatedCamera(path: "/dev/video2", framesPerSecond: 30, pacing: .manual)
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([emulatedCamera(path: "/dev/video0"), second]))

@@ -4,7 +4,7 @@ import Testing
 
 /// Subsampled chroma is interpolated bilinearly at the position its siting puts it; checked against
 /// an exact CPU model (swscale cannot express MPEG-2 "left" siting vertically, see SwscaleReference).
-@Suite("Chroma siting")
+@Suite("Chroma siting", .closesContexts, .closesContexts)
 struct ChromaSitingTests {
     /// Exact Y'CbCr → RGB of one pixel, in Double.
     static func rgb(y: Double, cb: Double, cr: Double, colorSpace: ColorSpace) -> SIMD3<Double> {
@@ -54,7 +54,7 @@ struct ChromaSitingTests {
         let colorSpace = ColorSpace.bt709
         let buffer = try PixelBuffer(format: format, width: width, height: height, data: data,
                                      colorSpace: colorSpace, chromaLocation: location)
-        let image = try await convertOnGPU(buffer, context: try RenderContext())
+        let image = try await convertOnGPU(buffer, context: try TestContexts.make())
         let chromaShape = format.planeShape(1, width: width, height: height)
         let cbPlane = data[(width * height)..<(width * height + chromaShape.width * chromaShape.height)]
         let crPlane = data[(width * height + chromaShape.width * chromaShape.height)...]

@@ -1,7 +1,7 @@
 import ELImage
 import Testing
 
-@Suite("Orientation")
+@Suite("Orientation", .closesContexts, .closesContexts)
 struct OrientationTests {
     /// Where output pixel (x, y) comes from in a `width` x `height` input: rotate clockwise, then
     /// mirror the result left to right. Written from the definition, not from the shader's matrix.
@@ -22,7 +22,7 @@ struct OrientationTests {
         let (width, height) = (7, 4)
         let pixels = randomBytes(width * height * 4, seed: 77).enumerated().map { $0.offset % 4 == 3 ? 255 : $0.element }
         let buffer = try PixelBuffer(format: .rgba, width: width, height: height, data: pixels)
-        let image = try await convertOnGPU(buffer, orientation: orientation, context: try RenderContext())
+        let image = try await convertOnGPU(buffer, orientation: orientation, context: try TestContexts.make())
         let size = orientation.outputSize(width: width, height: height)
         #expect(image.width == size.width && image.height == size.height)
         #expect((image.width, image.height) == (orientation.swapsDimensions ? (4, 7) : (7, 4)))
@@ -41,7 +41,7 @@ struct OrientationTests {
         // 2x2: red, green / blue, white.
         let pixels: [UInt8] = [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255]
         let buffer = try PixelBuffer(format: .rgba, width: 2, height: 2, data: pixels)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let turned = try await convertOnGPU(buffer, orientation: Orientation(rotation: .clockwise90), context: context)
         #expect(turned[1, 0] == SIMD4(255, 0, 0, 255))  // red now top right
         #expect(turned[0, 0] == SIMD4(0, 0, 255, 255))  // blue now top left

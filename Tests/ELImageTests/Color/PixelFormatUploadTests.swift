@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Every CPU pixel format, with padded strides, converts like swscale does.
-@Suite("Pixel format upload")
+@Suite("Pixel format upload", .closesContexts, .closesContexts)
 struct PixelFormatUploadTests {
     /// Our format, ffmpeg's name for the same bytes (YV12 has none: it is made by swapping planes),
     /// and the extra bytes at the end of each row.
@@ -35,7 +35,7 @@ struct PixelFormatUploadTests {
         }
         let buffer = try Self.padded(packed, format: format, width: width, height: height, padding: padding,
                                      colorSpace: colorSpace)
-        let image = try await convertOnGPU(buffer, context: try RenderContext())
+        let image = try await convertOnGPU(buffer, context: try TestContexts.make())
         let difference = ImageDifference(rgba: image.pixels, rgb: reference, width: width, height: height,
                                          include: { _, y in y < height - 2 })
         #expect(difference.meanAbsolute <= 0.5, "\(format): \(difference)")
@@ -81,7 +81,7 @@ struct PixelFormatUploadTests {
 
     @Test("An image wider than the GPU allows is an error, not a crash")
     func oversized() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let width = context.info.maximumTextureSize / 2 + 1  // RGB24 needs 3 texels a pixel
         let buffer = try PixelBuffer(format: .rgb24, width: width, height: 1)
         await #expect {

@@ -3,13 +3,13 @@ import Foundation
 import Testing
 
 /// RGBA → Y'CbCr on the GPU, read back into CPU planes.
-@Suite("RGB to YUV")
+@Suite("RGB to YUV", .closesContexts, .closesContexts)
 struct RGBToYUVTests {
     static let colorSpaces = YUVToRGBTests.colorSpaces
 
     /// Uploads an RGBA picture and reads it back as `format`.
     func readBack(_ rgba: [UInt8], width: Int, height: Int, as buffer: PixelBuffer) async throws -> PixelBuffer {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let input = RawDataInput()
         let results = Collector<PixelBuffer>()
         let output = try YUVDataOutput(format: buffer.format, colorSpace: buffer.colorSpace,
@@ -34,7 +34,7 @@ struct RGBToYUVTests {
         let rgba = try photo(width: width, height: height)
         let yuv = try await readBack(rgba, width: width, height: height,
                                      as: try PixelBuffer(format: .i444, width: width, height: height, colorSpace: colorSpace))
-        let back = try await convertOnGPU(yuv, context: try RenderContext())
+        let back = try await convertOnGPU(yuv, context: try TestContexts.make())
         var worst = 0
         for index in stride(from: 0, to: rgba.count, by: 4) {
             for channel in 0..<3 { worst = max(worst, abs(Int(back.pixels[index + channel]) - Int(rgba[index + channel]))) }
@@ -122,7 +122,7 @@ struct RGBToYUVTests {
         let empty = try PixelBuffer(format: .i420, width: width, height: height,
                                     data: [UInt8](repeating: 0, count: offset), planes: planes)
         let source = try PixelBuffer(format: .rgba, width: width, height: height, data: rgba)
-        let padded = try await RenderContext().perform { context in
+        let padded = try await TestContexts.make().perform { context in
             var buffer = empty
             try context.readPixels(of: try context.makeFrame(from: source), into: &buffer)
             return buffer
@@ -143,11 +143,11 @@ struct RGBToYUVTests {
     }
 }
 
-@Suite("Packed planes")
+@Suite("Packed planes", .closesContexts, .closesContexts)
 struct PackedPlanesTests {
     @Test("Planes packed on the render thread read the same on a worker thread's shared context after a fence")
     func readOnSharedContext() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let shared = try context.makeSharedContext()
         let (width, height) = (90, 50)
         let rgba = randomBytes(width * height * 4, seed: 21)

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Our GPU Y'CbCr → RGB against ffmpeg's swscale with accurate rounding, for every matrix and range.
-@Suite("YUV to RGB")
+@Suite("YUV to RGB", .closesContexts, .closesContexts)
 struct YUVToRGBTests {
     static let colorSpaces: [ColorSpace] = ColorMatrix.allCases.flatMap { matrix in
         ColorRange.allCases.map { ColorSpace(matrix: matrix, range: $0) }
@@ -49,7 +49,7 @@ struct YUVToRGBTests {
         let yuv = [UInt8](try Data(contentsOf: URL(fileURLWithPath: yuvPath)))
         let buffer = try PixelBuffer(format: .i420, width: width, height: height, data: yuv,
                                      colorSpace: colorSpace, chromaLocation: .topLeft)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let ours = try await convertOnGPU(buffer, context: context)
         #expect(ours.width == width && ours.height == height)
         // Bar centres: pixels whose 7x7 neighbourhood in the source picture is one colour.

@@ -2,11 +2,11 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("FramePool")
+@Suite("FramePool", .closesContexts, .closesContexts)
 struct FramePoolTests {
     @Test("1,000 frames reuse the pipeline's working set of textures; memory stays flat")
     func reuseOverManyFrames() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         // Reuse, not trimming, is under test: a stall on a loaded machine must not age textures out.
         try await context.perform { $0.framePool.idleLifetime = .seconds(3600) }
         let input = RawDataInput()
@@ -31,7 +31,7 @@ struct FramePoolTests {
 
     @Test("Textures are reused only for an equal key (size and format)")
     func keyedReuse() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         try await context.perform { context in
             let first = try context.makeFrame(width: 10, height: 10, timestamp: .zero)
             let texture = first.texture
@@ -47,7 +47,7 @@ struct FramePoolTests {
 
     @Test("Frames released on another thread go back to the pool on the render thread")
     func releaseOffThread() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let releasedOn = try await Task.detached {
             let frame = try await context.perform { try $0.makeFrame(width: 32, height: 32, timestamp: .zero) }
             #expect(frame.width == 32)
@@ -61,7 +61,7 @@ struct FramePoolTests {
 
     @Test("Idle textures are trimmed")
     func trimming() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         try await context.perform { context in
             context.framePool.idleLifetime = .zero
             for size in 1...5 { _ = try context.makeFrame(width: size * 8, height: 8, timestamp: .zero) }

@@ -20,7 +20,7 @@ private final class FrameRecorder: ImageInput, @unchecked Sendable {
     }
 }
 
-@Suite("Graph")
+@Suite("Graph", .closesContexts, .closesContexts)
 struct GraphTests {
     let pixels = randomBytes(16 * 8 * 4, seed: 1)
 
@@ -31,7 +31,7 @@ struct GraphTests {
 
     @Test("Fan-out delivers the same frame to three targets; removing one mid-stream stops only its frames")
     func fanOutAndRemoval() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let input = RawDataInput()
         let gray = Grayscale()
         let targets = [FrameRecorder(), FrameRecorder(), FrameRecorder()]
@@ -55,7 +55,7 @@ struct GraphTests {
 
     @Test("Targets added and removed from another task while frames flow")
     func concurrentRewiring() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let input = RawDataInput()
         let gray = Grayscale()
         let steady = FrameRecorder()
@@ -80,7 +80,7 @@ struct GraphTests {
 
     @Test("A failing node is reported to the error handler and the other targets keep working")
     func failureIsContained() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = Collector<String>()
         context.setErrorHandler { failures.append($0.description) }
         let input = RawDataInput()
@@ -96,7 +96,7 @@ struct GraphTests {
 
     @Test("A two-input node gets each source on its own input index")
     func multiInput() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         // out = |a - b| per channel: with b = a it is black, with b = 0 it is a.
         let difference = ShaderFilter(name: "test-difference", fragmentShader: """
             #version 300 es
@@ -138,7 +138,7 @@ struct GraphTests {
 
     @Test("End of stream travels through filters to the sinks")
     func endOfStream() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         final class EndRecorder: ImageInput, @unchecked Sendable {
             let inputSlots = InputSlots()
             let ends = Collector<Int>()

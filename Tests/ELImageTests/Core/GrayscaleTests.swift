@@ -8,12 +8,12 @@ private func referenceGray(r: UInt8, g: UInt8, b: UInt8) -> Int {
     return Int((red + green + blue).rounded())
 }
 
-@Suite("Grayscale")
+@Suite("Grayscale", .closesContexts, .closesContexts)
 struct GrayscaleTests {
     @Test("RGBA at an odd size with padded rows matches the CPU reference within 1 level",
           arguments: [(641, 479), (1, 1), (3, 2), (64, 64)])
     func paddedRGBA(width: Int, height: Int) async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let stride = width * 4 + 13 * 4  // 13 pixels of padding per row
         var pixels = randomBytes(stride * height, seed: UInt64(width * 31 + height))
         for y in 0..<height { pixels[y * stride + 3] = 200 }  // an alpha value to carry through
@@ -41,7 +41,7 @@ struct GrayscaleTests {
 
     @Test("BGRA with a stride that is not a whole number of pixels")
     func bgraOddStride() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let (width, height, stride) = (37, 23, 37 * 4 + 3)
         let pixels = randomBytes(stride * height, seed: 99)
         let input = RawDataInput()
@@ -59,7 +59,7 @@ struct GrayscaleTests {
 
     @Test("8-bit gray input comes out unchanged")
     func grayInput() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let (width, height, stride) = (33, 9, 40)
         let pixels = randomBytes(stride * height, seed: 5)
         let input = RawDataInput()
@@ -81,7 +81,7 @@ struct GrayscaleTests {
     @Test("The bundled photo: every pixel within 1 level of the reference")
     func photo() async throws {
         let photo = try PNGFile.read(Repository.path("Examples/Media/astronaut.png"))
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let input = RawDataInput()
         let (output, images) = imageCollector()
         input --> Grayscale() --> output
@@ -98,7 +98,7 @@ struct GrayscaleTests {
 
     @Test("Bad input sizes and strides are errors that say what is wrong")
     func badInput() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let input = RawDataInput()
         await #expect(throws: ELImageError.self) {
             try await input.process([UInt8](repeating: 0, count: 16), width: 0, height: 4, format: .rgba, timestamp: .zero, on: context)

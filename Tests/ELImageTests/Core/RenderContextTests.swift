@@ -3,11 +3,11 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("RenderContext")
+@Suite("RenderContext", .closesContexts, .closesContexts)
 struct RenderContextTests {
     @Test("Reports what the driver gave it")
     func info() throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let info = context.info
         #expect(info.version.hasPrefix("OpenGL ES 3"))
         #expect(info.maximumTextureSize >= 2048)
@@ -18,7 +18,7 @@ struct RenderContextTests {
 
     @Test("Two contexts in one process work independently, at the same time")
     func twoContexts() async throws {
-        let first = try RenderContext(), second = try RenderContext()
+        let first = try TestContexts.make(), second = try TestContexts.make()
         let pixels = randomBytes(32 * 32 * 4, seed: 11)
         async let a: [RGBAImage] = run(on: first, pixels: pixels, frames: 20)
         async let b: [RGBAImage] = run(on: second, pixels: pixels, frames: 20)
@@ -47,7 +47,7 @@ struct RenderContextTests {
 
     @Test("A shared context on another thread reads a texture the render thread drew, after a fence")
     func sharedContext() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let shared = try context.makeSharedContext()
         let pixels = [UInt8](repeating: 0, count: 16 * 16 * 4).enumerated().map { UInt8($0.offset % 251) }
         let input = RawDataInput()
@@ -103,7 +103,7 @@ struct RenderContextTests {
 
     @Test("performAndWait runs on the render thread from plain threads")
     func performAndWait() throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let size = try context.performAndWait { context in
             try context.makeFrame(width: 5, height: 3, timestamp: .zero).width
         }

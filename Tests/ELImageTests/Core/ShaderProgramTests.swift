@@ -1,7 +1,7 @@
 @testable import ELImage
 import Testing
 
-@Suite("ShaderProgram")
+@Suite("ShaderProgram", .closesContexts, .closesContexts)
 struct ShaderProgramTests {
     static let broken = """
         #version 300 es
@@ -17,7 +17,7 @@ struct ShaderProgramTests {
 
     @Test("A shader that does not compile names the shader and its failing line; the graph keeps working")
     func compileError() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = Collector<NodeFailure>()
         context.setErrorHandler { failures.append($0) }
         let input = RawDataInput()
@@ -49,7 +49,7 @@ struct ShaderProgramTests {
 
     @Test("A program that does not link is an error with the log")
     func linkError() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let fragment = """
             #version 300 es
             precision highp float;
@@ -67,7 +67,7 @@ struct ShaderProgramTests {
 
     @Test("Programs are compiled once per context and cached")
     func caching() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         try await context.perform { context in
             let first = try context.program(named: "grayscale-cache", fragment: ShaderProgramTests.grayscale)
             let second = try context.program(named: "grayscale-cache", fragment: ShaderProgramTests.grayscale)

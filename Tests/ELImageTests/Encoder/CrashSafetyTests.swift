@@ -33,7 +33,7 @@ final class FillingDiskWriter: MediaFileWriter, @unchecked Sendable {
 }
 
 /// What survives a killed process, a full disk, an unwritable path and an encoder failure.
-@Suite("VideoEncoder: crash safety and failures")
+@Suite("VideoEncoder: crash safety and failures", .closesContexts, .closesContexts)
 struct CrashSafetyTests {
     /// The `record` example, built next to the test bundle.
     static func recordExecutable() -> URL? {
@@ -106,7 +106,7 @@ struct CrashSafetyTests {
     func fullDisk() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = failureCollector(on: context)
         let encoder = try VideoEncoder()
         let events = eventCollector(for: encoder)
@@ -147,7 +147,7 @@ struct CrashSafetyTests {
 
     @Test("/dev/full: ENOSPC from the real write(2)")
     func devFull() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = failureCollector(on: context)
         let encoder = try VideoEncoder()
         let input = RawDataInput()
@@ -181,7 +181,7 @@ struct CrashSafetyTests {
     func encoderError() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = failureCollector(on: context)
         let encoder = try VideoEncoder()
         let (collector, images) = imageCollector()

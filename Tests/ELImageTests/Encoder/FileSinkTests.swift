@@ -4,13 +4,13 @@ import Foundation
 import Testing
 
 /// The Y4M and raw RGBA file sinks, checked against what went in.
-@Suite("File sinks: Y4M and raw RGBA")
+@Suite("File sinks: Y4M and raw RGBA", .closesContexts, .closesContexts)
 struct FileSinkTests {
     @Test("Y4M: ffmpeg reads back exactly the I420 planes that went in, with the range tag", arguments: [ColorRange.limited, .full])
     func y4m(range: ColorRange) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let frames = try EncoderFixtures.pannedAstronaut(width: 160, height: 120, count: 12)
         let colorSpace = ColorSpace(matrix: .bt709, range: range)
         let path = folder.path("out.y4m")
@@ -42,7 +42,7 @@ struct FileSinkTests {
     func rawRGBA() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let frames = try EncoderFixtures.pannedAstronaut(width: 96, height: 64, count: 10)
         let path = folder.path("out.rgba")
         let output = try RawRGBAFileOutput(path: path)
@@ -67,7 +67,7 @@ struct FileSinkTests {
     func rawRGBAFullDisk() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = failureCollector(on: context)
         let frameBytes = 64 * 48 * 4
         let path = folder.path("full.rgba")

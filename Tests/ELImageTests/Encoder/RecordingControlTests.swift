@@ -40,7 +40,7 @@ final class GateWriter: MediaFileWriter, @unchecked Sendable {
 }
 
 /// Start, stop, pause, resume, cancel, limits and the queue policies, while frames flow.
-@Suite("VideoEncoder: recording control")
+@Suite("VideoEncoder: recording control", .closesContexts, .closesContexts)
 struct RecordingControlTests {
     let frames: [RGBAImage]
     init() throws {
@@ -51,7 +51,7 @@ struct RecordingControlTests {
     func pauseAndResume() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let encoder = try VideoEncoder()
         let input = RawDataInput()
         input --> encoder
@@ -79,7 +79,7 @@ struct RecordingControlTests {
     func stopAndStart() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let encoder = try VideoEncoder()
         let input = RawDataInput()
         input --> encoder
@@ -111,7 +111,7 @@ struct RecordingControlTests {
     func cancel() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let encoder = try VideoEncoder()
         let events = eventCollector(for: encoder)
         let input = RawDataInput()
@@ -141,7 +141,7 @@ struct RecordingControlTests {
     func durationLimit() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let encoder = try VideoEncoder()
         let input = RawDataInput()
         input --> encoder
@@ -158,7 +158,7 @@ struct RecordingControlTests {
     func sizeLimit() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(10)  // big frames
         let encoder = try VideoEncoder(settings: settings)
@@ -186,7 +186,7 @@ struct RecordingControlTests {
     func waitPolicy() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         var settings = EncoderSettings()
         settings.tune = "zerolatency"
         settings.queueCapacity = 2
@@ -214,7 +214,7 @@ struct RecordingControlTests {
     func dropPolicy() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         var settings = EncoderSettings()
         settings.tune = "zerolatency"  // a packet per frame: the first write blocks the encoder thread
         settings.queueCapacity = 1

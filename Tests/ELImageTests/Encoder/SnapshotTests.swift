@@ -4,13 +4,13 @@ import Foundation
 import Testing
 
 /// The still-photo button: a snapshot while recording, equal to what the encoder got.
-@Suite("Snapshot")
+@Suite("Snapshot", .closesContexts, .closesContexts)
 struct SnapshotTests {
     @Test("snapshot while recording: PNG equals the encoder's frame, JPEG close to it, no frame lost")
     func whileRecording() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = failureCollector(on: context)
         let frames = try EncoderFixtures.pannedAstronaut(width: 320, height: 240, count: 30)
         let input = RawDataInput()
@@ -61,7 +61,7 @@ struct SnapshotTests {
     func nextFrameAndEnd() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let frames = try EncoderFixtures.pannedAstronaut(width: 64, height: 48, count: 3)
         let input = RawDataInput()
         let snapshot = Snapshot()

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Encoding to MP4 and raw H.264, checked with ffprobe and ffmpeg as oracles.
-@Suite("VideoEncoder: MP4 and H.264 output")
+@Suite("VideoEncoder: MP4 and H.264 output", .closesContexts, .closesContexts)
 struct VideoEncoderTests {
     /// 24 frames of Big Buck Bunny at 1280x720, 25 fps, CRF 18, BT.709 limited range.
     ///
@@ -18,7 +18,7 @@ struct VideoEncoderTests {
         let count = 24
         let frames = try EncoderFixtures.bunnyFrames(count)
         try #require(frames.count == count)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let failures = failureCollector(on: context)
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(18)
@@ -92,7 +92,7 @@ struct VideoEncoderTests {
     func variableFrameRate() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let frames = try EncoderFixtures.pannedAstronaut(width: 160, height: 120, count: 20)
         let intervals: [Int64] = [33_000, 34_000, 33_500, 66_000, 32_000]  // µs; 66 ms: a missed frame
         var time: Int64 = 5_123_456_789  // camera clock since boot
@@ -139,7 +139,7 @@ struct VideoEncoderTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = try MovieFixtures.smallClip(in: folder)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let movie = try MovieInput(path: clip, options: .init(frameRange: 0..<40))
         let encoder = try VideoEncoder()
         movie --> encoder
@@ -158,7 +158,7 @@ struct VideoEncoderTests {
     func annexBOutput() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let frames = try EncoderFixtures.pannedAstronaut(width: 320, height: 240, count: 30)
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(18)

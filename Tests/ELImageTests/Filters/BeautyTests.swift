@@ -71,7 +71,7 @@ struct BeautyReport {
     }
 }
 
-@Suite("Beauty")
+@Suite("Beauty", .closesContexts, .closesContexts)
 struct BeautyTests {
     @Test("Default strength: skin loses at least half its Laplacian variance, strong non-skin edges keep 85 % of their gradient energy",
           arguments: [Portrait.astronaut, Portrait.graceHopper])
@@ -134,7 +134,7 @@ struct BeautyTests {
 
         // NaN settings render exactly what the defaults render.
         let image = crop(try Photos.astronaut(), x: 150, y: 40, width: 160, height: 160)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let nanBeauty = Beauty(strength: .nan)
         nanBeauty.smoothing = .nan
         nanBeauty.whitening = .nan
@@ -158,7 +158,7 @@ struct BeautyTests {
 
     @Test("The whole filter is five draws; strength 0 draws nothing")
     func drawCalls() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let image = randomImage(width: 64, height: 48, seed: 77)
         let beauty = Beauty()
         try await context.perform { try beauty.prepare(in: $0) }

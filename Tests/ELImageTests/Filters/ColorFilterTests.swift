@@ -68,7 +68,7 @@ func matrixReference(_ m: [Double], offset: [Double], intensity: Double) -> @Sen
     }
 }
 
-@Suite("Colour filters")
+@Suite("Colour filters", .closesContexts, .closesContexts)
 struct ColorFilterTests {
     static let cases: [ColorCase] = [
         ColorCase("brightness 0 (identity)", make: { Brightness(0) }, reference: { $0 }),

@@ -122,7 +122,7 @@ enum Photos {
 /// Sends `image` through `filter` on a fresh context and returns what comes out.
 func render(_ image: RGBAImage, through filter: some ImageOutput & ImageInput,
             on context: RenderContext? = nil) async throws -> RGBAImage {
-    let context = try context ?? RenderContext()
+    let context = try context ?? TestContexts.make()
     let input = RawDataInput()
     let (output, images) = imageCollector()
     input --> filter --> output
@@ -134,7 +134,7 @@ func render(_ image: RGBAImage, through filter: some ImageOutput & ImageInput,
 
 /// Sends `base` (input 0) and `top` (input 1) through a two-input filter.
 func render(base: RGBAImage, top: RGBAImage, through filter: some ImageOutput & ImageInput) async throws -> RGBAImage {
-    let context = try RenderContext()
+    let context = try TestContexts.make()
     let baseInput = RawDataInput(), topInput = RawDataInput()
     let (output, images) = imageCollector()
     baseInput --> filter --> output

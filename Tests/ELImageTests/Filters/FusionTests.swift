@@ -30,12 +30,12 @@ private func runChain(_ nodes: [any ImageOutput & ImageInput], on image: RGBAIma
     return (try #require(images.values.first), draws)
 }
 
-@Suite("Pass fusion")
+@Suite("Pass fusion", .closesContexts, .closesContexts)
 struct FusionTests {
     @Test("brightness → contrast → saturation → grayscale: fused equals unfused within 1 level on the photo, in 1 draw instead of 4")
     func fusedEqualsUnfusedGray() async throws {
         let photo = try Photos.astronaut()
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let operations: [any ImageOutput & ImageInput & ColorOperation] = [Brightness(0.06), Contrast(1.25), Saturation(1.4), Grayscale()]
         let unfused = try await runChain(operations, on: photo, context: context)
         let fused = try await runChain([ColorChain(operations)], on: photo, context: context)
@@ -48,7 +48,7 @@ struct FusionTests {
     @Test("With full precision the fused chain is closer to the exact result than separate passes")
     func fullPrecision() async throws {
         let photo = try Photos.astronaut()
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let operations: [any ImageOutput & ImageInput & ColorOperation] = [Brightness(0.06), Contrast(1.25), Saturation(1.4), Grayscale()]
         let unfused = try await runChain(operations, on: photo, context: context)
         let fused = try await runChain([ColorChain(operations, precision: .full)], on: photo, context: context)
@@ -70,7 +70,7 @@ struct FusionTests {
     @Test("Ten colour operations incl. a lookup table: fused equals unfused within 1 level on the photo")
     func fusedEqualsUnfusedLong() async throws {
         let photo = try Photos.astronaut()
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let operations: [any ImageOutput & ImageInput & ColorOperation] = [
             WhiteBalance(temperature: 0.3, tint: -0.1), Exposure(0.2), Gamma(1.1), Hue(degrees: 12),
             Levels(inputBlack: 0.04, inputWhite: 0.96, gamma: 1.1), Brightness(-0.03), Contrast(1.1),
@@ -88,7 +88,7 @@ struct FusionTests {
     @Test("A FilterGroup fuses runs of colour operations around a blur and matches the unfused group")
     func groupFusesRuns() async throws {
         let image = randomImage(width: 40, height: 24, seed: 8)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         func members() -> [any ImageOutput & ImageInput] {
             [Brightness(0.05), Contrast(1.2), GaussianBlur(sigma: 1.5), Saturation(1.2), Grayscale()]
         }
@@ -131,7 +131,7 @@ struct FusionTests {
     @Test("Changing an operation's parameter changes the chain's next frame")
     func liveParameters() async throws {
         let image = randomImage(width: 8, height: 8, seed: 4)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let brightness = Brightness(0)
         let chain = ColorChain([brightness, Contrast(1)])
         let first = try await render(image, through: chain, on: context)
@@ -156,7 +156,7 @@ struct FusionTests {
     @Test("An empty chain passes frames through without drawing")
     func emptyChain() async throws {
         let image = randomImage(width: 5, height: 3, seed: 1)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let (result, draws) = try await runChain([ColorChain([])], on: image, context: context)
         #expect(result == image)
         #expect(draws == 0)
@@ -166,7 +166,7 @@ struct FusionTests {
     func compileErrors() async throws {
         #expect(throws: ELImageError.self) { try ColorPiece(name: "Bad Name", source: "vec4 PIECE_apply(vec4 c) { return c; }") }
         #expect(throws: ELImageError.self) { try ColorPiece(name: "noapply", source: "vec4 f(vec4 c) { return c; }") }
-        let context = try RenderContext()
+        let context = try TestContexts.make()
 
         let broken = try ColorPiece(name: "broken", source: "vec4 PIECE_apply(vec4 color) {\n    return color * undefinedThing;\n}")
         final class Broken: ColorOperation, @unchecked Sendable {

@@ -7,11 +7,11 @@ import Testing
 // MovieInput in a graph on the GPU: pixels against ffmpeg's decode and conversion, timestamps
 // through a filter, seeking, frame ranges, looping, real-time pacing and damaged files.
 
-@Suite("Movie input", .serialized, .smallClip)
+@Suite("Movie input", .closesContexts, .serialized, .smallClip)
 struct MovieInputTests {
     @Test("A frame converted to RGBA matches ffmpeg's decode + swscale conversion within 2 levels")
     func rgbaMatchesFFmpeg() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let number = 60
         let movie = try MovieInput(path: MovieFixtures.bunny, options: .init(frameRange: number..<(number + 1)))
         let (output, images) = imageCollector()
@@ -45,7 +45,7 @@ struct MovieInputTests {
         #expect(expected == (0..<132).map { MediaTime(value: Int64($0) * 512, timescale: 12800) })
         #expect(expected == (try MovieFixtures.probeTimestampTicks(MovieFixtures.bunny)).map { MediaTime(value: $0, timescale: 12800) })
 
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let movie = try MovieInput(path: clip)
         let sink = MovieTimestampSink()
         movie --> Grayscale() --> sink
@@ -75,7 +75,7 @@ struct MovieInputTests {
     @Test("start: the first frame at or after the time")
     func seekToStart() async throws {
         let clip = try SmallClip.require()
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let movie = try MovieInput(path: clip,
                                    options: .init(start: MediaTime(value: 2, timescale: 1), frameRange: 0..<53))
         let sink = MovieTimestampSink()
@@ -89,7 +89,7 @@ struct MovieInputTests {
     @Test("frameRange: exactly those frames")
     func frameRange() async throws {
         let clip = try SmallClip.require()
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let movie = try MovieInput(path: clip, options: .init(frameRange: 10..<15))
         let sink = MovieTimestampSink()
         movie --> sink
@@ -101,7 +101,7 @@ struct MovieInputTests {
     @Test("loop: the range again and again with increasing timestamps, until cancel()")
     func loopUntilCancelled() async throws {
         let clip = try SmallClip.require()
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let movie = try MovieInput(path: clip, options: .init(loop: true, frameRange: 3..<6))
         let sink = MovieTimestampSink { [weak movie] count in if count == 8 { movie?.cancel() } }  // weak: movie keeps sink
         movie --> sink
@@ -114,7 +114,7 @@ struct MovieInputTests {
     @Test("Real time with a slow sink: late frames are dropped and counted; as fast as possible drops none")
     func realTimeDropsLateFrames() async throws {
         let clip = try SmallClip.require()
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         // 20 frames = 0.8 s of video into a sink that takes 0.15 s per frame (3 s for them all).
         let realTime = try MovieInput(path: clip, options: .init(pacing: .realTime, frameRange: 0..<20))
         let slow = MovieTimestampSink(delay: .milliseconds(150))
@@ -141,7 +141,7 @@ struct MovieInputTests {
     @Test("Real time paces frames by their timestamps")
     func realTimePacing() async throws {
         let clip = try SmallClip.require()
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let movie = try MovieInput(path: clip, options: .init(pacing: .realTime, frameRange: 0..<10))
         let sink = MovieTimestampSink()
         movie --> sink
@@ -160,7 +160,7 @@ struct MovieInputTests {
         let expected = try MovieFixtures.probeTimestampTicks(path).map { MediaTime(value: $0, timescale: 12800) }
         #expect(expected.count > 50 && expected.count < 120)
 
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let reports = Collector<NodeFailure>()
         context.setErrorHandler { reports.append($0) }
         let movie = try MovieInput(path: path)

@@ -5,11 +5,11 @@ import Testing
 
 // StillImageInput: a PNG or JPEG delivered once, or as a clip of N frames at a frame rate.
 
-@Suite("Still image input", .serialized)
+@Suite("Still image input", .closesContexts, .serialized)
 struct StillImageInputTests {
     @Test("A PNG repeated 5 times at 25 fps: 5 identical frames stamped n/25 s, then end-of-stream")
     func pngRepeated() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let still = try StillImageInput(path: MovieFixtures.astronautPNG, options: .init(repeatCount: 5, frameRate: 25))
         #expect(still.size.width == 512 && still.size.height == 512)
         let (output, images) = imageCollector()
@@ -29,7 +29,7 @@ struct StillImageInputTests {
 
     @Test("A JPEG delivered once, at time zero")
     func jpegOnce() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let still = try StillImageInput(path: MovieFixtures.hopperJPEG)
         let (output, images) = imageCollector()
         still --> output
@@ -43,7 +43,7 @@ struct StillImageInputTests {
 
     @Test("At 30000/1001 fps, frame n is stamped n * 1001/30000 s exactly")
     func fractionalFrameRate() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let image = RGBAImage(width: 4, height: 4, pixels: [UInt8](repeating: 90, count: 64))
         let still = try StillImageInput(image: image, options: .init(repeatCount: 3, frameRate: Y4MHeader.Ratio(30000, 1001)))
         let sink = MovieTimestampSink()
@@ -55,7 +55,7 @@ struct StillImageInputTests {
 
     @Test("cancel() stops a long still clip")
     func cancel() async throws {
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         let image = RGBAImage(width: 4, height: 4, pixels: [UInt8](repeating: 200, count: 64))
         let still = try StillImageInput(image: image, options: .init(repeatCount: 1_000_000))
         let sink = MovieTimestampSink { [weak still] count in if count == 10 { still?.cancel() } }  // weak: still keeps sink

@@ -38,7 +38,7 @@ struct BuiltProgram {
     }
 }
 
-@Suite("elimage tool")
+@Suite("elimage tool", .closesContexts, .closesContexts)
 struct ToolTests {
     let elimage = BuiltProgram(name: "elimage")
 
@@ -88,7 +88,7 @@ struct ToolTests {
         // The colour path itself is checked against swscale in the colour suites; here the tool must
         // hand the same frames, with the forced colour space, to the same conversion.
         let frames = try RawYUVReader.readAll(path: raw, width: 96, height: 64, format: .nv12, frameRate: 25)
-        let context = try RenderContext()
+        let context = try TestContexts.make()
         var expected: [UInt8] = []
         for var frame in frames {
             frame.colorSpace = ColorSpace(matrix: .bt601, range: .limited)
