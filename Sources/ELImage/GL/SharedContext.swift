@@ -7,7 +7,7 @@ import CGLES
 /// Make it current once on the worker thread with `makeCurrent()`; use `GLFence` to wait until the
 /// render thread's commands that produced a texture have completed before reading it. Release it
 /// and `destroy()` it on that thread before the thread ends, and before the render context's
-/// `close()` (`RenderContext.startWorker` does all of this).
+/// `close()` (`RenderContext.makeWorker` does all of this).
 public final class SharedContext: Sendable {
     private let handle: EGLContextHandle
 

@@ -26,8 +26,6 @@ final class RecordingSession: Sendable {
         var statistics = RecordingStatistics()
         var cancelRequested = false
         var threadStarted = false
-        /// The encoder thread, once made (joined by `outcome()`).
-        var thread: JoinableThread?
         var context: RenderContext?
         var colorSpace: ColorSpace?
         var timescale: Int32?
@@ -134,9 +132,7 @@ final class RecordingSession: Sendable {
 
     /// Waits until the recording has ended and its encoder thread is joined, and returns how.
     func outcome() async -> Result<RecordingSummary, ELImageError> {
-        let outcome = await result.value()
-        await state.withLock { $0.thread }?.join()
-        return outcome
+        await result.value()
     }
 
     // MARK: Render thread
@@ -184,7 +180,7 @@ final class RecordingSession: Sendable {
                     let thread = try context.makeWorker(name: "ELImage.encoder") { [self] error in
                         if let error { fail(error, encoder: nil, container: nil) } else { runEncoder() }
                     }
-                    state.withLock { $0.thread = thread }
+                    result.attach(thread)
                     if let node { context.register(node, stage: .sink) }
                     try thread.start()
                 } catch {

@@ -22,8 +22,6 @@ final class FileSinkCore: Sendable {
     private struct State {
         var closing = false
         var threadStarted = false
-        /// The worker thread, once made (joined by `outcome()`).
-        var thread: JoinableThread?
         var context: RenderContext?
         var framesIn = 0
         var framesWritten = 0
@@ -78,7 +76,7 @@ final class FileSinkCore: Sendable {
                 let thread = try context.makeWorker(name: "ELImage.\(name)") { [self] error in
                     if let error { fail(error, node: node) } else { run(node: node) }
                 }
-                state.withLock { $0.thread = thread }
+                result.attach(thread)
                 context.register(node, stage: .sink)
                 try thread.start()
             } catch {
@@ -113,9 +111,7 @@ final class FileSinkCore: Sendable {
 
     /// Waits until the file is finished (or failed) and the worker thread is joined.
     func outcome() async -> Result<Int, ELImageError> {
-        let outcome = await result.value()
-        await state.withLock { $0.thread }?.join()
-        return outcome
+        await result.value()
     }
 
     /// Finishes the file and waits for the worker (the node's `close()`); failures were reported.

@@ -3,13 +3,14 @@ import Synchronization
 
 /// How a worker thread's job ended (a recording, a file sink), told to everyone who waits.
 ///
-/// The worker records the outcome as its last act; a waiter then joins the worker's thread
-/// (`JoinableThread.join()`), so that when it hears the outcome the thread and everything it held
-/// (x264, the muxer, its GL context) are gone.
+/// The worker records the outcome as its last act; `value()` then joins the worker's thread
+/// (attached with `attach(_:)`), so that whoever hears the outcome knows the thread and everything
+/// it held (x264, the muxer, its GL context) are gone.
 final class WorkerOutcome<Value: Sendable>: Sendable {
     private struct State {
         var outcome: Result<Value, ELImageError>?
         var waiters: [CheckedContinuation<Result<Value, ELImageError>, Never>] = []
+        var worker: JoinableThread?
     }
     private let state = Mutex(State())
 
@@ -24,8 +25,19 @@ final class WorkerOutcome<Value: Sendable>: Sendable {
         waiters.forEach { $0.resume(returning: outcome) }
     }
 
-    /// Waits until the outcome is recorded.
+    /// The thread whose job this is: `value()` joins it before returning.
+    func attach(_ worker: JoinableThread) {
+        state.withLock { $0.worker = worker }
+    }
+
+    /// Waits until the outcome is recorded and the attached thread, if any, is joined.
     func value() async -> Result<Value, ELImageError> {
+        let outcome = await recorded()
+        await state.withLock { $0.worker }?.join()
+        return outcome
+    }
+
+    private func recorded() async -> Result<Value, ELImageError> {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Result<Value, ELImageError>? in
                 if let outcome = state.outcome { return outcome }
