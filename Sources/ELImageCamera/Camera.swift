@@ -34,7 +34,7 @@ import Synchronization
 /// `restart(with:)` and `switchDevice(to:)` are also thrown to the caller.
 public final class Camera: ImageOutput, CameraControlling, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: ImageOutput is an open class marked @unchecked Sendable, so subclasses
-    // must say so too. Every mutable property here lives in a Mutex or an Atomic.
+    // must say so too. Every mutable property here lives behind a lock (Locked) or in an Atomic.
 
     /// The context frames are uploaded to and delivered on.
     public let context: RenderContext
@@ -56,11 +56,11 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode, @unchec
         var reportedDamage: ObjectIdentifier?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Serializes start, stop, restart and switch; held while devices open and threads stop, never
     /// by the capture thread or the render thread's deliveries.
-    private let lifecycle = Mutex<Void>(())
-    private let counters = Mutex(CaptureStatistics())
+    private let lifecycle = Locked<Void>(())
+    private let counters = Locked(CaptureStatistics())
     private let mailbox = FrameMailbox()
     private let captureThreads = Atomic<Int>(0)
     private let deliveries: DeliveryThread
@@ -73,7 +73,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode, @unchec
                 context: RenderContext, io: any VideoDeviceIO = LibV4L2DeviceIO()) {
         self.context = context
         self.io = io
-        state = Mutex(State(path: path, settings: settings))
+        state = Locked(State(path: path, settings: settings))
         // The delivery thread sees the camera weakly: it must not keep it alive.
         let target = WeakCamera()
         deliveries = DeliveryThread(name: "ELImage.camera delivery", group: context.threads) {
@@ -423,7 +423,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode, @unchec
 /// A weak reference to a camera that threads can share.
 private final class WeakCamera: Sendable {
     private struct Reference { weak var camera: Camera? }
-    private let reference = Mutex(Reference())
+    private let reference = Locked(Reference())
 
     var camera: Camera? {
         get { reference.withLock { $0.camera } }

@@ -1,7 +1,6 @@
 import CV4L2
 import ELImage
 import Glibc
-import Synchronization
 
 /// What a device node is: driver, name, bus and capabilities (`VIDIOC_QUERYCAP`), with the formats,
 /// sizes and frame rates it offers.
@@ -84,7 +83,7 @@ public final class CameraDevice: Sendable {
     let io: any VideoDeviceIO
     /// The open descriptor, `nil` once closed. Held during each ioctl, so `close()` cannot pull
     /// the descriptor from under a call (all ioctls ELImage makes are non-blocking).
-    private let descriptor: Mutex<Int32?>
+    private let descriptor: Locked<Int32?>
 
     /// Opens `path` (read-write, non-blocking).
     /// - Throws: `ELImageError.io` with the errno: `ENOENT` (no such device), `EACCES` (add your
@@ -93,7 +92,7 @@ public final class CameraDevice: Sendable {
         self.path = path
         self.io = io
         do throws(DeviceErrno) {
-            descriptor = Mutex(try io.open(path))
+            descriptor = Locked(try io.open(path))
         } catch {
             throw DeviceErrors.failure(error, "open", path: path)
         }

@@ -36,7 +36,7 @@ final class CaptureSession: Sendable {
     private let released = Atomic<Bool>(false)
     /// The capture thread, once started; `stop()` joins it (and, called on it from a callback
     /// that released the last reference to the camera, does not wait for itself).
-    private let captureThread = Mutex<JoinableThread?>(nil)
+    private let captureThread = Locked<JoinableThread?>(nil)
 
     /// A driver buffer mapped into this process. The address is only read by the capture thread
     /// (while the buffer is dequeued) and unmapped by `release()` after that thread has stopped.

@@ -1,5 +1,5 @@
+import ELImage
 import Glibc
-import Synchronization
 
 /// The device calls served by emulated cameras instead of the kernel: pass it as the `io` of a
 /// `Camera` or `CameraDevice`, or to `CameraDevice.list(io:)`.
@@ -12,10 +12,10 @@ public final class EmulatedDeviceIO: VideoDeviceIO {
         var nextDescriptor: Int32 = 1000
     }
 
-    private let registry: Mutex<Registry>
+    private let registry: Locked<Registry>
 
     public init(_ devices: [EmulatedVideoDevice]) {
-        registry = Mutex(Registry(devices: devices))
+        registry = Locked(Registry(devices: devices))
     }
 
     /// The devices now present.

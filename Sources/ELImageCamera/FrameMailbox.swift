@@ -1,5 +1,4 @@
 import ELImage
-import Synchronization
 
 /// What the capture thread hands to the render thread: frames, failures and end-of-stream, in
 /// order, with at most one frame waiting between two other events.
@@ -20,7 +19,7 @@ final class FrameMailbox: Sendable {
         var deliveryScheduled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Posts a frame. `replaced` is true when a waiting frame was dropped for it; `schedule` is
     /// true when the caller must schedule a delivery.

@@ -1,7 +1,6 @@
 import ELImage
 import ELImageMedia
 import Foundation
-import Synchronization
 
 /// Where `elimage run` writes, chosen by the output's extension.
 enum OutputKind {
@@ -56,7 +55,7 @@ final class OutputSink: @unchecked Sendable {
             try encoder.start(recordingTo: path)
             return OutputSink(node: encoder, finish: { _ = try await encoder.stop() })
         case .png(let pattern), .jpeg(let pattern):
-            let counter = Mutex(0)
+            let counter = Locked(0)
             let isPNG = if case .png = kind { true } else { false }
             return OutputSink(node: RawDataOutput { image in
                 let index = counter.withLock { value in defer { value += 1 }; return value }
@@ -75,7 +74,7 @@ final class OutputSink: @unchecked Sendable {
                 do { try file.handle.write(contentsOf: image.pixels) } catch { failures.record(error) }
             }, finish: { try file.handle.close() })
         case .y4m(let path):
-            let writer = Mutex<Y4MWriter?>(nil)
+            let writer = Locked<Y4MWriter?>(nil)
             let node = try YUVDataOutput(format: .i420) { buffer in
                 do {
                     try writer.withLock { stored in
@@ -98,7 +97,7 @@ final class OutputSink: @unchecked Sendable {
 /// Counts the frames that reach the end of the graph (a fan-out target beside the sink).
 final class FrameCounter: ImageInput, @unchecked Sendable {
     let inputSlots = InputSlots()
-    private let frames = Mutex(0)
+    private let frames = Locked(0)
     private let onFrame: (Int) -> Void  // called on the render thread only
 
     init(onFrame: @escaping (Int) -> Void) { self.onFrame = onFrame }
@@ -118,7 +117,7 @@ final class UncheckedFile: @unchecked Sendable {
 
 /// The first failure anywhere in the graph of one run (a sink, a node through the error handler).
 final class FailureLog: Sendable {
-    private let first = Mutex<String?>(nil)
+    private let first = Locked<String?>(nil)
     func record(_ error: Error) { first.withLock { if $0 == nil { $0 = "\(error)" } } }
     var message: String? { first.withLock { $0 } }
 }

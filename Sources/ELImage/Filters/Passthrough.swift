@@ -1,12 +1,11 @@
-import Synchronization
 
 /// Copies its input into a new frame, optionally at another size (bilinear scaling).
 public final class Passthrough: ShaderFilter, @unchecked Sendable {
-    private let size: Mutex<(width: Int, height: Int)?>
+    private let size: Locked<(width: Int, height: Int)?>
 
     /// - Parameter outputSize: the size to scale to; `nil` keeps the input's size.
     public init(outputSize: (width: Int, height: Int)? = nil) {
-        size = Mutex(outputSize)
+        size = Locked(outputSize)
         super.init(name: "passthrough", fragmentShader: EmbeddedShaders.passthroughFsh)
     }
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A filter made of one fragment shader: it renders each input frame into a new frame from the
 /// pool and pushes it to its targets.
@@ -18,7 +17,7 @@ open class ShaderFilter: ImageOutput, ImageInput, @unchecked Sendable {
         var latest: [TextureFrame?]
         var uniforms: [String: UniformValue] = [:]
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// - Parameters:
     ///   - name: unique per shader source (the cache key of the compiled program).
@@ -28,7 +27,7 @@ open class ShaderFilter: ImageOutput, ImageInput, @unchecked Sendable {
         programName = name
         self.fragmentShader = fragmentShader
         inputSlots = InputSlots(count: inputCount)
-        state = Mutex(State(latest: Array(repeating: nil, count: max(1, inputCount))))
+        state = Locked(State(latest: Array(repeating: nil, count: max(1, inputCount))))
         super.init()
     }
 

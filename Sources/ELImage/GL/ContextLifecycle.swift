@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Where a `RenderContext` stands in its life, and the nodes its `close()` closes.
 final class ContextLifecycle: Sendable {
@@ -23,7 +22,7 @@ final class ContextLifecycle: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var isClosed: Bool { state.withLock { $0.phase == .closed } }
     var isGLClosed: Bool { state.withLock { $0.phase == .glClosed || $0.phase == .closed } }

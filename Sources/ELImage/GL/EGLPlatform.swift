@@ -190,15 +190,12 @@ final class EGLDisplayHandle: @unchecked Sendable {
 /// Counts the users of each EGL display: `eglGetPlatformDisplay` returns the same handle for the same
 /// native display, and `eglTerminate` would pull it from under every other `RenderContext` using it.
 enum EGLDisplayRegistry {
-    // An NSLock (a pthread mutex) rather than a Mutex: ThreadSanitizer sees pthread locks, while
-    // the Synchronization module's futex is invisible to it and made every context a false report.
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var users: [UInt: Int] = [:]  // guarded by `lock`
+    private static let users = Locked<[UInt: Int]>([:])
 
     /// Initializes the display on first use. False when `eglInitialize` fails.
     static func retain(_ display: EGLDisplay) -> Bool {
         let key = UInt(bitPattern: display)
-        return lock.withLock {
+        return users.withLock { users in
             if let count = users[key] {
                 users[key] = count + 1
                 return true
@@ -212,7 +209,7 @@ enum EGLDisplayRegistry {
 
     static func release(_ display: EGLDisplay) {
         let key = UInt(bitPattern: display)
-        lock.withLock {
+        users.withLock { users in
             guard let count = users[key] else { return }
             if count > 1 {
                 users[key] = count - 1

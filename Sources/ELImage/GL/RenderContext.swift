@@ -1,7 +1,6 @@
 import CEGL
 import CGLES
 import Foundation
-import Synchronization
 
 /// A headless OpenGL ES 3 context with its own render thread: the place where a graph runs.
 ///
@@ -48,7 +47,7 @@ public actor RenderContext {
     public var poolStatistics: FramePool.Statistics { framePool.statistics }
 
     private var emptyVertexArray: GLuint = 0
-    private let errorHandler = Mutex<(@Sendable (NodeFailure) -> Void)?>(nil)
+    private let errorHandler = Locked<(@Sendable (NodeFailure) -> Void)?>(nil)
 
     /// Draw calls issued by ELImage's nodes on this context since it was made.
     public private(set) var drawCallCount = 0

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A node that produces frames (a source or a filter) and pushes each one to its targets.
 ///
@@ -12,7 +11,7 @@ open class ImageOutput: @unchecked Sendable {
         public let index: Int
     }
 
-    private let connections = Mutex<[Connection]>([])
+    private let connections = Locked<[Connection]>([])
 
     public init() {}
 

@@ -1,14 +1,13 @@
-import Synchronization
 
 /// The numbered inputs of a node (0 ..< count) and which of them are connected.
 public final class InputSlots: Sendable {
     /// How many inputs the node has (1 for most filters, 2 for blends).
     public let count: Int
-    private let connected: Mutex<[Bool]>
+    private let connected: Locked<[Bool]>
 
     public init(count: Int = 1) {
         self.count = max(1, count)
-        connected = Mutex([Bool](repeating: false, count: max(1, count)))
+        connected = Locked([Bool](repeating: false, count: max(1, count)))
     }
 
     /// Marks the lowest free input as connected and returns it. When every input is taken, returns

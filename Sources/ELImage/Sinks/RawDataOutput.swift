@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A sink that reads every frame back to the CPU as RGBA and hands it to a closure.
 ///
@@ -7,7 +6,7 @@ import Synchronization
 public final class RawDataOutput: ImageInput, @unchecked Sendable {
     public let inputSlots = InputSlots(count: 1)
     private let handler: @Sendable (RGBAImage) -> Void
-    private let buffer = Mutex<[UInt8]>([])
+    private let buffer = Locked<[UInt8]>([])
 
     public init(handler: @escaping @Sendable (RGBAImage) -> Void) {
         self.handler = handler

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A sink that converts every frame to Y'CbCr (or RGBA) on the GPU, reads it back and hands the
 /// `PixelBuffer` to a closure: the feed for encoders, Y4M files and other YUV consumers.
@@ -12,7 +11,7 @@ public final class YUVDataOutput: ImageInput, @unchecked Sendable {
     private let colorSpace: ColorSpace?
     private let chromaLocation: ChromaLocation
     private let handler: @Sendable (PixelBuffer) -> Void
-    private let reusable = Mutex<PixelBuffer?>(nil)
+    private let reusable = Locked<PixelBuffer?>(nil)
 
     /// - Parameters:
     ///   - colorSpace: the matrix and range to write; `nil` uses each frame's own colour space.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A thread the framework starts (render, capture, delivery, decode, encoder, file sink,
 /// snapshot): a named POSIX thread that is joined exactly once, by whoever closes its owner.
@@ -20,7 +19,7 @@ package final class JoinableThread: Sendable {
     package let name: String
     private let stackSize: Int
     private let exit = ExitSignal()
-    private let phase: Mutex<Phase>
+    private let phase: Locked<Phase>
     private weak let group: ThreadGroup?
 
     /// A thread that will run `body`, registered in `group` once started.
@@ -28,7 +27,7 @@ package final class JoinableThread: Sendable {
         self.name = name
         self.stackSize = stackSize
         self.group = group
-        phase = Mutex(.created(Start(name: name, body: body, exit: exit)))
+        phase = Locked(.created(Start(name: name, body: body, exit: exit)))
     }
 
     /// Starts the thread. Does nothing when it was started before.

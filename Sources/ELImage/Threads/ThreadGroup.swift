@@ -1,10 +1,9 @@
-import Synchronization
 
 /// The framework threads started on behalf of one owner (a `RenderContext` and the nodes working
 /// in it). Threads join the group when they start and leave it when joined; the owner's close
 /// joins whatever is left, so after it no thread of the group is alive.
 package final class ThreadGroup: Sendable {
-    private let threads = Mutex<[ObjectIdentifier: JoinableThread]>([:])
+    private let threads = Locked<[ObjectIdentifier: JoinableThread]>([:])
 
     package init() {}
 

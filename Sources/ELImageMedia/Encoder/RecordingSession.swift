@@ -1,6 +1,5 @@
 import ELImage
 import Foundation
-import Synchronization
 
 /// One recording: from `VideoEncoder.start` to its end (stop, limit, end of stream, failure or
 /// cancel). The render thread feeds it (`take`), its encoder thread drains its queue.
@@ -50,7 +49,7 @@ final class RecordingSession: Sendable {
     let limits: RecordingLimits
     private let writer: any MediaFileWriter
     private let queue: EncoderQueue<Message>
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let result = WorkerOutcome<RecordingSummary>()
     private let emit: @Sendable (RecordingEvent) -> Void
     /// Reports failures to the render context's error handler, naming this node, and is closed by

@@ -1,6 +1,5 @@
 import ELImage
 import Foundation
-import Synchronization
 
 /// A sink that records the frames it receives as H.264 (libx264) into a fragmented MP4 or a raw
 /// `.h264` stream, while the graph runs.
@@ -31,7 +30,7 @@ import Synchronization
 /// error goes to the render context's error handler (and is thrown by `stop()`), the fragments
 /// already flushed stay playable, and the rest of the graph keeps running.
 public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is in `state` (a Mutex); sessions are Sendable.
+    // @unchecked Sendable: the mutable state is in `state` (a Locked); sessions are Sendable.
 
     public let inputSlots = InputSlots(count: 1)
     /// How frames are encoded.
@@ -51,7 +50,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
         var current: RecordingSession?
         var eventHandler: (@Sendable (RecordingEvent) -> Void)?
     }
-    private let state = Mutex(NodeState())
+    private let state = Locked(NodeState())
 
     /// - Throws: `ELImageError.invalidInput` for settings x264 cannot use (a CRF outside 0...51,
     ///   an unknown tune or level, B-frames with the baseline profile, ...).

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// The file is decoded once, to RGBA (sRGB); each frame is uploaded with its own timestamp.
 public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable or a Sendable (Mutex-guarded) type.
+    // @unchecked Sendable: every stored property is immutable or a Sendable (lock-guarded) type.
 
     /// How many frames to make and how fast.
     public struct Options: Sendable {

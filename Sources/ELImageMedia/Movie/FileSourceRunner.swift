@@ -1,6 +1,5 @@
 import ELImage
 import Foundation
-import Synchronization
 
 /// Counters of a file source's run (`MovieInput.statistics`, `StillImageInput.statistics`).
 public struct MovieStatistics: Sendable, Equatable {
@@ -40,7 +39,7 @@ final class FileSourceRunner: Sendable {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(Run())
+    private let state = Locked(Run())
 
     var statistics: MovieStatistics { state.withLock { $0.statistics } }
 

@@ -23,7 +23,7 @@ import Foundation
 /// run goes on. A file that cannot be read on (cut short, damaged container) ends the run: the
 /// frames before the fault are delivered, then end-of-stream, then `run(on:)` throws.
 public final class MovieInput: ImageOutput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable or a Sendable (Mutex-guarded) type.
+    // @unchecked Sendable: every stored property is immutable or a Sendable (lock-guarded) type.
 
     /// What to decode and how fast.
     public struct Options: Sendable {

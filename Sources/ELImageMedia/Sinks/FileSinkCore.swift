@@ -1,6 +1,5 @@
 import ELImage
 import Foundation
-import Synchronization
 
 /// What a file sink's worker thread writes each frame with; made at the first frame (when the
 /// size is known) and used on the worker thread only.
@@ -35,7 +34,7 @@ final class FileSinkCore: Sendable {
     let chromaLocation: ChromaLocation
     let policy: EncoderSettings.QueueFullPolicy
     private let queue: EncoderQueue<Message>
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let result = WorkerOutcome<Int>()
     private let makeWriter: @Sendable (PixelBuffer) throws -> any FrameFileWriting
     private let closeUnused: @Sendable () -> Void

@@ -9,7 +9,7 @@ import Foundation
 /// thread only queues the frame. Write errors keep their `errno` (through `MediaFileWriter`),
 /// go to the render context's error handler and are thrown by `finish()`.
 public final class RawRGBAFileOutput: ImageInput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: all state is in `core` (Sendable, Mutex-guarded).
+    // @unchecked Sendable: all state is in `core` (Sendable, lock-guarded).
 
     public let inputSlots = InputSlots(count: 1)
     /// The file.

@@ -17,7 +17,7 @@ import Synchronization
 /// encoding (libpng, libturbojpeg) and writing happen on a thread of their own. Frames that are
 /// not captured cost nothing.
 public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: the requests live in a Mutex.
+    // @unchecked Sendable: the requests live behind a lock.
 
     /// The picture file's format.
     public enum Format: Sendable, Equatable {
@@ -67,7 +67,7 @@ public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
     }
 
     public let inputSlots = InputSlots(count: 1)
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Registered with the context of the first frame, whose `close()` then closes this node.
     private let registered = Atomic<Bool>(false)
 
@@ -160,7 +160,7 @@ public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
         }
         let image = RGBAImage(width: frame.width, height: frame.height, pixels: buffer.data, timestamp: frame.timestamp)
         // Encoding a PNG or JPEG takes milliseconds to tens of them: not on the render thread.
-        let slot = Mutex<JoinableThread?>(nil)
+        let slot = Locked<JoinableThread?>(nil)
         let writer = JoinableThread(name: "ELImage.snapshot", group: context.threads) {
             let thread = slot.withLock { $0 }
             for request in due {

@@ -18,7 +18,7 @@ import Foundation
 /// planes. Failures (a full disk) go to the render context's error handler and are thrown by
 /// `finish()`; the frames written before stay in the file.
 public final class Y4MOutput: ImageInput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: all state is in `core` (Sendable, Mutex-guarded).
+    // @unchecked Sendable: all state is in `core` (Sendable, lock-guarded).
 
     public let inputSlots = InputSlots(count: 1)
     /// The file.

@@ -151,7 +151,7 @@ private final class FrameReader: @unchecked Sendable {
 /// Counts the frames a node delivers (a fan-out target that does nothing else).
 final class DeliveryCounter: ImageInput, Sendable {
     let inputSlots = InputSlots()
-    private let frames = Mutex(0)
+    private let frames = Locked(0)
     var count: Int { frames.withLock { $0 } }
     func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         frames.withLock { $0 += 1 }

@@ -1,5 +1,5 @@
+import ELImage
 import Foundation
-import Synchronization
 import UnixSignals
 
 /// Ctrl-C (SIGINT) and SIGTERM for programs that run a pipeline: the first signal asks the
@@ -53,7 +53,7 @@ public enum GracefulStop {
 
 /// The first signal received.
 private final class FirstSignal: Sendable {
-    private let first = Mutex<UnixSignal?>(nil)
+    private let first = Locked<UnixSignal?>(nil)
 
     var signal: UnixSignal? { first.withLock { $0 } }
 

@@ -1,5 +1,4 @@
 import ELImage
-import Synchronization
 
 /// How a worker thread's job ended (a recording, a file sink), told to everyone who waits.
 ///
@@ -12,7 +11,7 @@ final class WorkerOutcome<Value: Sendable>: Sendable {
         var waiters: [CheckedContinuation<Result<Value, ELImageError>, Never>] = []
         var worker: JoinableThread?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Sets the outcome (the first one counts) and wakes the waiters.
     func record(_ outcome: Result<Value, ELImageError>) {

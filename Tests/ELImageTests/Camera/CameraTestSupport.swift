@@ -5,19 +5,18 @@ import ELImage
 @testable import ELImageCamera
 import ELImageMedia
 import Foundation
-import Synchronization
 
 /// A sink that reads every frame back and records it, counts end-of-stream, and can hold the
 /// render thread on chosen frames (a slow consumer).
 final class CameraSink: ImageInput, @unchecked Sendable {
-    // @unchecked Sendable: the recorded values live in Mutexes; `gate` is a semaphore.
+    // @unchecked Sendable: the recorded values live behind locks; `gate` is a semaphore.
     let inputSlots = InputSlots()
-    private let images = Mutex<[RGBAImage]>([])
-    private let ends = Mutex(0)
-    private let holding = Mutex<Set<Int>>([])
+    private let images = Locked<[RGBAImage]>([])
+    private let ends = Locked(0)
+    private let holding = Locked<Set<Int>>([])
     /// Signalled once per frame that `hold(frameIndex:)` asked to hold; the frame then waits for `release()`.
     let gate = DispatchSemaphore(value: 0)
-    private let held = Mutex(0)
+    private let held = Locked(0)
 
     /// The frames so far, read back as RGBA with their times.
     var received: [RGBAImage] { images.withLock { $0 } }
@@ -52,7 +51,7 @@ final class CameraSink: ImageInput, @unchecked Sendable {
 
 /// Records what reaches a context's error handler.
 final class FailureRecorder: Sendable {
-    private let failures = Mutex<[NodeFailure]>([])
+    private let failures = Locked<[NodeFailure]>([])
     var all: [NodeFailure] { failures.withLock { $0 } }
     /// The ELImageErrors among the failures.
     var errors: [ELImageError] { all.compactMap { $0.error as? ELImageError } }

@@ -1,5 +1,4 @@
 import ELImage
-import Synchronization
 import Testing
 
 /// A node that fails on every frame, to check failures stay contained.

@@ -1,7 +1,6 @@
 import ELImage
 import ELImageMedia
 import Foundation
-import Synchronization
 import Testing
 
 /// Frames, feeding and ffprobe/ffmpeg oracles for the encoder tests.

@@ -1,7 +1,6 @@
 import ELImage
 import ELImageMedia
 import Foundation
-import Synchronization
 import Testing
 
 /// A writer that sleeps on every write: an encoder thread slower than the graph.

@@ -2,7 +2,6 @@ import ELImage
 import ELImageCamera
 import ELImageMedia
 import Foundation
-import Synchronization
 import Testing
 
 /// `RenderContext.close()`: the explicit end of a pipeline, in the situations that used to hang
@@ -166,7 +165,7 @@ final class FrameTap: ImageInput, Sendable {
 /// Starts a context's close once, from wherever (a frame callback), and lets a test await it.
 final class CloseOnce: Sendable {
     private let context: RenderContext
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let task = Locked<Task<Void, Never>?>(nil)
 
     init(_ context: RenderContext) { self.context = context }
 

@@ -1,7 +1,6 @@
 import ELImage
 import ELImageMedia
 import Foundation
-import Synchronization
 import Testing
 
 // MovieInput in a graph on the GPU: pixels against ffmpeg's decode and conversion, timestamps

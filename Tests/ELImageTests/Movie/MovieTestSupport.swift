@@ -115,7 +115,7 @@ final class MovieTimestampSink: ImageInput, Sendable {
     }
 
     let inputSlots = InputSlots(count: 1)
-    private let records = Mutex<[Record]>([])
+    private let records = Locked<[Record]>([])
     private let endings = Atomic<Int>(0)
     private let delay: Duration
     private let onFrame: (@Sendable (Int) -> Void)?

@@ -1,5 +1,4 @@
 import ELImage
-import Synchronization
 import Testing
 
 /// Render contexts made by a test, closed when the test ends: tests close what they make, as
@@ -18,7 +17,7 @@ enum TestContexts {
 
     /// The contexts of one test.
     final class Registry: Sendable {
-        private let contexts = Mutex<[RenderContext]>([])
+        private let contexts = Locked<[RenderContext]>([])
 
         func add(_ context: RenderContext) { contexts.withLock { $0.append(context) } }
 

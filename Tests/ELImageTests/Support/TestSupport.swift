@@ -1,10 +1,9 @@
 import ELImage
 import Foundation
-import Synchronization
 
 /// Collects what a sink receives, for assertions after the graph ran.
 final class Collector<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+    private let storage = Locked<[Value]>([])
     func append(_ value: Value) { storage.withLock { $0.append(value) } }
     var values: [Value] { storage.withLock { $0 } }
     var count: Int { storage.withLock { $0.count } }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Skin smoothing that keeps skin texture real, with whitening and sharpening: a guided filter on
 /// the luma computed at reduced resolution, confined to skin, with the finest texture put back.
@@ -26,7 +25,7 @@ import Synchronization
 /// 1280x720 the whole filter costs less than one 5x5 bilateral pass (see `elimage-bench`).
 /// `strength` 0 returns the input frame untouched.
 public final class Beauty: FrameFilter, @unchecked Sendable {
-    // The only mutable state is `state`, behind a Mutex.
+    // The only mutable state is `state`, behind a lock (Locked).
 
     /// The filter's settings, each 0...1.
     public struct Settings: Sendable, Equatable {
@@ -44,7 +43,7 @@ public final class Beauty: FrameFilter, @unchecked Sendable {
         public init() {}
     }
 
-    private let state = Mutex(Settings())
+    private let state = Locked(Settings())
 
     /// The share of the finest detail kept on smoothed skin.
     static let textureAmount: Float = 0.3

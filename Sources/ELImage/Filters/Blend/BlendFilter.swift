@@ -9,7 +9,7 @@
 /// and Blending); the output's alpha is source-over coverage. A frame on input 0 renders with the
 /// latest frame from input 1.
 open class BlendFilter: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// 0...1: 0 shows the base only. Clamped; NaN means 1.
     public var opacity: Float {
         get { floatUniform("opacity", or: 1) }
@@ -27,7 +27,7 @@ open class BlendFilter: ShaderFilter, @unchecked Sendable {
 
 /// Normal alpha blending: the top layer over the base (`Shaders/blend_alpha.fsh`).
 public final class AlphaBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     public init(opacity: Float = 1) {
         super.init(name: "blend_alpha", fragmentShader: EmbeddedShaders.blendAlphaFsh, opacity: opacity)
     }
@@ -35,7 +35,7 @@ public final class AlphaBlend: BlendFilter, @unchecked Sendable {
 
 /// Multiply: base * top, always darker (`Shaders/blend_multiply.fsh`).
 public final class MultiplyBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     public init(opacity: Float = 1) {
         super.init(name: "blend_multiply", fragmentShader: EmbeddedShaders.blendMultiplyFsh, opacity: opacity)
     }
@@ -43,7 +43,7 @@ public final class MultiplyBlend: BlendFilter, @unchecked Sendable {
 
 /// Screen: base + top - base * top, always lighter (`Shaders/blend_screen.fsh`).
 public final class ScreenBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     public init(opacity: Float = 1) {
         super.init(name: "blend_screen", fragmentShader: EmbeddedShaders.blendScreenFsh, opacity: opacity)
     }
@@ -51,7 +51,7 @@ public final class ScreenBlend: BlendFilter, @unchecked Sendable {
 
 /// Overlay: multiply where the base is dark, screen where it is light (`Shaders/blend_overlay.fsh`).
 public final class OverlayBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     public init(opacity: Float = 1) {
         super.init(name: "blend_overlay", fragmentShader: EmbeddedShaders.blendOverlayFsh, opacity: opacity)
     }
@@ -59,7 +59,7 @@ public final class OverlayBlend: BlendFilter, @unchecked Sendable {
 
 /// Soft light, the W3C formula (`Shaders/blend_soft_light.fsh`).
 public final class SoftLightBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     public init(opacity: Float = 1) {
         super.init(name: "blend_soft_light", fragmentShader: EmbeddedShaders.blendSoftLightFsh, opacity: opacity)
     }

@@ -2,7 +2,7 @@
 /// neighbour weighs exp(-d² / 2 spatialSigma²) exp(-|Δrgb|² / 2 rangeSigma²), normalised, with d in
 /// pixels and Δrgb the RGB difference to the centre pixel in 0...1 units. Edges repeat the border.
 public final class BilateralBlur: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// The spatial standard deviation in pixels, 0.1...10 (default 2). Clamped; NaN means 2.
     public var spatialSigma: Float {
         get { floatUniform("spatialSigma", or: 2) }

@@ -1,10 +1,9 @@
-import Synchronization
 
 /// The mean over a (2 radius + 1)² square, in two separable passes whose taps each read two
 /// texels (`Shaders/separable_blur.fsh`). Edges repeat the border pixels.
 public final class BoxBlur: FrameFilter, @unchecked Sendable {
-    // The only mutable state is `state`, behind a Mutex.
-    private let state = Mutex<Int>(0)
+    // The only mutable state is `state`, behind a lock (Locked).
+    private let state = Locked<Int>(0)
 
     /// The largest radius, in pixels.
     public static let maximumRadius = 127

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A Gaussian blur in two separable passes with linear-sampling taps
 /// (`Shaders/separable_blur.fsh`): about 3σ + 1 texture reads per pixel and pass for the 6σ + 1
@@ -7,8 +6,8 @@ import Synchronization
 /// The kernel is exp(-x² / 2σ²) on whole texels, cut at ceil(3σ) and normalised; edges repeat the
 /// border pixels. For a very large sigma, scale the picture down first: the cost grows with sigma.
 public final class GaussianBlur: FrameFilter, @unchecked Sendable {
-    // The only mutable state is `state`, behind a Mutex.
-    private let state = Mutex<Float>(0)
+    // The only mutable state is `state`, behind a lock (Locked).
+    private let state = Locked<Float>(0)
 
     /// The largest sigma, in pixels.
     public static let maximumSigma: Float = 32

@@ -1,6 +1,6 @@
 /// Adds `brightness` to R, G and B (`Shaders/color_brightness.glsl`).
 public final class Brightness: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// -1...1; 0 leaves the picture unchanged. Out-of-range values are clamped, NaN means 0.
     public var brightness: Float {
         get { pieceFloat("amount", or: 0) }

@@ -1,7 +1,7 @@
 /// Transforms each colour by a 4x4 matrix plus an offset: (R, G, B, A) -> M (R, G, B, A) + offset,
 /// mixed with the original by `intensity` (`Shaders/color_matrix.glsl`).
 public final class ColorMatrixFilter: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// The identity matrix, row-major.
     public static let identity: [Float] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
 

@@ -1,6 +1,6 @@
 /// Scales R, G and B about mid-gray: (c - 0.5) * contrast + 0.5 (`Shaders/color_contrast.glsl`).
 public final class Contrast: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// 0...4; 1 leaves the picture unchanged, 0 makes it mid-gray. Clamped; NaN means 1.
     public var contrast: Float {
         get { pieceFloat("contrast", or: 1) }

@@ -1,6 +1,6 @@
 /// Raises R, G and B to a power (`Shaders/color_gamma.glsl`).
 public final class Gamma: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// The exponent, 0.01...10; 1 leaves the picture unchanged, above 1 darkens the mid-tones.
     /// Clamped; NaN means 1.
     public var gamma: Float {

@@ -1,6 +1,6 @@
 /// Rotates hues: each colour turns about the gray axis R = G = B (`Shaders/color_hue.glsl`).
 public final class Hue: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// The rotation in degrees; 0 (or any multiple of 360) leaves the picture unchanged. Values are
     /// wrapped into -360...360; NaN and infinities mean 0.
     public var degrees: Float {

@@ -4,7 +4,7 @@
 /// out = outputBlack + (outputWhite - outputBlack) * t^(1 / gamma), with
 /// t = clamp((c - inputBlack) / (inputWhite - inputBlack), 0, 1).
 public final class Levels: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// 0...1, default 0. Clamped; NaN means the default. When `inputWhite` is not above
     /// `inputBlack`, the input range is taken as one level (1/255) wide.
     public var inputBlack: Float {

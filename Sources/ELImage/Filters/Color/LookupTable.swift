@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Maps colours through a 3D lookup table in GPUImage's 512x512 layout
 /// (`Shaders/color_lookup.glsl`): 8x8 tiles of 64x64 texels; tile `b` (left to right, then top
@@ -8,11 +7,11 @@ import Synchronization
 /// Make a table by running `LookupTable.identityImage()` through any colour grading (an editor,
 /// a chain of ELImage filters) and loading the result.
 public final class LookupTable: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in Mutexes (here and in ShaderFilter's uniform storage).
+    // @unchecked Sendable: settings live behind locks (here and in ShaderFilter's uniform storage).
     /// The table's pixels, uploaded once per render context on first use. The filter keeps the
     /// uploaded texture (and so its context) until it is used with another context or released.
     public let table: RGBAImage
-    private let uploaded = Mutex<(context: RenderContext, frame: TextureFrame)?>(nil)
+    private let uploaded = Locked<(context: RenderContext, frame: TextureFrame)?>(nil)
 
     /// 0...1: 0 leaves the picture unchanged, 1 applies the table fully. Clamped; NaN means 1.
     public var intensity: Float {

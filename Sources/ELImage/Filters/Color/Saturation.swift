@@ -1,6 +1,6 @@
 /// Scales each colour's distance from its BT.709 luma (`Shaders/color_saturation.glsl`).
 public final class Saturation: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// 0...4; 1 leaves the picture unchanged, 0 gives gray. Clamped; NaN means 1.
     public var saturation: Float {
         get { pieceFloat("saturation", or: 1) }

@@ -4,7 +4,7 @@
 /// The gains are (1 + 0.2 t + 0.1 m, 1 - 0.2 m, 1 - 0.2 t + 0.1 m) for temperature t and tint m,
 /// divided by their BT.709-weighted sum.
 public final class WhiteBalance: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// -1...1: positive is warmer (more red, less blue), negative cooler; 0 is neutral.
     /// Clamped; NaN means 0.
     public var temperature: Float {

@@ -1,7 +1,7 @@
 /// Sobel edge detection on the BT.709 luma (`Shaders/sobel_edges.fsh`): the gradient magnitude
 /// sqrt(gx² + gy²) of the 3x3 Sobel operators, times `strength`, as gray. Edges repeat the border.
 public final class SobelEdges: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     /// 0...10, default 1. Clamped; NaN means 1.
     public var strength: Float {
         get { floatUniform("strength", or: 1) }

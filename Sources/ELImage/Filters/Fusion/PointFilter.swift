@@ -4,7 +4,7 @@
 /// Alone, it runs the shader a one-piece `ColorChain` would, so fused and unfused results agree.
 /// Subclasses expose typed properties that call `setPieceUniform(_:_:)`.
 open class PointFilter: ShaderFilter, ColorOperation, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's Mutex-guarded uniform storage.
+    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
     public let colorPiece: ColorPiece
 
     /// - Parameter piece: the colour piece to run.

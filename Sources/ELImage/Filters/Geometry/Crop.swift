@@ -1,11 +1,10 @@
-import Synchronization
 
 /// Cuts a rectangle out of each frame (`Shaders/crop.fsh`); the output has the rectangle's size.
 ///
 /// The rectangle is in pixels of the input, origin at the top-left. Parts outside the input are cut
 /// off; a rectangle entirely outside keeps at least the nearest 1x1 pixel, so the output is never empty.
 public final class Crop: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in Mutexes (here and in ShaderFilter's uniform storage).
+    // @unchecked Sendable: settings live behind locks (here and in ShaderFilter's uniform storage).
     /// A rectangle in pixels.
     public struct Region: Sendable, Equatable {
         public var x: Int
@@ -28,7 +27,7 @@ public final class Crop: ShaderFilter, @unchecked Sendable {
         }
     }
 
-    private let state: Mutex<Region>
+    private let state: Locked<Region>
 
     /// The rectangle to keep, before clamping to the input.
     public var region: Region {
@@ -37,7 +36,7 @@ public final class Crop: ShaderFilter, @unchecked Sendable {
     }
 
     public init(_ region: Region) {
-        state = Mutex(region)
+        state = Locked(region)
         super.init(name: "crop", fragmentShader: EmbeddedShaders.cropFsh)
     }
 

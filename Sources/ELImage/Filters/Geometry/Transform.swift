@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Scales, rotates, flips and moves each frame about its centre (`Shaders/transform.fsh`), with
 /// bilinear sampling; the uncovered area shows `backgroundColor`.
@@ -8,7 +7,7 @@ import Synchronization
 /// flipped, scaled, then rotated by `rotation` radians, counter-clockwise as seen on screen.
 /// Rotating by π/2 with `outputSize` set to the input's height x width turns a picture exactly.
 public final class Transform: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in Mutexes (here and in ShaderFilter's uniform storage).
+    // @unchecked Sendable: settings live behind locks (here and in ShaderFilter's uniform storage).
     /// The transform's settings.
     public struct Settings: Sendable, Equatable {
         /// Scale factors along x and y; magnitudes below 0.001 are raised to 0.001, NaN means 1.
@@ -28,7 +27,7 @@ public final class Transform: ShaderFilter, @unchecked Sendable {
         public init() {}
     }
 
-    private let state: Mutex<Settings>
+    private let state: Locked<Settings>
 
     /// The current settings; changes apply from the next frame.
     public var settings: Settings {
@@ -37,7 +36,7 @@ public final class Transform: ShaderFilter, @unchecked Sendable {
     }
 
     public init(_ settings: Settings = Settings()) {
-        state = Mutex(settings)
+        state = Locked(settings)
         super.init(name: "transform", fragmentShader: EmbeddedShaders.transformFsh)
     }
 

@@ -5,7 +5,7 @@
 /// Subclasses override `render(_:in:)`; the class delivers the result to the targets and passes
 /// the end of the stream on.
 open class FrameFilter: ImageOutput, ImageInput, PreparableFilter, @unchecked Sendable {
-    // @unchecked Sendable: immutable here; subclasses keep their settings in Mutexes.
+    // @unchecked Sendable: immutable here; subclasses keep their settings behind locks.
     public let inputSlots = InputSlots(count: 1)
 
     public override init() { super.init() }
