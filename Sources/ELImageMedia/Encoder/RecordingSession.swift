@@ -364,6 +364,13 @@ final class RecordingSession: Sendable {
             end(cancelled: true, outcome: .failure(.invalidState(node: "VideoEncoder", reason: "the recording to \(path) was cancelled")))
             return
         }
+        do {
+            try writer.publish()
+        } catch {
+            // The recording is complete under its temporary name (the error says where): keep it.
+            report(Self.failure(error, frame: nil, path: path))
+            return
+        }
         let summary = state.withLock { state -> RecordingSummary in
             var statistics = Self.counted(state, queue: queue)
             if let start = state.firstFrameWallTime {
@@ -401,8 +408,14 @@ final class RecordingSession: Sendable {
             return state.cancelRequested
         }
         // A file with nothing in it (the encoder could not even start) is removed, as is a
-        // cancelled one; anything written stays.
-        if cancelled || (box?.bytesWritten ?? 0) == 0 { writer.remove() }
+        // cancelled one, and a file already at the path stays as it was; anything written is put
+        // in place (when even the rename fails, it stays under its temporary name).
+        if cancelled || (box?.bytesWritten ?? 0) == 0 { writer.remove() } else { try? writer.publish() }
+        report(error, cancelled: cancelled)
+    }
+
+    /// Sends `error` to the render context's error handler and to whoever waits in `stop()`.
+    private func report(_ error: ELImageError, cancelled: Bool = false) {
         if let context = state.withLock({ $0.context }) {
             if let node = self.node { context.report(error, from: node) }
         }

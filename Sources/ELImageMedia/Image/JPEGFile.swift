@@ -117,17 +117,14 @@ public enum JPEGFile {
     public static func write(_ image: RGBAImage, to path: String, quality: Int = 90,
                              subsampling: Subsampling = .yuv420) throws {
         let bytes = try encode(image, quality: quality, subsampling: subsampling)
-        let temporary = path + ".partial"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+        let staging = StagedOutputFile(destination: path)
+        guard FileManager.default.createFile(atPath: staging.temporary, contents: Data(bytes)) else {
             let code = errno
+            staging.discard()
             throw ELImageError.io(file: path, operation: "write JPEG", errno: code == 0 ? EIO : code,
                                   hint: "check that the folder exists, is writable and has space")
         }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw ELImageError.io(file: path, operation: "rename \(temporary) to", errno: code, hint: "")
-        }
+        try staging.publish()
     }
 
     /// Encodes `image` (RGBA; alpha is dropped) as JPEG bytes (see `write`).

@@ -53,21 +53,17 @@ public enum PNGFile {
         png.width = png_uint_32(image.width)
         png.height = png_uint_32(image.height)
         png.format = rgbaFormat
-        let temporary = path + ".partial"
+        let staging = StagedOutputFile(destination: path)
         let ok = image.pixels.withUnsafeBytes { buffer in
-            png_image_write_to_file(&png, temporary, 0, buffer.baseAddress, png_int_32(image.bytesPerRow), nil)
+            png_image_write_to_file(&png, staging.temporary, 0, buffer.baseAddress, png_int_32(image.bytesPerRow), nil)
         }
         guard ok != 0 else {
             let code = errno
-            unlink(temporary)
+            staging.discard()
             throw ELImageError.io(file: path, operation: "write PNG (\(message(of: png)))", errno: code,
                                   hint: "check that the folder exists, is writable and has space")
         }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw ELImageError.io(file: path, operation: "rename \(temporary) to", errno: code, hint: "")
-        }
+        try staging.publish()
     }
 
     private static let rgbaFormat = png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)

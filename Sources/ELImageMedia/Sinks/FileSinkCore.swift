@@ -5,7 +5,10 @@ import Foundation
 /// size is known) and used on the worker thread only.
 protocol FrameFileWriting: AnyObject {
     func write(_ buffer: PixelBuffer) throws
+    /// Finishes the file and puts it in place.
     func close() throws
+    /// Removes the unfinished file; a file already at the path stays as it was.
+    func discard()
 }
 
 /// The machinery shared by `Y4MOutput` and `RawRGBAFileOutput`: on the render thread, pack the
@@ -134,7 +137,8 @@ final class FileSinkCore: Sendable {
                     try writer?.write(picture)
                     state.withLock { $0.framesWritten += 1 }
                 } catch {
-                    try? writer?.close()
+                    // The frames written so far are kept; with none, the file is not put in place.
+                    if state.withLock({ $0.framesWritten }) > 0 { try? writer?.close() } else { writer?.discard() }
                     fail(RecordingSession.failure(error, frame: number, path: path), node: node)
                     return
                 }

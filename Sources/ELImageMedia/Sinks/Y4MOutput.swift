@@ -42,7 +42,10 @@ public final class Y4MOutput: ImageInput, ClosableNode, @unchecked Sendable {
                 whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws {
         // Checks the format and rate now rather than at the first frame.
         _ = try Y4MHeader(width: 2, height: 2, format: format, frameRate: frameRate, chromaLocation: chromaLocation)
-        try POSIXFileWriter(path: path).close()
+        // Checks now that the file can be created, without touching a file already at `path`.
+        let probe = try POSIXFileWriter(path: path)
+        try probe.close()
+        probe.remove()
         core = FileSinkCore(
             path: path, name: "y4m", format: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
             capacity: queueCapacity, policy: whenQueueFull,
@@ -89,4 +92,5 @@ private final class Y4MFrameWriter: FrameFileWriting {
     init(_ writer: Y4MWriter) { self.writer = writer }
     func write(_ buffer: PixelBuffer) throws { try writer.write(buffer) }
     func close() throws { try writer.close() }
+    func discard() { writer.discard() }
 }

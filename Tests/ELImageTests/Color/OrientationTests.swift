@@ -1,7 +1,7 @@
 import ELImage
 import Testing
 
-@Suite("Orientation", .closesContexts, .closesContexts)
+@Suite("Orientation", .closesContexts)
 struct OrientationTests {
     /// Where output pixel (x, y) comes from in a `width` x `height` input: rotate clockwise, then
     /// mirror the result left to right. Written from the definition, not from the shader's matrix.

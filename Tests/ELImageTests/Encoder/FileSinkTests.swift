@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The Y4M and raw RGBA file sinks, checked against what went in.
-@Suite("File sinks: Y4M and raw RGBA", .closesContexts, .closesContexts)
+@Suite("File sinks: Y4M and raw RGBA", .closesContexts)
 struct FileSinkTests {
     @Test("Y4M: ffmpeg reads back exactly the I420 planes that went in, with the range tag", arguments: [ColorRange.limited, .full])
     func y4m(range: ColorRange) async throws {

@@ -19,6 +19,8 @@ final class SlowWriter: MediaFileWriter, @unchecked Sendable {
     }
     func synchronize() throws { try base.synchronize() }
     func close() throws { try base.close() }
+    func publish() throws { try base.publish() }
+    func remove() { base.remove() }
 }
 
 /// A writer whose writes wait until `open()`: an encoder thread stuck on a slow disk.
@@ -36,10 +38,12 @@ final class GateWriter: MediaFileWriter, @unchecked Sendable {
     }
     func synchronize() throws { try base.synchronize() }
     func close() throws { try base.close() }
+    func publish() throws { try base.publish() }
+    func remove() { base.remove() }
 }
 
 /// Start, stop, pause, resume, cancel, limits and the queue policies, while frames flow.
-@Suite("VideoEncoder: recording control", .closesContexts, .closesContexts)
+@Suite("VideoEncoder: recording control", .closesContexts)
 struct RecordingControlTests {
     let frames: [RGBAImage]
     init() throws {
@@ -126,9 +130,10 @@ struct RecordingControlTests {
 
         let early = folder.path("early.mp4")
         try encoder.start(recordingTo: early)
-        #expect(FileManager.default.fileExists(atPath: early))
+        #expect(FileManager.default.fileExists(atPath: early + StagedOutputFile.suffix), "written under its temporary name")
         await encoder.cancel()
         #expect(!FileManager.default.fileExists(atPath: early))
+        #expect(!FileManager.default.fileExists(atPath: early + StagedOutputFile.suffix))
         // A stop without frames also leaves no (empty, unplayable) file.
         let empty = folder.path("empty.mp4")
         try encoder.start(recordingTo: empty)
