@@ -121,10 +121,18 @@ struct CrashSafetyTests {
         let input = RawDataInput()
         input --> encoder
         input --> collector
-        let path = folder.path("full.mp4")
-        try encoder.start(writingTo: try FillingDiskWriter(path: path, capacity: 40_000),
-                          container: .mp4(fragmentDuration: .milliseconds(200)))
         let frames = try EncoderFixtures.pannedAstronaut(width: 320, height: 240, count: 60)
+        // The disk fills three quarters of the way through the file the clip makes.
+        let sizing = RawDataInput()
+        let whole = try VideoEncoder()
+        sizing --> whole
+        try whole.start(recordingTo: folder.path("whole.mp4"), container: .mp4(fragmentDuration: .milliseconds(200)))
+        try await EncoderFixtures.feed(frames, into: sizing, on: context)
+        let capacity = try await whole.stop().statistics.bytesWritten * 3 / 4
+
+        let path = folder.path("full.mp4")
+        try encoder.start(writingTo: try FillingDiskWriter(path: path, capacity: capacity),
+                          container: .mp4(fragmentDuration: .milliseconds(200)))
         try await EncoderFixtures.feed(frames, into: input, on: context)
 
         await #expect(throws: ELImageError.self) { try await encoder.stop() }
@@ -148,7 +156,7 @@ struct CrashSafetyTests {
         let statistics = encoder.statistics
         #expect(statistics.framesIn == statistics.encoded + statistics.dropped)
         let decodable = try EncoderFixtures.decodedFrameCount(path)
-        print("full disk at 40000 bytes: \(completed) frames in flushed fragments, \(decodable) decode")
+        print("full disk at \(capacity) bytes: \(completed) frames in flushed fragments, \(decodable) decode")
         #expect(decodable >= completed)
     }
 

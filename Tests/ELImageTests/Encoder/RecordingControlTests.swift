@@ -165,14 +165,21 @@ struct RecordingControlTests {
         let context = try TestContexts.make()
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(10)  // big frames
-        let encoder = try VideoEncoder(settings: settings)
+        let many = try EncoderFixtures.pannedAstronaut(width: 320, height: 240, count: 150)
+        // The whole clip's size, then a limit of half of it.
         let input = RawDataInput()
+        let whole = try VideoEncoder(settings: settings)
+        input --> whole
+        try whole.start(recordingTo: folder.path("whole.mp4"), container: .mp4(fragmentDuration: .milliseconds(200)))
+        try await EncoderFixtures.feed(many, into: input, on: context)
+        let limit = try await whole.stop().statistics.bytesWritten / 2
+        input.removeAllTargets()
+
+        let encoder = try VideoEncoder(settings: settings)
         input --> encoder
         let path = folder.path("limited.mp4")
-        let limit: Int64 = 150_000
         try encoder.start(recordingTo: path, container: .mp4(fragmentDuration: .milliseconds(200)),
                           limits: RecordingLimits(maximumBytes: limit))
-        let many = try EncoderFixtures.pannedAstronaut(width: 320, height: 240, count: 60)
         try await EncoderFixtures.feed(many, into: input, on: context)
         let summary = try await encoder.stop()
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
