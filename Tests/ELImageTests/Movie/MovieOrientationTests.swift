@@ -117,6 +117,7 @@ struct MovieOrientationTests {
         #expect(matrix(-one, 0, 0, one)?.orientation == Orientation(mirrored: true))            // p → -p
         #expect(matrix(one, 0, 0, -one)?.orientation == Orientation(rotation: .rotate180, mirrored: true))  // q → -q
         #expect(matrix(0, one, one, 0)?.orientation == Orientation(rotation: .clockwise90, mirrored: true))  // transpose
+        #expect(matrix(0, -one, -one, 0)?.orientation == Orientation(rotation: .clockwise270, mirrored: true))  // transverse
         #expect(matrix(2 * one, 0, 0, one)?.orientation == .up)                                 // a scale is no turn
         let cos45 = Int32(Double(one) * 0.7071)
         #expect(matrix(cos45, cos45, -cos45, cos45)?.orientation == nil)                        // 45°
