@@ -9,7 +9,10 @@ import Foundation
 /// Decoding uses the accurate integer IDCT and libjpeg's smooth ("fancy") chroma upsampling.
 ///
 /// Damage: libjpeg's warnings (a file cut short, corrupt entropy data) are errors here, so a
-/// damaged picture never passes for a good one. EXIF orientation is not applied.
+/// damaged picture never passes for a good one.
+///
+/// Pixels come as stored: the EXIF orientation a camera writes (a phone's upright photo is stored
+/// sideways, tagged 6) is read by `orientation(of:)` and applied by `StillImageInput`.
 public enum JPEGFile {
     /// How the chroma of a written JPEG is subsampled.
     public enum Subsampling: Sendable, CaseIterable {
@@ -50,6 +53,14 @@ public enum JPEGFile {
     ///   layout for (4:4:0, 4:1:1): read those with `read` instead.
     public static func readYUV(_ path: String) throws -> PixelBuffer {
         try decodeYUV(try ImageFileData.read(path, kind: "JPEG"), name: path)
+    }
+
+    /// How the EXIF Orientation tag of JPEG `data` says the picture is to be turned to be seen
+    /// upright: tag values 1...8 as `Orientation`s (2 mirrored, 3 180°, 4 flipped top to bottom,
+    /// 5 transposed, 6 90° clockwise, 7 transversed, 8 270° clockwise). `.up` when there is no
+    /// tag, or when the Exif data is damaged, cut short or holds another value: never throws.
+    public static func orientation(of data: [UInt8]) -> Orientation {
+        EXIFOrientation.value(inJPEG: data).flatMap(EXIFOrientation.orientation(forTagValue:)) ?? .up
     }
 
     /// Decodes JPEG `data` into RGBA; `name` stands for the data in errors.

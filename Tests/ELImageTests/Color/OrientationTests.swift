@@ -36,6 +36,28 @@ struct OrientationTests {
         }
     }
 
+    @Test("followed(by:) maps every pixel as the two orientations applied one after the other (all 64 pairs)")
+    func composition() {
+        let (width, height) = (5, 3)
+        for first in Orientation.allCases {
+            for second in Orientation.allCases {
+                let composed = first.followed(by: second)
+                let middle = first.outputSize(width: width, height: height)
+                let final = second.outputSize(width: middle.width, height: middle.height)
+                #expect(composed.outputSize(width: width, height: height) == final, "\(first) then \(second)")
+                for y in 0..<final.height {
+                    for x in 0..<final.width {
+                        let (mx, my) = Self.source(of: x, y, orientation: second, width: middle.width, height: middle.height)
+                        let twoSteps = Self.source(of: mx, my, orientation: first, width: width, height: height)
+                        let oneStep = Self.source(of: x, y, orientation: composed, width: width, height: height)
+                        #expect(oneStep == twoSteps, "\(first) then \(second) is not \(composed) at \(x),\(y)")
+                    }
+                }
+            }
+        }
+        #expect(Orientation(rotation: .clockwise90).followed(by: Orientation(rotation: .clockwise90)) == Orientation(rotation: .rotate180))
+    }
+
     @Test("Named corners: a 90° turn puts the top-left corner at the top right")
     func corners() async throws {
         // 2x2: red, green / blue, white.
