@@ -11,21 +11,42 @@ struct PNGSixteenBitTests {
     /// A 16-bit PNG of the photo (`pixelFormat`: rgb48be or gray16be), with a `gAMA` chunk of
     /// `gamma` (PNG's 100000ths) when given, else without any colour chunk.
     static func makePNG(pixelFormat: String, gamma: UInt32?, in folder: TemporaryFolder) throws -> String {
-        let path = folder.path("photo-\(pixelFormat)-\(gamma.map(String.init) ?? "none").png")
+        try makePNG(pixelFormat: pixelFormat, chunk: gamma.map { gamma in
+            ("gAMA", [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: gamma >> $0) })
+        }, in: folder)
+    }
+
+    /// A 16-bit PNG of the photo with the chunk `chunk` (type, data) after `IHDR` when given.
+    static func makePNG(pixelFormat: String, chunk: (type: String, data: [UInt8])?, in folder: TemporaryFolder) throws -> String {
+        let path = folder.path("photo-\(pixelFormat)-\(chunk?.type ?? "none").png")
         // The photo's ICC profile is dropped: the file must state nothing about its colour.
         try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", Repository.path("Examples/Media/astronaut.png"),
                                "-vf", "sidedata=mode=delete:type=ICC_PROFILE,scale=256:256", "-pix_fmt", pixelFormat, path])
         var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         #expect(!PNGColorEncodingProbe.hasColorChunk(bytes), "ffmpeg wrote a colour chunk")
-        if let gamma {
-            // gAMA goes right after IHDR (8-byte signature + 25-byte IHDR chunk); CRCs are recomputed.
-            let chunk: [UInt8] = [0, 0, 0, 4] + Array("gAMA".utf8)
-                + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: gamma >> $0) } + [0, 0, 0, 0]
-            bytes.insert(contentsOf: chunk, at: 33)
+        if let chunk {
+            // The chunk goes right after IHDR (8-byte signature + 25-byte IHDR chunk); CRCs are recomputed.
+            let length = UInt32(chunk.data.count)
+            let encoded: [UInt8] = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: length >> $0) } + Array(chunk.type.utf8)
+                + chunk.data + [0, 0, 0, 0]
+            bytes.insert(contentsOf: encoded, at: 33)
             bytes = PNGChecksumRepair.repaired(bytes)
             try Data(bytes).write(to: URL(fileURLWithPath: path))
         }
         return path
+    }
+
+    @Test("With an sRGB chunk: the samples rounded to 8 bits within 1 level (libpng's own reduction)",
+          arguments: ["rgb48be", "gray16be"])
+    func withSRGBChunk(pixelFormat: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = try Self.makePNG(pixelFormat: pixelFormat, chunk: ("sRGB", [0]), in: folder)
+        let image = try PNGFile.read(path)
+        let expected = try StillsReference.decode16(path).map { UInt8((UInt32($0) * 255 + 32767) / 65535) }
+        let ours = StillsReference.rgb(ofRGBA: image.pixels)
+        let worst = StillsReference.maximumError(ours, expected)
+        #expect(worst <= 1, "max error \(worst), PSNR \(StillsReference.psnr(ours, expected)) dB")
     }
 
     @Test("Without gAMA: the samples, rounded to 8 bits, exactly as FFmpeg's 16-bit decode; no gamma lift",
