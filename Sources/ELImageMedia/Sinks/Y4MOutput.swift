@@ -35,20 +35,21 @@ public final class Y4MOutput: ImageInput, ClosableNode, @unchecked Sendable {
     ///   - chromaLocation: the siting of subsampled chroma (4:2:0: `.left` → `C420mpeg2`,
     ///     `.center` → `C420jpeg`, `.topLeft` → `C420paldv`); `nil` (default): the first frame's
     ///     source's (`TextureFrame.chromaLocation`: a Y4M or movie input's own, `.left` for RGB).
-    ///     Chroma is filtered with `ChromaDownsampling.matched`, so a Y'CbCr source sited the same
-    ///     is written back with its chroma intact.
+    ///   - chromaDownsampling: the chroma filter; `.matched` (default) writes a Y'CbCr source
+    ///     sited the same back with its chroma intact, `.average` costs fewer texture reads.
     ///   - whenQueueFull: `.wait` (default; nothing is lost) or `.drop` (counted in `dropped`).
     /// - Throws: `ELImageError.invalidInput` for a format Y4M cannot hold or a bad frame rate;
     ///   `ELImageError.io` when the file cannot be created.
     public init(path: String, frameRate: Y4MHeader.Ratio = 25, format: PixelFormat = .i420, colorSpace: ColorSpace? = nil,
-                chromaLocation: ChromaLocation? = nil, queueCapacity: Int = 4,
+                chromaLocation: ChromaLocation? = nil, chromaDownsampling: ChromaDownsampling = .matched,
+                queueCapacity: Int = 4,
                 whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws {
         // Checks the format and rate now rather than at the first frame.
         _ = try Y4MHeader(width: 2, height: 2, format: format, frameRate: frameRate, chromaLocation: chromaLocation ?? .left)
         try POSIXFileWriter(path: path).close()
         core = FileSinkCore(
             path: path, name: "y4m", format: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
-            chromaDownsampling: .matched, capacity: queueCapacity, policy: whenQueueFull,
+            chromaDownsampling: chromaDownsampling, capacity: queueCapacity, policy: whenQueueFull,
             makeWriter: { picture in
                 let header = try Y4MHeader(width: picture.width, height: picture.height, format: format, frameRate: frameRate,
                                            colorRange: picture.colorSpace.range, chromaLocation: picture.chromaLocation)
