@@ -6,6 +6,12 @@ import Testing
 /// `elimage run in.y4m -o out.y4m` without filters keeps the input's chroma siting (the C tag)
 /// and its pictures: PSNR ≥ 50 dB on every plane by FFmpeg's psnr filter, for inputs made by
 /// FFmpeg from real pictures in each 4:2:0 siting.
+///
+/// Measured: Big Buck Bunny Y 79.7, U 59.2, V 66.7 dB; the astronaut Y 57.4, U 57.2, V 58.5 dB.
+/// What is left of the loss is the RGBA8 intermediate's range, not its precision: 4.6% of the
+/// astronaut's pixels fall outside R'G'B' 0...1 once chroma is interpolated and are clipped (a CPU
+/// model of the path with the clipping gives Y 57.38 dB; without it, the 8-bit rounding alone loses
+/// nothing).
 @Suite("Y4M siting round trip", .closesContexts)
 struct Y4MSitingRoundTripTests {
     let elimage = BuiltProgram(name: "elimage")
