@@ -76,7 +76,9 @@ final class OutputSink: @unchecked Sendable {
             })
         case .y4m(let path):
             let writer = Locked<Y4MWriter?>(nil)
-            let node = try YUVDataOutput(format: .i420) { buffer in
+            // Sited as the input was, with the chroma filter matched to the upload's: a Y4M or movie
+            // source is written back with its chroma as it was (no resample to another siting).
+            let node = try YUVDataOutput(format: .i420, chromaLocation: nil, chromaDownsampling: .matched) { buffer in
                 do {
                     try writer.withLock { stored in
                         if stored == nil {

@@ -40,8 +40,8 @@ public enum JPEGFile {
     /// Decodes the JPEG file at `path` into RGBA (alpha 255).
     /// - Throws: `ELImageError.io` when the file cannot be read; `ELImageError.malformedMedia`
     ///   when it is not a JPEG, is damaged or cut short, is larger than
-    ///   `ImageSizeLimit.maximumDimension` a side, or uses a colour model TurboJPEG cannot turn
-    ///   into RGB (CMYK).
+    ///   `ImageSizeLimit.maximumDimension` a side. CMYK and YCCK files are converted to RGB (see
+    ///   `decodeInk`).
     public static func read(_ path: String) throws -> RGBAImage {
         try decode(try ImageFileData.read(path, kind: "JPEG"), name: path)
     }
@@ -66,6 +66,11 @@ public enum JPEGFile {
     /// Decodes JPEG `data` into RGBA; `name` stands for the data in errors.
     public static func decode(_ data: [UInt8], name: String = "JPEG data") throws -> RGBAImage {
         let decoder = try Decoder(data: data, name: name)
+        if isInk(colorspace: decoder.colorspace) {
+            return try decodeInk(data, handle: decoder.handle, width: decoder.width, height: decoder.height) { status in
+                try decoder.check(status, doing: "decode")
+            }
+        }
         // Not zero-filled first: the decoder writes every byte, or fails and the array is dropped.
         var status: Int32 = -1
         let count = decoder.width * decoder.height * 4
@@ -84,6 +89,11 @@ public enum JPEGFile {
     /// Decodes JPEG `data` into its own Y'CbCr planes (see `readYUV`).
     public static func decodeYUV(_ data: [UInt8], name: String = "JPEG data") throws -> PixelBuffer {
         let decoder = try Decoder(data: data, name: name)
+        guard !isInk(colorspace: decoder.colorspace) else {
+            throw ELImageError.malformedMedia(
+                file: name, frame: nil,
+                reason: "it is a CMYK JPEG, whose inks have no Y'CbCr planes; read it as RGBA with JPEGFile.read")
+        }
         let format: PixelFormat
         switch decoder.subsampling {
         case Int32(TJSAMP_420.rawValue): format = .i420
@@ -175,15 +185,17 @@ public enum JPEGFile {
     /// Accurate IDCT; stop at the first warning (a warning fails the decode anyway, and going on
     /// would decode the rest of a damaged picture for nothing); at most 500 progressive scans (a
     /// small file with thousands of scans would take minutes to decode).
-    private static let decodeFlags = TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
+    static let decodeFlags = TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
 
     /// A TurboJPEG decompressor with the header of one JPEG read.
-    private final class Decoder {
+    final class Decoder {
         let handle: tjhandle
         let name: String
         let width: Int
         let height: Int
         let subsampling: Int32
+        /// TurboJPEG's colour space code (`TJCS_*`).
+        let colorspace: Int32
 
         init(data: [UInt8], name: String) throws {
             guard data.count >= 2, data[0] == 0xFF, data[1] == 0xD8 else {
@@ -203,6 +215,7 @@ public enum JPEGFile {
             self.width = Int(width)
             self.height = Int(height)
             self.subsampling = subsampling
+            self.colorspace = colorspace
             try check(status, doing: "read the header of")
             try ImageSizeLimit.check(width: Int(width), height: Int(height), file: name, kind: "JPEG")
         }

@@ -34,7 +34,9 @@ final class FileSinkCore: Sendable {
     let name: String
     let format: PixelFormat
     let colorSpace: ColorSpace?
-    let chromaLocation: ChromaLocation
+    /// nil: each frame's own (`TextureFrame.chromaLocation`).
+    let chromaLocation: ChromaLocation?
+    let chromaDownsampling: ChromaDownsampling
     let policy: EncoderSettings.QueueFullPolicy
     private let queue: EncoderQueue<Message>
     private let state = Locked(State())
@@ -45,8 +47,8 @@ final class FileSinkCore: Sendable {
     /// - Parameters:
     ///   - makeWriter: opens the file's writer for the first frame (on the worker thread).
     ///   - closeUnused: called when the sink finishes without a frame.
-    init(path: String, name: String, format: PixelFormat, colorSpace: ColorSpace?, chromaLocation: ChromaLocation,
-         capacity: Int, policy: EncoderSettings.QueueFullPolicy,
+    init(path: String, name: String, format: PixelFormat, colorSpace: ColorSpace?, chromaLocation: ChromaLocation?,
+         chromaDownsampling: ChromaDownsampling = .average, capacity: Int, policy: EncoderSettings.QueueFullPolicy,
          makeWriter: @escaping @Sendable (PixelBuffer) throws -> any FrameFileWriting,
          closeUnused: @escaping @Sendable () -> Void) {
         self.path = path
@@ -54,6 +56,7 @@ final class FileSinkCore: Sendable {
         self.format = format
         self.colorSpace = colorSpace
         self.chromaLocation = chromaLocation
+        self.chromaDownsampling = chromaDownsampling
         self.policy = policy
         self.makeWriter = makeWriter
         self.closeUnused = closeUnused
@@ -88,7 +91,8 @@ final class FileSinkCore: Sendable {
             }
         }
         let pending = try context.prepareReadback(of: frame, as: format, colorSpace: colorSpace ?? frame.colorSpace,
-                                                  chromaLocation: chromaLocation)
+                                                  chromaLocation: chromaLocation ?? frame.chromaLocation,
+                                                  chromaDownsampling: chromaDownsampling)
         switch queue.push(frame: .frame(RecordingSession.FrameHandoff(pending), number: ticket.number), wait: policy == .wait) {
         case .queued: break
         case .dropped: state.withLock { $0.dropped += 1 }
