@@ -9,6 +9,7 @@
 // chroma samples, which undoes the [1 6 1]/8 blur that bilinear upsampling (yuv_to_rgba.fsh) and
 // the average make together: Y'CbCr written back after a trip through RGBA keeps its chroma
 // (6 or 7 taps per direction instead of 2 or 3).
+// Neighbouring chroma samples of one output texel share their pixel fetches.
 // The plane and the subsampling are chosen at compile time (ShaderVariant), so no pixel pays for
 // the paths it does not take.
 precision highp float;
@@ -50,11 +51,15 @@ vec3 rgbAt(int x, int y) {
 // (matched: [-1 -2 7 16 7 -2 -1]/24). Between two samples: [1 1]/2 (matched: [-1 -1 8 8 -1 -1]/12).
 #define ONE_TAP float[1](1.0)
 #if CHROMA_FILTER == 1
+#define COSITED_COUNT 7
+#define BETWEEN_COUNT 6
 #define COSITED_TAPS float[7](-1.0 / 24.0, -2.0 / 24.0, 7.0 / 24.0, 16.0 / 24.0, 7.0 / 24.0, -2.0 / 24.0, -1.0 / 24.0)
 #define COSITED_FIRST -3
 #define BETWEEN_TAPS float[6](-1.0 / 12.0, -1.0 / 12.0, 8.0 / 12.0, 8.0 / 12.0, -1.0 / 12.0, -1.0 / 12.0)
 #define BETWEEN_FIRST -2
 #else
+#define COSITED_COUNT 3
+#define BETWEEN_COUNT 2
 #define COSITED_TAPS float[3](0.25, 0.5, 0.25)
 #define COSITED_FIRST -1
 #define BETWEEN_TAPS float[2](0.5, 0.5)
@@ -64,12 +69,15 @@ vec3 rgbAt(int x, int y) {
 #if CHROMA_DIVISOR_X == 1
 const float xTaps[] = ONE_TAP;
 const int xFirst = 0;
+#define X_COUNT 1
 #elif CHROMA_SITING == 1
 const float xTaps[] = BETWEEN_TAPS;
 const int xFirst = BETWEEN_FIRST;
+#define X_COUNT BETWEEN_COUNT
 #else
 const float xTaps[] = COSITED_TAPS;
 const int xFirst = COSITED_FIRST;
+#define X_COUNT COSITED_COUNT
 #endif
 
 #if CHROMA_DIVISOR_Y == 1
@@ -83,18 +91,38 @@ const float yTaps[] = BETWEEN_TAPS;
 const int yFirst = BETWEEN_FIRST;
 #endif
 
-// Y'CbCr of chroma sample `index` of the chroma plane.
-vec3 chromaSample(ivec2 index) {
-    ivec2 origin = index * ivec2(CHROMA_DIVISOR_X, CHROMA_DIVISOR_Y) + ivec2(xFirst, yFirst);
-    vec3 rgb = vec3(0.0);
-    for (int j = 0; j < yTaps.length(); j++) {
-        vec3 row = vec3(0.0);
-        for (int i = 0; i < xTaps.length(); i++) {
-            row += xTaps[i] * rgbAt(origin.x + i, origin.y + j);
-        }
-        rgb += yTaps[j] * row;
+#if PLANE_KIND == 3
+#define SAMPLES 2             // chroma pairs per output texel
+#else
+#define SAMPLES 4             // chroma samples per output texel
+#endif
+// The pixels of one row that the taps of SAMPLES neighbouring chroma samples cover together:
+// each is fetched once for all of them (the taps of neighbours overlap).
+#define SPAN ((SAMPLES - 1) * CHROMA_DIVISOR_X + X_COUNT)
+
+// Y'CbCr of chroma samples `first` to `first + SAMPLES - 1` (across) of the chroma plane.
+void chromaSamples(ivec2 first, out vec3 samples[SAMPLES]) {
+    ivec2 origin = first * ivec2(CHROMA_DIVISOR_X, CHROMA_DIVISOR_Y) + ivec2(xFirst, yFirst);
+    vec3 sums[SAMPLES];
+    for (int k = 0; k < SAMPLES; k++) {
+        sums[k] = vec3(0.0);
     }
-    return colorMatrix * rgb + colorOffset;
+    for (int j = 0; j < yTaps.length(); j++) {
+        vec3 pixels[SPAN];
+        for (int i = 0; i < SPAN; i++) {
+            pixels[i] = rgbAt(origin.x + i, origin.y + j);
+        }
+        for (int k = 0; k < SAMPLES; k++) {
+            vec3 row = vec3(0.0);
+            for (int i = 0; i < X_COUNT; i++) {
+                row += xTaps[i] * pixels[k * CHROMA_DIVISOR_X + i];
+            }
+            sums[k] += yTaps[j] * row;
+        }
+    }
+    for (int k = 0; k < SAMPLES; k++) {
+        samples[k] = colorMatrix * sums[k] + colorOffset;
+    }
 }
 
 void main() {
@@ -104,15 +132,16 @@ void main() {
     for (int k = 0; k < 4; k++) {
         result[k] = (colorMatrix * rgbAt(texel.x * 4 + k, texel.y) + colorOffset).x;
     }
-#elif PLANE_KIND == 3
-    vec3 first = chromaSample(ivec2(texel.x * 2, texel.y));
-    vec3 second = chromaSample(ivec2(texel.x * 2 + 1, texel.y));
-    result = swapChroma == 1 ? vec4(first.zy, second.zy) : vec4(first.yz, second.yz);
+#else
+    vec3 samples[SAMPLES];
+    chromaSamples(ivec2(texel.x * SAMPLES, texel.y), samples);
+#if PLANE_KIND == 3
+    result = swapChroma == 1 ? vec4(samples[0].zy, samples[1].zy) : vec4(samples[0].yz, samples[1].yz);
 #else
     for (int k = 0; k < 4; k++) {
-        vec3 yuv = chromaSample(ivec2(texel.x * 4 + k, texel.y));
-        result[k] = PLANE_KIND == 1 ? yuv.y : yuv.z;
+        result[k] = PLANE_KIND == 1 ? samples[k].y : samples[k].z;
     }
+#endif
 #endif
     fragColor = clamp(result, 0.0, 1.0);
 }
