@@ -192,7 +192,8 @@ final class RecordingSession: Sendable {
             }
             let pending: PendingReadback
             do {
-                pending = try context.prepareReadback(of: frame, as: .i420, colorSpace: colorSpace, chromaLocation: .left)
+                pending = try context.prepareReadback(of: frame, as: .i420, colorSpace: colorSpace, chromaLocation: .left,
+                                                         chromaDownsampling: settings.chromaDownsampling)
             } catch {
                 state.withLock { $0.conversionFailures += 1 }
                 throw error
