@@ -19,6 +19,8 @@ public final class TextureFrame: @unchecked Sendable {
     /// RGBA frames hold R'G'B' in the source's primaries and transfer.
     public let colorSpace: ColorSpace
     private let resources: RenderResources
+    /// For a retimed frame: the frame that owns the texture (kept alive, recycled by it).
+    private let owner: TextureFrame?
 
     init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime,
          colorSpace: ColorSpace, resources: RenderResources) {
@@ -28,6 +30,24 @@ public final class TextureFrame: @unchecked Sendable {
         self.timestamp = timestamp
         self.colorSpace = colorSpace
         self.resources = resources
+        self.owner = nil
+    }
+
+    private init(sharing frame: TextureFrame, timestamp: MediaTime) {
+        texture = frame.texture
+        framebuffer = frame.framebuffer
+        key = frame.key
+        self.timestamp = timestamp
+        colorSpace = frame.colorSpace
+        resources = frame.resources
+        owner = frame.owner ?? frame
+    }
+
+    /// The same picture presented at `timestamp`: shares this frame's texture (no copy; pixels
+    /// never change once rendered) and keeps it alive. For frame-rate conversion, which shows
+    /// one picture in several frame slots.
+    public func retimed(to timestamp: MediaTime) -> TextureFrame {
+        TextureFrame(sharing: self, timestamp: timestamp)
     }
 
     public var width: Int { key.width }
@@ -35,6 +55,7 @@ public final class TextureFrame: @unchecked Sendable {
     public var format: TextureFormat { key.format }
 
     deinit {
+        guard owner == nil else { return }
         resources.recycle(PooledTexture(texture: texture, framebuffer: framebuffer, key: key))
     }
 }
