@@ -124,7 +124,10 @@ public enum ContainerFormat: Sendable, Equatable {
     /// fragment.
     case mp4(fragmentDuration: Duration = .seconds(1))
     /// A raw H.264 Annex-B elementary stream (`.h264`): SPS/PPS before every keyframe, no
-    /// timestamps (players assume the nominal frame rate). Flushed to disk every `syncInterval`.
+    /// timestamps: the VUI states `EncoderSettings.frameRate` as a fixed rate, which players and
+    /// remuxers (`ffmpeg -i x.h264 -c copy x.mp4`) use to time the frames, so frames should come at
+    /// that constant rate (put a `FrameRateConverter` before the encoder for a variable-rate
+    /// source). Flushed to disk every `syncInterval`.
     case annexB(syncInterval: Duration = .seconds(1))
 
     /// `.annexB` for paths ending in `.h264`, `.264` or `.avc`, else `.mp4` with 1 s fragments.
