@@ -176,6 +176,8 @@ public enum JPEGFile {
         let width: Int
         let height: Int
         let subsampling: Int32
+        /// TurboJPEG's colour space of the file (`TJCS_*`).
+        let colorspace: Int32
 
         init(data: [UInt8], name: String) throws {
             guard data.count >= 2, data[0] == 0xFF, data[1] == 0xD8 else {
@@ -195,6 +197,7 @@ public enum JPEGFile {
             self.width = Int(width)
             self.height = Int(height)
             self.subsampling = subsampling
+            self.colorspace = colorspace
             try check(status, doing: "read the header of")
             try ImageSizeLimit.check(width: Int(width), height: Int(height), file: name, kind: "JPEG")
         }
@@ -204,6 +207,11 @@ public enum JPEGFile {
         /// Throws for a failed call; warnings (damaged or cut-short data) count as failures.
         func check(_ status: Int32, doing operation: String) throws {
             guard status != 0 else { return }
+            if colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) {
+                throw ELImageError.malformedMedia(
+                    file: name, frame: nil,
+                    reason: "it is a CMYK JPEG (print colours), which cannot be read here; convert it to RGB, e.g. with `ffmpeg -i \(name) out.png`, and give that file")
+            }
             let message = String(cString: tjGetErrorStr2(handle))
             let warning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
             throw ELImageError.malformedMedia(
