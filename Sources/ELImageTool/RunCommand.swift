@@ -139,6 +139,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         // The frames that went through are written and the file completed, also after a failure.
         var failure = inputFailure
+        if let converter { try? await context.perform { converter.flush(in: $0) } }
         let count = counter.count
         if failure == nil, count == 0, signal == nil {
             // Said before the output's own complaint about getting nothing.

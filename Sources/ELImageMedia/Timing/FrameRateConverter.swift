@@ -31,13 +31,19 @@ public final class FrameRateConverter: ImageOutput, ImageInput, @unchecked Senda
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        flush(in: context)
+        deliverEndOfStream(in: context)
+    }
+
+    /// Sends the frame held back, if any, as the last one, without ending the stream: for a source
+    /// that failed (and sends no end-of-stream), so that every frame before the fault goes out.
+    public func flush(in context: isolated RenderContext) {
         let (slots, last, schedule) = state.withLock { state in
             let slots = state.schedule.finish()
             defer { state.held = nil }
             return (slots, state.held, state.schedule)
         }
         if let last { send(last, in: slots, schedule: schedule, context: context) }
-        deliverEndOfStream(in: context)
     }
 
     private func send(_ frame: TextureFrame, in slots: Range<Int64>, schedule: ConstantRateSchedule,
