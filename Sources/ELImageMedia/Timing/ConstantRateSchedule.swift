@@ -7,8 +7,11 @@ import ELImage
 /// Slot `k` starts at `k / rate` seconds. A frame at time `t` belongs to slot `round(t × rate)`
 /// (halves round up), and is shown from its slot up to the next frame's slot: once when the next
 /// frame is in the following slot, several times (duplicates) across a gap, not at all (dropped)
-/// when the next frame falls in the same slot. The last frame is shown once. The output starts at
-/// the first frame's slot.
+/// when the next frame falls in the same slot. The last frame lasts as long as the gap before it
+/// (a constant-rate source keeps its duration), and is shown at least once. The output starts at
+/// the first frame's slot. Repeats match ffmpeg's; where ffmpeg lets frames drift up to 1.1 frames
+/// late before it drops one (its output may run a frame or two long), frames here keep their slot,
+/// so the output lasts as long as the input.
 ///
 /// Feed the frames' times in order with `arrive(at:)`, which answers for the frame held before;
 /// `finish()` answers for the last.
@@ -24,6 +27,9 @@ public struct ConstantRateSchedule: Sendable, Equatable {
     /// The next slot to fill, once a frame has arrived.
     private var next: Int64?
     private var holding = false
+    /// The held frame's time, and the gap before it.
+    private var heldTime: MediaTime?
+    private var lastGap: MediaTime?
 
     /// A schedule at `rate` (positive numerator and denominator).
     public init(rate: Y4MHeader.Ratio) {
@@ -60,6 +66,8 @@ public struct ConstantRateSchedule: Sendable, Equatable {
     /// (empty for the first frame, and when the held frame is dropped).
     public mutating func arrive(at time: MediaTime) -> Range<Int64> {
         let position = slot(of: time)
+        if let heldTime, heldTime < time { lastGap = MediaTimeMath.difference(time, heldTime) }
+        heldTime = time
         guard holding, let start = next else {
             next = position
             holding = true
@@ -71,11 +79,12 @@ public struct ConstantRateSchedule: Sendable, Equatable {
         return slots
     }
 
-    /// The stream ended: the slot the last frame fills (empty when no frame came).
+    /// The stream ended: the slots the last frame fills (empty when no frame came).
     public mutating func finish() -> Range<Int64> {
         guard holding, let start = next else { return 0..<0 }
         holding = false
-        let slots = start..<(start + 1)
+        let end = heldTime.flatMap { time in lastGap.map { slot(of: MediaTimeMath.sum(time, $0)) } } ?? start + 1
+        let slots = start..<max(start + 1, end)
         account(slots)
         next = slots.upperBound
         return slots

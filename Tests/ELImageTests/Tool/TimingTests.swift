@@ -112,20 +112,23 @@ struct TimingTests {
         #expect(gaps.count >= 3, "gaps \(gaps)")
 
         // Independently: frame i sits in slot round(t_i × rate); it fills the slots up to the next
-        // frame's (none: dropped; more than one: repeated); the last frame is shown once.
+        // frame's (none: dropped; more than one: repeated); the last frame lasts as long as the gap
+        // before it, at least one slot.
         let parts = rate.split(separator: "/").compactMap { Int64($0) }
         let (numerator, denominator) = (parts[0], parts.count == 2 ? parts[1] : 1)
-        let slots = ticks.map { t -> Int64 in
-            let top = 2 * t * numerator + 1000 * denominator, bottom = 2 * 1000 * denominator
-            return top / bottom
-        }
-        var next = slots[0], duplicated = 0, dropped = 0, frames = 1
+        func slot(_ t: Int64) -> Int64 { (2 * t * numerator + 1000 * denominator) / (2 * 1000 * denominator) }
+        let slots = ticks.map(slot)
+        let lastEnd = slot(2 * ticks[ticks.count - 1] - ticks[ticks.count - 2])
+        var next = slots[0], duplicated = 0, dropped = 0, frames = 0
         for following in slots.dropFirst() {
             let shown = max(0, following - next)
             if shown == 0 { dropped += 1 } else { duplicated += Int(shown) - 1 }
             frames += Int(shown)
             next = max(next, following)
         }
+        let tail = Int(max(1, lastEnd - next))
+        frames += tail
+        duplicated += tail - 1
         #expect(duplicated > 0 && dropped > 0)
 
         let y4m = folder.path("out.y4m")
@@ -149,6 +152,39 @@ struct TimingTests {
         let sourceEnd = Double(ticks.last! + 40) / 1000
         let remuxed = try #require(try remuxedDuration(h264, in: folder))
         #expect(abs(remuxed - sourceEnd) <= 1 / seconds(of: rate) + 0.001, "remux \(remuxed) s, source \(sourceEnd) s")
+    }
+
+    @Test("--fps on a constant-rate Y4M: raising the rate repeats frames exactly as ffmpeg -fps_mode cfr does; lowering it keeps the duration",
+          arguments: ["30000/1001", "60", "24000/1001", "12"])
+    func changedRate(rate: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.path("clip.y4m")
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "50",
+                               "-pix_fmt", "yuv420p", source])
+        let output = folder.path("out.y4m")
+        let result = try elimage.run(["run", source, "--fps", rate, "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        let reported = try #require(counts(in: result.output), "\(result.output)")
+        let frames = try #require(try decodedFrames(output))
+        #expect(frames == 50 + reported.duplicated - reported.dropped)
+        // ffmpeg's own counts (its -progress report on stdout).
+        let progress = String(decoding: try runTool("ffmpeg", ["-v", "error", "-i", source, "-fps_mode", "cfr", "-r", rate,
+                                                               "-f", "null", "-", "-progress", "pipe:1"]), as: UTF8.self)
+        func last(_ key: String) -> Int? {
+            progress.split(separator: "\n").last { $0.hasPrefix(key + "=") }.flatMap { Int($0.dropFirst(key.count + 1)) }
+        }
+        let ffmpeg = (frames: try #require(last("frame")), duplicated: try #require(last("dup_frames")),
+                      dropped: try #require(last("drop_frames")))
+        if seconds(of: rate) > 25 {
+            #expect(frames == ffmpeg.frames && reported.duplicated == ffmpeg.duplicated && reported.dropped == ffmpeg.dropped,
+                    "elimage \(frames) frames \(reported); ffmpeg \(ffmpeg)")
+        } else {
+            // ffmpeg lets a frame fall up to 1.1 frames behind before it drops one, so its output
+            // may run a frame or two longer; here the duration stays the source's 2 s.
+            #expect(abs(frames - ffmpeg.frames) <= 2, "elimage \(frames), ffmpeg \(ffmpeg.frames)")
+            #expect(abs(Double(frames) / seconds(of: rate) - 2.0) <= 1 / seconds(of: rate) + 0.001)
+        }
     }
 
     @Test("Without --fps a variable-rate source takes the rate FFmpeg guesses (ffprobe's r_frame_rate); MP4 keeps every timestamp")
