@@ -141,7 +141,7 @@ struct RunCommand: AsyncParsableCommand {
         var failure = inputFailure
         if let converter { try? await context.perform { converter.flush(in: $0) } }
         let count = counter.count
-        if failure == nil, count == 0, signal == nil {
+        if failure == nil, failures.message == nil, count == 0, signal == nil {
             // Said before the output's own complaint about getting nothing.
             failure = ToolFailure("\(self.input ?? "the input") has no frame that could be decoded, so nothing was written"
                                   + (output.map { " to \($0)" } ?? "") + "; check the file plays, e.g. with ffplay")
