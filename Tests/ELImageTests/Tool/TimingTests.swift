@@ -22,9 +22,10 @@ struct TimingTests {
     /// at 30 fps, then 25 fps again; 90 frames.
     func vfrClip(in folder: TemporaryFolder) throws -> String {
         let path = folder.path("vfr.mkv")
-        let times = "if(lt(N,10),0.04*N,if(lt(N,30),0.6+0.02*(N-10),if(lt(N,60),1.0+(N-30)/30,2.0+0.04*(N-60))))"
+        // Whole milliseconds, so that every time base holds them exactly.
+        let milliseconds = "if(lt(N,10),40*N,if(lt(N,30),600+20*(N-10),if(lt(N,60),1000+trunc((N-30)*100/3),2000+40*(N-60))))"
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25:duration=3.6",
-                               "-vf", "settb=1/1000,setpts='\(times)/TB'", "-fps_mode", "passthrough",
+                               "-vf", "settb=1/1000,setpts='\(milliseconds)'", "-fps_mode", "passthrough",
                                "-enc_time_base", "1:1000", "-c:v", "libx264", "-pix_fmt", "yuv420p", path])
         return path
     }
