@@ -63,8 +63,9 @@ public struct EncoderSettings: Sendable, Equatable {
     /// Encoder threads (`--threads`); 0 lets x264 choose from the CPU count.
     public var threads: Int = 0
     /// The nominal frame rate: x264's rate control works with it, and it stands in for the frame
-    /// duration when timestamps cannot tell (the first frame, a frame after a pause). Frames keep
-    /// their own timestamps: variable frame rates are recorded as they come.
+    /// duration when timestamps cannot tell (the first frame, a frame after a pause). In MP4, frames
+    /// keep their own timestamps: variable frame rates are recorded as they come. A raw H.264 file
+    /// (`.annexB`) has no timestamps: its VUI states this rate, at which players show every frame.
     public var frameRate: Y4MHeader.Ratio = 30
     /// The Y'CbCr matrix and range frames are converted with, and the tags (matrix, range,
     /// primaries, transfer) written into the H.264 VUI and the container. `nil`: the first
