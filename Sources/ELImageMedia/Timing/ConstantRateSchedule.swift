@@ -11,7 +11,9 @@ import ELImage
 /// (a constant-rate source keeps its duration), and is shown at least once. The output starts at
 /// the first frame's slot. Repeats match ffmpeg's; where ffmpeg lets frames drift up to 1.1 frames
 /// late before it drops one (its output may run a frame or two long), frames here keep their slot,
-/// so the output lasts as long as the input.
+/// so the output lasts as long as the input. A gap longer than `longestGap` (as ffmpeg, which skips
+/// a "frame duplication too large") is a timestamp jump, not a pause: the frame before it is shown
+/// once and the grid goes on from the frame after it.
 ///
 /// Feed the frames' times in order with `arrive(at:)`, which answers for the frame held before;
 /// `finish()` answers for the last.
@@ -30,6 +32,11 @@ public struct ConstantRateSchedule: Sendable, Equatable {
     /// The held frame's time, and the gap before it.
     private var heldTime: MediaTime?
     private var lastGap: MediaTime?
+
+    /// The most slots one frame fills: an hour of frames.
+    public var longestGap: Int64 {
+        max(1, 3600 * Int64(rate.numerator) / Int64(max(1, rate.denominator)))
+    }
 
     /// A schedule at `rate` (positive numerator and denominator).
     public init(rate: Y4MHeader.Ratio) {
@@ -73,6 +80,12 @@ public struct ConstantRateSchedule: Sendable, Equatable {
             holding = true
             return position..<position
         }
+        if position - start > longestGap {
+            let slots = start..<(start + 1)
+            account(slots)
+            next = position
+            return slots
+        }
         let slots = start..<max(start, position)
         account(slots)
         next = slots.upperBound
@@ -84,7 +97,7 @@ public struct ConstantRateSchedule: Sendable, Equatable {
         guard holding, let start = next else { return 0..<0 }
         holding = false
         let end = heldTime.flatMap { time in lastGap.map { slot(of: MediaTimeMath.sum(time, $0)) } } ?? start + 1
-        let slots = start..<max(start + 1, end)
+        let slots = start..<max(start + 1, min(end, start + longestGap))
         account(slots)
         next = slots.upperBound
         return slots

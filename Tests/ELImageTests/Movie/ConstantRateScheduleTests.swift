@@ -45,4 +45,20 @@ struct ConstantRateScheduleTests {
         #expect(schedule.arrive(at: MediaTime(value: 10, timescale: 1)).isEmpty)
         #expect(schedule.finish() == 250..<251)
     }
+
+    @Test("A jump of more than an hour is not filled with repeats: the frame before it is shown once")
+    func timestampJump() {
+        var schedule = ConstantRateSchedule(rate: 25)
+        #expect(schedule.arrive(at: MediaTime(value: 0, timescale: 1000)).isEmpty)
+        #expect(schedule.arrive(at: MediaTime(value: 40, timescale: 1000)) == 0..<1)
+        // Ten years later.
+        let later = MediaTime(value: 40 + 10 * 365 * 86_400 * 1000, timescale: 1000)
+        #expect(schedule.arrive(at: later) == 1..<2)
+        #expect(schedule.arrive(at: MediaTime(value: later.value + 40, timescale: 1000)).count == 1)
+        #expect(schedule.duplicated == 0 && schedule.dropped == 0)
+        // Exactly an hour still repeats.
+        var pause = ConstantRateSchedule(rate: 25)
+        _ = pause.arrive(at: .zero)
+        #expect(pause.arrive(at: MediaTime(value: 3600, timescale: 1)).count == 90_000)
+    }
 }
