@@ -133,7 +133,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "ELImageTests",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "CGLES"],
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "CGLES", "CTurboJPEG"],
             path: "Tests/ELImageTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,8 +1,14 @@
 #version 300 es
 // One plane of Y'CbCr from an RGBA picture, four 8-bit samples per output RGBA texel (so a plane
-// row of N samples is N/4 texels, read back as bytes). Chroma is filtered at its siting:
-// MPEG-2 "left" takes [1 2 1]/4 across (co-sited with even columns) and [1 1]/2 down; JPEG
-// "center" takes the 2x2 block. Pixels are fetched exactly and filtered in float.
+// row of N samples is N/4 texels, read back as bytes). Chroma is filtered at its siting: a
+// direction where chroma is co-sited with even luma samples takes [1 2 1]/4 around it, one where
+// it sits between two takes [1 1]/2. MPEG-2 "left" is co-sited across and between down; JPEG
+// "center" is between in both; DV PAL "top left" is co-sited in both. Pixels are fetched exactly
+// and filtered in float.
+// The matched filter (CHROMA_FILTER 1) follows that average with [-1 8 -1]/6 across neighbouring
+// chroma samples, which undoes the [1 6 1]/8 blur that bilinear upsampling (yuv_to_rgba.fsh) and
+// the average make together: Y'CbCr written back after a trip through RGBA keeps its chroma
+// (6 or 7 taps per direction instead of 2 or 3).
 // The plane and the subsampling are chosen at compile time (ShaderVariant), so no pixel pays for
 // the paths it does not take.
 precision highp float;
@@ -17,8 +23,11 @@ precision highp int;
 #ifndef CHROMA_DIVISOR_Y
 #define CHROMA_DIVISOR_Y 2    // chroma subsampling down: 1 or 2
 #endif
-#ifndef CENTRED_CHROMA
-#define CENTRED_CHROMA 0      // 1: chroma centred in its block (JPEG); 0: co-sited left (MPEG-2)
+#ifndef CHROMA_FILTER
+#define CHROMA_FILTER 0       // 0: average around the site; 1: matched to bilinear upsampling
+#endif
+#ifndef CHROMA_SITING
+#define CHROMA_SITING 0       // 0: co-sited left (MPEG-2); 1: centred (JPEG); 2: co-sited top left (DV PAL)
 #endif
 
 out vec4 fragColor;
@@ -36,24 +45,55 @@ vec3 rgbAt(int x, int y) {
         * 0.003921568627450980;
 }
 
-// The R'G'B' of row y under the horizontal chroma filter of sample column x0.
-vec3 filteredRow(int x0, int y) {
-#if CHROMA_DIVISOR_X == 1
-    return rgbAt(x0, y);
-#elif CENTRED_CHROMA == 1
-    return 0.5 * (rgbAt(x0, y) + rgbAt(x0 + 1, y));
+// The chroma filter's taps per direction: weights, and the offset of the first from the block's
+// first luma sample. Not subsampled: one tap. Co-sited with the even sample: [1 2 1]/4 around it
+// (matched: [-1 -2 7 16 7 -2 -1]/24). Between two samples: [1 1]/2 (matched: [-1 -1 8 8 -1 -1]/12).
+#define ONE_TAP float[1](1.0)
+#if CHROMA_FILTER == 1
+#define COSITED_TAPS float[7](-1.0 / 24.0, -2.0 / 24.0, 7.0 / 24.0, 16.0 / 24.0, 7.0 / 24.0, -2.0 / 24.0, -1.0 / 24.0)
+#define COSITED_FIRST -3
+#define BETWEEN_TAPS float[6](-1.0 / 12.0, -1.0 / 12.0, 8.0 / 12.0, 8.0 / 12.0, -1.0 / 12.0, -1.0 / 12.0)
+#define BETWEEN_FIRST -2
 #else
-    return 0.25 * rgbAt(x0 - 1, y) + 0.5 * rgbAt(x0, y) + 0.25 * rgbAt(x0 + 1, y);
+#define COSITED_TAPS float[3](0.25, 0.5, 0.25)
+#define COSITED_FIRST -1
+#define BETWEEN_TAPS float[2](0.5, 0.5)
+#define BETWEEN_FIRST 0
 #endif
-}
+
+#if CHROMA_DIVISOR_X == 1
+const float xTaps[] = ONE_TAP;
+const int xFirst = 0;
+#elif CHROMA_SITING == 1
+const float xTaps[] = BETWEEN_TAPS;
+const int xFirst = BETWEEN_FIRST;
+#else
+const float xTaps[] = COSITED_TAPS;
+const int xFirst = COSITED_FIRST;
+#endif
+
+#if CHROMA_DIVISOR_Y == 1
+const float yTaps[] = ONE_TAP;
+const int yFirst = 0;
+#elif CHROMA_SITING == 2
+const float yTaps[] = COSITED_TAPS;
+const int yFirst = COSITED_FIRST;
+#else
+const float yTaps[] = BETWEEN_TAPS;
+const int yFirst = BETWEEN_FIRST;
+#endif
 
 // Y'CbCr of chroma sample `index` of the chroma plane.
 vec3 chromaSample(ivec2 index) {
-    ivec2 origin = index * ivec2(CHROMA_DIVISOR_X, CHROMA_DIVISOR_Y);
-    vec3 rgb = filteredRow(origin.x, origin.y);
-#if CHROMA_DIVISOR_Y == 2
-    rgb = 0.5 * (rgb + filteredRow(origin.x, origin.y + 1));
-#endif
+    ivec2 origin = index * ivec2(CHROMA_DIVISOR_X, CHROMA_DIVISOR_Y) + ivec2(xFirst, yFirst);
+    vec3 rgb = vec3(0.0);
+    for (int j = 0; j < yTaps.length(); j++) {
+        vec3 row = vec3(0.0);
+        for (int i = 0; i < xTaps.length(); i++) {
+            row += xTaps[i] * rgbAt(origin.x + i, origin.y + j);
+        }
+        rgb += yTaps[j] * row;
+    }
     return colorMatrix * rgb + colorOffset;
 }
 

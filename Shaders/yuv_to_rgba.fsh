@@ -84,6 +84,7 @@ void main() {
     vec2 position = textureCoordinate * lumaSize;  // in pixels, centre of a pixel at n + 0.5
     ivec2 pixel = clamp(ivec2(floor(position)), ivec2(0), ivec2(lumaSize) - 1);
     vec3 samples;
+    float alpha = 1.0;  // opaque but for RGBA and BGRA pictures, whose alpha is kept
 #if PLANE_LAYOUT == 0
     ChromaFootprint footprint = chromaFootprint(position);
     samples = vec3(fetch(inputImageTexture, pixel).r,
@@ -107,6 +108,7 @@ void main() {
 #else
     vec4 texel = fetch(inputImageTexture, pixel);
     samples = swapRedBlue == 1 ? texel.bgr : texel.rgb;
+    alpha = texel.a;
 #endif
-    fragColor = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), 1.0);
+    fragColor = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), alpha);
 }

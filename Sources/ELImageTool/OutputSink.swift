@@ -75,16 +75,19 @@ final class OutputSink: @unchecked Sendable {
                 } catch { failures.record(error) }
             }, finish: {})
         case .rgba(let path):
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw ELImageError.io(file: path, operation: "create", errno: errno, hint: "check the folder exists and is writable")
-            }
-            let file = UncheckedFile(handle)
+            // Written as PATH.partial and renamed into place at the end (see StagedOutputFile).
+            let file = try POSIXFileWriter(path: path)
             return OutputSink(node: RawDataOutput { image in
-                do { try file.handle.write(contentsOf: image.pixels) } catch { failures.record(error) }
-            }, finish: { try file.handle.close() })
+                do { try image.pixels.withUnsafeBytes { try file.write($0) } } catch { failures.record(error) }
+            }, finish: {
+                try file.close()
+                if file.bytesWritten > 0 { try file.publish() } else { file.remove() }
+            })
         case .y4m(let path):
             let writer = Locked<Y4MWriter?>(nil)
-            let node = try YUVDataOutput(format: .i420) { buffer in
+            // Sited as the input was, with the chroma filter matched to the upload's: a Y4M or movie
+            // source is written back with its chroma as it was (no resample to another siting).
+            let node = try YUVDataOutput(format: .i420, chromaLocation: nil, chromaDownsampling: .matched) { buffer in
                 do {
                     try writer.withLock { stored in
                         if stored == nil {
@@ -116,12 +119,6 @@ final class FrameCounter: ImageInput, @unchecked Sendable {
     func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         onFrame(frames.withLock { value in value += 1; return value })
     }
-}
-
-/// A FileHandle used from the render thread only.
-final class UncheckedFile: @unchecked Sendable {
-    let handle: FileHandle
-    init(_ handle: FileHandle) { self.handle = handle }
 }
 
 /// The first failure anywhere in the graph of one run (a sink, a node through the error handler).

@@ -14,7 +14,10 @@ struct RunCommand: AsyncParsableCommand {
             bundled Big Buck Bunny clip. OUTPUT by extension: .mp4 (fragmented, crash-safe) and .h264 \
             (x264), .y4m, .rgba (raw RGBA frames), .png or \
             .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png). Without \
-            --filter the input is only converted: the colour-conversion path.
+            --filter the input is only converted: the colour-conversion path. Movies with a rotation \
+            tag (display matrix) and JPEGs with an EXIF Orientation are turned upright, as FFmpeg \
+            does, and written without a tag; --rotate and --mirror come after that turn, and \
+            --no-autorotate takes the input as stored.
             """)
 
     @Argument(help: "The input file.")
@@ -52,8 +55,12 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Override the input's range: limited or full.")
     var range: String?
 
-    @Option(help: "Rotate clockwise by 0, 90, 180 or 270 degrees.")
+    @Option(help: "Rotate clockwise by 0, 90, 180 or 270 degrees (after the input's own orientation).")
     var rotate = 0
+
+    @Flag(name: .customLong("no-autorotate"),
+          help: "Take movies and JPEGs as stored: ignore their rotation tag (display matrix) and EXIF Orientation.")
+    var noAutorotate = false
 
     @Flag(help: "Mirror left to right (after rotating).")
     var mirror = false
@@ -259,7 +266,8 @@ struct RunCommand: AsyncParsableCommand {
             throw UsageError("raw input \(input) needs --size WIDTHxHEIGHT and --format FORMAT")
         }
         var sourceOptions = MediaSource.Options(frames: limit, orientation: options.orientation,
-                                                size: options.size, rawFormat: options.pixelFormat)
+                                                size: options.size, rawFormat: options.pixelFormat,
+                                                autorotate: !noAutorotate)
         sourceOptions.frameRate = options.frameRate
         let override = options.colorOverride
         if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }

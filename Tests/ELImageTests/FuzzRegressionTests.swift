@@ -8,7 +8,7 @@ import Testing
 // a parser (Tests/Fuzz/Regressions), replayed through the same entry points as `make fuzz`: each
 // must parse or be rejected with an ELImageError, never crash or break the parser's contract.
 
-@Suite("Fuzz corpus and regressions", .closesContexts, .closesContexts)
+@Suite("Fuzz corpus and regressions", .closesContexts)
 struct FuzzRegressionTests {
     /// What each regression input must now be rejected with: a fragment of the reason. Every file
     /// under Tests/Fuzz/Regressions must be listed, so that each says what it once broke.

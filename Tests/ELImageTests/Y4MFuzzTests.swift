@@ -7,7 +7,7 @@ import Testing
 // crash, hang or return frames that are not there. Seeded, so a failure reproduces; each
 // failure names its iteration and input.
 
-@Suite("Y4M fuzzing", .closesContexts, .closesContexts)
+@Suite("Y4M fuzzing", .closesContexts)
 struct Y4MFuzzTests {
     /// Iterations per test; with the frame cap below they finish in a few seconds.
     static let iterations = 1500

@@ -21,7 +21,7 @@ struct FFmpegY4MCase: Sendable, CustomTestStringConvertible {
 
 // MARK: - Tests
 
-@Suite("Y4M files", .closesContexts, .closesContexts)
+@Suite("Y4M files", .closesContexts)
 struct Y4MTests {
     // MARK: Header
 

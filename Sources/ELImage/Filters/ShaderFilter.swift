@@ -87,7 +87,7 @@ open class ShaderFilter: ImageOutput, ImageInput, @unchecked Sendable {
         let extra = try additionalTextures(in: context)
         let perFrame = frameUniforms(forInput: frame, outputSize: size)
         let output = try context.makeFrame(width: size.width, height: size.height, timestamp: frame.timestamp,
-                                           colorSpace: frame.colorSpace)
+                                           colorSpace: frame.colorSpace, chromaLocation: frame.chromaLocation)
         let program = try context.program(named: programName, fragment: fragmentShader)
         try context.draw(program, into: output, inputs: ready.inputs + extra.map(\.frame)) { program in
             for (name, value) in ready.uniforms { program.set(value, for: name) }

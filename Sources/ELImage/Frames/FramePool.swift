@@ -47,11 +47,12 @@ public final class FramePool {
     }
 
     /// A frame backed by an idle texture with `key`, or by a new one.
-    func frame(for key: TextureKey, timestamp: MediaTime, colorSpace: ColorSpace,
+    func frame(for key: TextureKey, timestamp: MediaTime, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
                in context: isolated RenderContext) throws -> TextureFrame {
         let texture = try take(key)
         return TextureFrame(texture: texture.texture, framebuffer: texture.framebuffer, key: key,
-                            timestamp: timestamp, colorSpace: colorSpace, resources: context.resources)
+                            timestamp: timestamp, colorSpace: colorSpace, chromaLocation: chromaLocation,
+                            resources: context.resources)
     }
 
     private func take(_ key: TextureKey) throws -> PooledTexture {

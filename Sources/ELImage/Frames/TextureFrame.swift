@@ -18,17 +18,21 @@ public final class TextureFrame: @unchecked Sendable {
     /// The colour space of the picture's source, kept for the sinks' tags (encoder VUI, files).
     /// RGBA frames hold R'G'B' in the source's primaries and transfer.
     public let colorSpace: ColorSpace
+    /// Where the chroma of the picture's Y'CbCr source was sited, kept so that sinks writing
+    /// Y'CbCr (Y4M files) can site theirs the same and need not resample; `.left` for RGB sources.
+    public let chromaLocation: ChromaLocation
     private let resources: RenderResources
     /// For a retimed frame: the frame that owns the texture (kept alive, recycled by it).
     private let owner: TextureFrame?
 
     init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime,
-         colorSpace: ColorSpace, resources: RenderResources) {
+         colorSpace: ColorSpace, chromaLocation: ChromaLocation, resources: RenderResources) {
         self.texture = texture
         self.framebuffer = framebuffer
         self.key = key
         self.timestamp = timestamp
         self.colorSpace = colorSpace
+        self.chromaLocation = chromaLocation
         self.resources = resources
         self.owner = nil
     }
@@ -39,6 +43,7 @@ public final class TextureFrame: @unchecked Sendable {
         key = frame.key
         self.timestamp = timestamp
         colorSpace = frame.colorSpace
+        chromaLocation = frame.chromaLocation
         resources = frame.resources
         owner = frame.owner ?? frame
     }

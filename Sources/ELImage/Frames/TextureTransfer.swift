@@ -1,12 +1,13 @@
 import CGLES
 
 extension RenderContext {
-    /// A frame from the pool with the given size and format, stamped with `timestamp`.
+    /// A frame from the pool with the given size and format, stamped with `timestamp` and tagged
+    /// with its source's colour space and chroma siting.
     public func makeFrame(width: Int, height: Int, format: TextureFormat = .rgba8,
                           filtering: TextureFiltering = .linear, timestamp: MediaTime,
-                          colorSpace: ColorSpace = .srgb) throws -> TextureFrame {
+                          colorSpace: ColorSpace = .srgb, chromaLocation: ChromaLocation = .left) throws -> TextureFrame {
         try framePool.frame(for: TextureKey(width: width, height: height, format: format, filtering: filtering),
-                            timestamp: timestamp, colorSpace: colorSpace, in: self)
+                            timestamp: timestamp, colorSpace: colorSpace, chromaLocation: chromaLocation, in: self)
     }
 
     /// Copies CPU pixels into `frame`, rows `bytesPerRow` apart (padding allowed); the caller has

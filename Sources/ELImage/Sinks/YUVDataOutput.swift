@@ -9,19 +9,26 @@ public final class YUVDataOutput: ImageInput, @unchecked Sendable {
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
     public let format: PixelFormat
     private let colorSpace: ColorSpace?
-    private let chromaLocation: ChromaLocation
+    private let chromaLocation: ChromaLocation?
+    private let chromaDownsampling: ChromaDownsampling
     private let handler: @Sendable (PixelBuffer) -> Void
     private let reusable = Locked<PixelBuffer?>(nil)
 
     /// - Parameters:
     ///   - colorSpace: the matrix and range to write; `nil` uses each frame's own colour space.
-    ///   - chromaLocation: where subsampled chroma is sited (MPEG-2 "left" by default, as H.264 expects).
-    public init(format: PixelFormat = .i420, colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation = .left,
+    ///   - chromaLocation: where subsampled chroma is sited (MPEG-2 "left" by default, as H.264
+    ///     expects); `nil` sites it as each frame's source did (`TextureFrame.chromaLocation`), so a
+    ///     Y'CbCr source is written back without resampling its chroma to another siting.
+    ///   - chromaDownsampling: the chroma filter of subsampled formats (`.matched` to write Y'CbCr
+    ///     sources back with their chroma intact).
+    public init(format: PixelFormat = .i420, colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation? = .left,
+                chromaDownsampling: ChromaDownsampling = .average,
                 handler: @escaping @Sendable (PixelBuffer) -> Void) throws {
         _ = try RenderContext.planeKinds(of: format)
         self.format = format
         self.colorSpace = colorSpace
         self.chromaLocation = chromaLocation
+        self.chromaDownsampling = chromaDownsampling
         self.handler = handler
     }
 
@@ -36,8 +43,8 @@ public final class YUVDataOutput: ImageInput, @unchecked Sendable {
         }
         guard var buffer else { return }
         buffer.colorSpace = wanted
-        buffer.chromaLocation = chromaLocation
-        try context.readPixels(of: frame, into: &buffer)
+        buffer.chromaLocation = chromaLocation ?? frame.chromaLocation
+        try context.readPixels(of: frame, into: &buffer, chromaDownsampling: chromaDownsampling)
         handler(buffer)
         reusable.withLock { $0 = buffer }
     }

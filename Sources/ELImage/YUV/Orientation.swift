@@ -23,6 +23,28 @@ public struct Orientation: Sendable, Hashable, CaseIterable, CustomStringConvert
     /// True when width and height trade places.
     public var swapsDimensions: Bool { rotation == .clockwise90 || rotation == .clockwise270 }
 
+    /// This turn, then `next`: the one orientation that shows what applying `self` and then
+    /// `next` to the result shows (e.g. a file's own orientation, then the user's rotation).
+    public func followed(by next: Orientation) -> Orientation {
+        // With r the clockwise quarter turn and m the mirror, self is m^s r^k; a mirror turns the
+        // direction of the rotations after it around (r m = m r⁻¹).
+        let nextQuarters = mirrored ? (4 - next.quarterTurns) % 4 : next.quarterTurns
+        let quarters = (quarterTurns + nextQuarters) % 4
+        return Orientation(rotation: Self.rotation(quarterTurns: quarters), mirrored: mirrored != next.mirrored)
+    }
+
+    /// The clockwise rotation in quarter turns, 0...3.
+    private var quarterTurns: Int { rotation.rawValue / 90 }
+
+    private static func rotation(quarterTurns: Int) -> Rotation {
+        switch quarterTurns {
+        case 1: .clockwise90
+        case 2: .rotate180
+        case 3: .clockwise270
+        default: .none
+        }
+    }
+
     /// The output size for an input of `width` x `height`.
     public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
         swapsDimensions ? (height, width) : (width, height)

@@ -3,7 +3,8 @@ import CGLES
 extension RenderContext {
     /// Uploads `buffer`'s planes into pooled textures and converts them to one RGBA frame in a single
     /// pass: Y'CbCr with the buffer's matrix and range (chroma interpolated at its siting), or RGB
-    /// as is; turned by `orientation`. The frame carries the buffer's time and colour space.
+    /// as is; turned by `orientation`. The frame carries the buffer's time, colour space and chroma
+    /// siting.
     public func makeFrame(from buffer: PixelBuffer, orientation: Orientation = .up) throws -> TextureFrame {
         let layout = PlaneTextureLayout(buffer.format)
         let limit = info.maximumTextureSize
@@ -24,7 +25,7 @@ extension RenderContext {
         }
         let size = orientation.outputSize(width: buffer.width, height: buffer.height)
         let output = try makeFrame(width: size.width, height: size.height, timestamp: buffer.timestamp,
-                                   colorSpace: buffer.colorSpace)
+                                   colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
         let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
                                     defines: [("PLANE_LAYOUT", Int(layout.shaderLayout))])
         let program = try self.program(named: variant.name, vertex: EmbeddedShaders.orientedVsh,

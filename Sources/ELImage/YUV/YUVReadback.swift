@@ -81,9 +81,10 @@ extension RenderContext {
     /// Converts an RGBA frame to the planes of `format` on the GPU (Y'CbCr with `colorSpace` and
     /// chroma siting, or RGBA as is), without reading them back. One draw per plane packs four 8-bit
     /// samples into an RGBA texel, so the GPU shades a quarter of the samples and the readback is a
-    /// plain RGBA copy.
+    /// plain RGBA copy. `chromaDownsampling` picks the chroma filter of subsampled formats.
     public func packPlanes(of frame: TextureFrame, as format: PixelFormat, colorSpace: ColorSpace,
-                           chromaLocation: ChromaLocation = .left) throws -> PackedPlanes {
+                           chromaLocation: ChromaLocation = .left,
+                           chromaDownsampling: ChromaDownsampling = .average) throws -> PackedPlanes {
         guard frame.format == .rgba8 else {
             throw ELImageError.invalidInput(what: "Y'CbCr conversion needs an RGBA frame, got \(frame.format)",
                                             hint: "convert after a node that outputs RGBA")
@@ -103,7 +104,8 @@ extension RenderContext {
                                        colorSpace: colorSpace)
             let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: [
                 ("PLANE_KIND", Int(kind.rawValue)), ("CHROMA_DIVISOR_X", Int(divisor.x)),
-                ("CHROMA_DIVISOR_Y", Int(divisor.y)), ("CENTRED_CHROMA", chromaLocation == .center ? 1 : 0),
+                ("CHROMA_DIVISOR_Y", Int(divisor.y)), ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
+                ("CHROMA_FILTER", chromaDownsampling.shaderDefine),
             ])
             let program = try self.program(named: variant.name, fragment: variant.source)
             try draw(program, into: packed, inputs: [frame]) { program in
@@ -121,14 +123,24 @@ extension RenderContext {
     /// Converts an RGBA frame into `buffer`'s format on the GPU (with `buffer`'s colour space and
     /// chroma siting) and reads the planes back into `buffer`, honouring each plane's offset and
     /// stride. `buffer` must have the frame's size.
-    public func readPixels(of frame: TextureFrame, into buffer: inout PixelBuffer) throws {
+    public func readPixels(of frame: TextureFrame, into buffer: inout PixelBuffer,
+                           chromaDownsampling: ChromaDownsampling = .average) throws {
         guard buffer.width == frame.width, buffer.height == frame.height else {
             throw ELImageError.invalidInput(
                 what: "a \(frame.width)x\(frame.height) frame cannot be read into a \(buffer.width)x\(buffer.height) buffer",
                 hint: "make the buffer the frame's size")
         }
         try packPlanes(of: frame, as: buffer.format, colorSpace: buffer.colorSpace,
-                       chromaLocation: buffer.chromaLocation).read(into: &buffer)
+                       chromaLocation: buffer.chromaLocation, chromaDownsampling: chromaDownsampling).read(into: &buffer)
+    }
+
+    /// rgba_to_yuv.fsh's `CHROMA_SITING` for `location`.
+    static func sitingDefine(_ location: ChromaLocation) -> Int {
+        switch location {
+        case .left: 0
+        case .center: 1
+        case .topLeft: 2
+        }
     }
 
     /// What rgba_to_yuv.fsh writes (its `PLANE_KIND`).

@@ -51,8 +51,9 @@ public struct EncoderSettings: Sendable, Equatable {
     public var tune: String?
     /// Quality or bitrate; CRF 23 by default.
     public var rateControl: RateControl = .constantQuality(23)
-    /// The longest distance between keyframes, in frames (`--keyint`). `nil`: one keyframe per
-    /// MP4 fragment interval at the nominal frame rate, so every fragment starts with one.
+    /// The longest distance between keyframes, in frames (`--keyint`). `nil`: x264's default (250,
+    /// plus keyframes at scene cuts), as FFmpeg's. MP4 fragments do not need to start with a
+    /// keyframe: a file cut after any fragment plays up to it.
     public var keyframeInterval: Int?
     /// B-frames between reference frames (`--bframes`); `nil` keeps the preset's (3 for most).
     public var bFrames: Int?

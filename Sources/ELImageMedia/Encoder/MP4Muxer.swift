@@ -22,9 +22,10 @@ protocol PacketContainer: AnyObject {
 /// `MediaFileWriter` (so write errors keep their `errno` and tests can inject them).
 ///
 /// The fragments are cut here (`movflags=frag_custom`): before the first packet whose decoding
-/// time is a fragment interval past the fragment's start, if it is a keyframe, or twice the
-/// interval past it whatever it is. Each fragment is flushed and `fdatasync`ed, so what was
-/// flushed survives a crash. `delay_moov` writes the `moov` box with the first fragment, when the
+/// time is a fragment interval past the fragment's start, keyframe or not (a fragment continues
+/// the stream of the one before it; keyframes are where x264 puts them, so the fragment interval
+/// costs no bitrate). Each fragment is flushed and `fdatasync`ed, so what was flushed survives a
+/// crash: a file cut after any fragment plays up to it. `delay_moov` writes the `moov` box with the first fragment, when the
 /// stream's first timestamps are known, so an edit list can start the presentation at zero even
 /// with B-frames (whose first decoding times are negative).
 ///
@@ -195,7 +196,7 @@ final class MP4Muxer: PacketContainer {
         if firstDTS == nil { firstDTS = encoded.dts }
         if let start = fragmentStart, framesInFragment > 0 {
             let elapsed = encoded.dts - start
-            if elapsed >= fragmentTicks && (encoded.isKeyframe || elapsed >= 2 * fragmentTicks) {
+            if elapsed >= fragmentTicks {
                 completed = try flushFragment(endingAt: encoded.dts)
             }
         }

@@ -25,12 +25,20 @@ public protocol MediaFileWriter: AnyObject, Sendable {
     /// Closes the file. Calling it again does nothing.
     func close() throws
 
-    /// Deletes the file (after `close()`), e.g. when a recording is cancelled. Only regular files
-    /// are removed (never a device such as `/dev/full`).
+    /// Puts the closed file in place when it holds something worth keeping. A writer that writes
+    /// under a temporary name (`POSIXFileWriter`) renames it onto `path` here.
+    func publish() throws
+
+    /// Deletes what was written (after `close()`), e.g. when a recording is cancelled or got no
+    /// frame. Only regular files are removed (never a device such as `/dev/full`), and a writer
+    /// that writes under a temporary name removes that, never a file already at `path`.
     func remove()
 }
 
 extension MediaFileWriter {
+    /// Nothing to do for a writer that writes at `path` directly.
+    public func publish() throws {}
+
     public func remove() {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
@@ -40,24 +48,34 @@ extension MediaFileWriter {
 
 /// A `MediaFileWriter` over a POSIX file descriptor: `open`/`write`/`fdatasync`/`close`, with
 /// `errno` in every error.
+///
+/// The file is written as `PATH.partial` beside `path` (see `StagedOutputFile`) and renamed onto
+/// `path` by `publish()`: a run that fails before it has anything to keep leaves an existing file
+/// at `path` untouched, and a crashed recording is found, playable up to its last fragment, as
+/// `PATH.partial`.
 public final class POSIXFileWriter: MediaFileWriter, @unchecked Sendable {
     // @unchecked Sendable: the descriptor and counters are used by one thread at a time, as the
     // MediaFileWriter protocol requires (created by the caller, then owned by a worker thread).
 
     public let path: String
+    /// The temporary name written to, and the rename that finishes it.
+    public let staging: StagedOutputFile
     private var descriptor: Int32
     /// Bytes written so far.
     public private(set) var bytesWritten: Int64 = 0
 
-    /// Creates `path` (or truncates it) for writing.
+    /// Creates the temporary file for `path` (truncating a leftover one); `path` itself is not
+    /// touched until `publish()`.
     /// - Throws: `ELImageError.io` with `errno` (e.g. `EACCES`, `ENOENT` for a missing folder).
     public init(path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let staging = StagedOutputFile(destination: path)
+        let descriptor = open(staging.temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             let code = errno
             throw ELImageError.io(file: path, operation: "create", errno: code, hint: Self.hint(for: code))
         }
         self.path = path
+        self.staging = staging
         self.descriptor = descriptor
     }
 
@@ -107,6 +125,16 @@ public final class POSIXFileWriter: MediaFileWriter, @unchecked Sendable {
             let code = errno
             throw ELImageError.io(file: path, operation: "close", errno: code, hint: Self.hint(for: code))
         }
+    }
+
+    /// Renames the temporary file onto `path` (after `close()`).
+    public func publish() throws {
+        try staging.publish()
+    }
+
+    /// Removes the temporary file; a file already at `path` stays as it was.
+    public func remove() {
+        staging.discard()
     }
 
     /// What to do about `code`.

@@ -36,8 +36,10 @@ extension RenderContext {
     /// Packs `frame` into the planes of `format` on the GPU and inserts a fence after it, for a
     /// worker thread to read back without blocking the render thread.
     func prepareReadback(of frame: TextureFrame, as format: PixelFormat, colorSpace: ColorSpace,
-                         chromaLocation: ChromaLocation) throws -> PendingReadback {
-        let planes = try packPlanes(of: frame, as: format, colorSpace: colorSpace, chromaLocation: chromaLocation)
+                         chromaLocation: ChromaLocation,
+                         chromaDownsampling: ChromaDownsampling = .average) throws -> PendingReadback {
+        let planes = try packPlanes(of: frame, as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
+                                    chromaDownsampling: chromaDownsampling)
         return PendingReadback(planes: planes, fence: try insertFence())
     }
 }

@@ -238,12 +238,12 @@ final class RecordingSession: Sendable {
         var box: (any PacketContainer)?
         var packetsOut = 0
         var largestPacket = 0
-        var packetBytes = 0
+        var interPackets = 0, interBytes = 0  // packets between keyframes: what x264 mostly holds
 
         func write(_ packet: EncodedPacket) throws {
             guard let box else { return }
             largestPacket = max(largestPacket, packet.data.count)
-            packetBytes += packet.data.count
+            if !packet.isKeyframe { (interPackets, interBytes) = (interPackets + 1, interBytes + packet.data.count) }
             let fragment = try box.write(packet, frameNumber: packetsOut)
             packetsOut += 1
             state.withLock { state in
@@ -286,8 +286,10 @@ final class RecordingSession: Sendable {
                     if let packet = try encoder.encode(&picture, pts: pts, frameNumber: number) { try write(packet) }
                     if let maximum = limits.maximumBytes, let box {
                         // What the file would hold if it were finished after the next frame: the
-                        // frames x264 holds at the average size, two of the largest, closing boxes.
-                        let average = packetsOut > 0 ? packetBytes / packetsOut : largestPacket
+                        // frames x264 holds at the average size of frames between keyframes (half
+                        // the largest before one is known), two of the largest (a keyframe may
+                        // come), closing boxes.
+                        let average = interPackets > 0 ? interBytes / interPackets : largestPacket / 2
                         let projected = box.bytesWritten + box.pendingBytes
                             + Int64(encoder.delayedFrames * average + 2 * largestPacket) + 16_384
                         if projected >= maximum {
@@ -320,9 +322,7 @@ final class RecordingSession: Sendable {
     /// Opens x264 and the container for the first frame's size.
     private func open(width: Int, height: Int) throws -> (encoder: X264Encoder, container: any PacketContainer) {
         let (colorSpace, timescale) = state.withLock { ($0.colorSpace ?? .bt709, $0.timescale ?? 90_000) }
-        let rate = Double(settings.frameRate.numerator) / Double(settings.frameRate.denominator)
-        let interval = Self.seconds(container.interval)
-        let keyframeInterval = settings.keyframeInterval ?? max(1, Int((interval * rate).rounded()))
+        let keyframeInterval = settings.keyframeInterval
         switch container {
         case let .mp4(fragmentDuration):
             let encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
@@ -365,6 +365,13 @@ final class RecordingSession: Sendable {
             end(cancelled: true, outcome: .failure(.invalidState(node: "VideoEncoder", reason: "the recording to \(path) was cancelled")))
             return
         }
+        do {
+            try writer.publish()
+        } catch {
+            // The recording is complete under its temporary name (the error says where): keep it.
+            report(Self.failure(error, frame: nil, path: path))
+            return
+        }
         let summary = state.withLock { state -> RecordingSummary in
             var statistics = Self.counted(state, queue: queue)
             if let start = state.firstFrameWallTime {
@@ -402,8 +409,14 @@ final class RecordingSession: Sendable {
             return state.cancelRequested
         }
         // A file with nothing in it (the encoder could not even start) is removed, as is a
-        // cancelled one; anything written stays.
-        if cancelled || (box?.bytesWritten ?? 0) == 0 { writer.remove() }
+        // cancelled one, and a file already at the path stays as it was; anything written is put
+        // in place (when even the rename fails, it stays under its temporary name).
+        if cancelled || (box?.bytesWritten ?? 0) == 0 { writer.remove() } else { try? writer.publish() }
+        report(error, cancelled: cancelled)
+    }
+
+    /// Sends `error` to the render context's error handler and to whoever waits in `stop()`.
+    private func report(_ error: ELImageError, cancelled: Bool = false) {
         if let context = state.withLock({ $0.context }) {
             if let node = self.node { context.report(error, from: node) }
         }

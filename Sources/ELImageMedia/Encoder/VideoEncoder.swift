@@ -78,7 +78,10 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
 
     // MARK: Recording control (any thread)
 
-    /// Starts recording to `path`, created or truncated now; the next frame is the first one.
+    /// Starts recording to `path`; the next frame is the first one. The file is written as
+    /// `PATH.partial` and renamed onto `path` when the recording ends with frames in it, so a file
+    /// already at `path` survives a recording that fails before its first frame (see
+    /// `StagedOutputFile`); a crashed recording is left, playable, as `PATH.partial`.
     ///
     /// - Parameters:
     ///   - container: `nil` picks from the extension: `.h264`/`.264` raw Annex B, else

@@ -22,14 +22,15 @@ final class X264Encoder {
     private var output = x264_picture_t()
 
     /// Opens x264 for `width` x `height` I420 pictures with `settings`, tagging the VUI with
-    /// `colorSpace`. `repeatHeaders`: SPS/PPS before every keyframe (Annex-B files); otherwise
-    /// they come once from `headers()` (MP4's avcC). `constantRate`: the stream states
+    /// `colorSpace`. `keyframeInterval`: the longest distance between keyframes in frames, `nil`
+    /// for x264's default. `repeatHeaders`: SPS/PPS before every keyframe (Annex-B files);
+    /// otherwise they come once from `headers()` (MP4's avcC). `constantRate`: the stream states
     /// `settings.frameRate` as its fixed rate in the VUI timing (raw Annex-B files, which have no
     /// timestamps of their own); otherwise the VUI counts ticks of `timescale` and frames keep
     /// their own timestamps (MP4).
     /// - Throws: `ELImageError.invalidInput` for settings x264 refuses, with x264's own message.
     init(width: Int, height: Int, settings: EncoderSettings, colorSpace: ColorSpace, timescale: Int32,
-         keyframeInterval: Int, repeatHeaders: Bool, constantRate: Bool = false) throws {
+         keyframeInterval: Int?, repeatHeaders: Bool, constantRate: Bool = false) throws {
         self.width = width
         self.height = height
         self.timescale = timescale
@@ -57,8 +58,10 @@ final class X264Encoder {
             param.i_timebase_den = UInt32(timescale)
             param.b_vfr_input = 1
         }
-        param.i_keyint_max = Int32(keyframeInterval)
-        param.i_keyint_min = Int32(max(1, min(keyframeInterval / 10, keyframeInterval)))
+        if let keyframeInterval {  // else x264's default, as FFmpeg's: 250, and scene cuts
+            param.i_keyint_max = Int32(keyframeInterval)
+            param.i_keyint_min = Int32(max(1, min(keyframeInterval / 10, keyframeInterval)))
+        }
         if let bFrames = settings.bFrames { param.i_bframe = Int32(bFrames) }
         param.b_repeat_headers = repeatHeaders ? 1 : 0
         param.b_annexb = 1

@@ -9,7 +9,10 @@ import Foundation
 /// Decoding uses the accurate integer IDCT and libjpeg's smooth ("fancy") chroma upsampling.
 ///
 /// Damage: libjpeg's warnings (a file cut short, corrupt entropy data) are errors here, so a
-/// damaged picture never passes for a good one. EXIF orientation is not applied.
+/// damaged picture never passes for a good one.
+///
+/// Pixels come as stored: the EXIF orientation a camera writes (a phone's upright photo is stored
+/// sideways, tagged 6) is read by `orientation(of:)` and applied by `StillImageInput`.
 public enum JPEGFile {
     /// How the chroma of a written JPEG is subsampled.
     public enum Subsampling: Sendable, CaseIterable {
@@ -37,8 +40,8 @@ public enum JPEGFile {
     /// Decodes the JPEG file at `path` into RGBA (alpha 255).
     /// - Throws: `ELImageError.io` when the file cannot be read; `ELImageError.malformedMedia`
     ///   when it is not a JPEG, is damaged or cut short, is larger than
-    ///   `ImageSizeLimit.maximumDimension` a side, or uses a colour model TurboJPEG cannot turn
-    ///   into RGB (CMYK).
+    ///   `ImageSizeLimit.maximumDimension` a side. CMYK and YCCK files are converted to RGB (see
+    ///   `decodeInk`).
     public static func read(_ path: String) throws -> RGBAImage {
         try decode(try ImageFileData.read(path, kind: "JPEG"), name: path)
     }
@@ -52,9 +55,22 @@ public enum JPEGFile {
         try decodeYUV(try ImageFileData.read(path, kind: "JPEG"), name: path)
     }
 
+    /// How the EXIF Orientation tag of JPEG `data` says the picture is to be turned to be seen
+    /// upright: tag values 1...8 as `Orientation`s (2 mirrored, 3 180°, 4 flipped top to bottom,
+    /// 5 transposed, 6 90° clockwise, 7 transversed, 8 270° clockwise). `.up` when there is no
+    /// tag, or when the Exif data is damaged, cut short or holds another value: never throws.
+    public static func orientation(of data: [UInt8]) -> Orientation {
+        EXIFOrientation.value(inJPEG: data).flatMap(EXIFOrientation.orientation(forTagValue:)) ?? .up
+    }
+
     /// Decodes JPEG `data` into RGBA; `name` stands for the data in errors.
     public static func decode(_ data: [UInt8], name: String = "JPEG data") throws -> RGBAImage {
         let decoder = try Decoder(data: data, name: name)
+        if isInk(colorspace: decoder.colorspace) {
+            return try decodeInk(data, handle: decoder.handle, width: decoder.width, height: decoder.height) { status in
+                try decoder.check(status, doing: "decode")
+            }
+        }
         // Not zero-filled first: the decoder writes every byte, or fails and the array is dropped.
         var status: Int32 = -1
         let count = decoder.width * decoder.height * 4
@@ -73,6 +89,11 @@ public enum JPEGFile {
     /// Decodes JPEG `data` into its own Y'CbCr planes (see `readYUV`).
     public static func decodeYUV(_ data: [UInt8], name: String = "JPEG data") throws -> PixelBuffer {
         let decoder = try Decoder(data: data, name: name)
+        guard !isInk(colorspace: decoder.colorspace) else {
+            throw ELImageError.malformedMedia(
+                file: name, frame: nil,
+                reason: "it is a CMYK JPEG, whose inks have no Y'CbCr planes; read it as RGBA with JPEGFile.read")
+        }
         let format: PixelFormat
         switch decoder.subsampling {
         case Int32(TJSAMP_420.rawValue): format = .i420
@@ -117,17 +138,14 @@ public enum JPEGFile {
     public static func write(_ image: RGBAImage, to path: String, quality: Int = 90,
                              subsampling: Subsampling = .yuv420) throws {
         let bytes = try encode(image, quality: quality, subsampling: subsampling)
-        let temporary = path + ".partial"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+        let staging = StagedOutputFile(destination: path)
+        guard FileManager.default.createFile(atPath: staging.temporary, contents: Data(bytes)) else {
             let code = errno
+            staging.discard()
             throw ELImageError.io(file: path, operation: "write JPEG", errno: code == 0 ? EIO : code,
                                   hint: "check that the folder exists, is writable and has space")
         }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw ELImageError.io(file: path, operation: "rename \(temporary) to", errno: code, hint: "")
-        }
+        try staging.publish()
     }
 
     /// Encodes `image` (RGBA; alpha is dropped) as JPEG bytes (see `write`).
@@ -167,16 +185,16 @@ public enum JPEGFile {
     /// Accurate IDCT; stop at the first warning (a warning fails the decode anyway, and going on
     /// would decode the rest of a damaged picture for nothing); at most 500 progressive scans (a
     /// small file with thousands of scans would take minutes to decode).
-    private static let decodeFlags = TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
+    static let decodeFlags = TJFLAG_ACCURATEDCT | TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS
 
     /// A TurboJPEG decompressor with the header of one JPEG read.
-    private final class Decoder {
+    final class Decoder {
         let handle: tjhandle
         let name: String
         let width: Int
         let height: Int
         let subsampling: Int32
-        /// TurboJPEG's colour space of the file (`TJCS_*`).
+        /// TurboJPEG's colour space code (`TJCS_*`).
         let colorspace: Int32
 
         init(data: [UInt8], name: String) throws {
@@ -207,11 +225,6 @@ public enum JPEGFile {
         /// Throws for a failed call; warnings (damaged or cut-short data) count as failures.
         func check(_ status: Int32, doing operation: String) throws {
             guard status != 0 else { return }
-            if colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) {
-                throw ELImageError.malformedMedia(
-                    file: name, frame: nil,
-                    reason: "it is a CMYK JPEG (print colours), which cannot be read here; convert it to RGB, e.g. with `ffmpeg -i \(name) out.png`, and give that file")
-            }
             let message = String(cString: tjGetErrorStr2(handle))
             let warning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
             throw ELImageError.malformedMedia(

@@ -3,8 +3,13 @@ import ELImage
 import Foundation
 
 /// Reads and writes PNG files through libpng's simplified API (8-bit RGBA in memory).
+///
+/// Colour encoding: a file's `gAMA`, `sRGB` or `iCCP` chunk is honoured as libpng does (samples are
+/// converted to sRGB). A file without one is sRGB, 16-bit files included (libpng alone would take
+/// those for linear light and brighten them); their samples are rounded to 8 bits.
 public enum PNGFile {
-    /// Decodes `path` into RGBA (gray, palette and 16-bit files are converted).
+    /// Decodes `path` into RGBA (gray, palette and 16-bit files are converted; alpha is kept,
+    /// 255 for files without).
     /// - Throws: `ELImageError.io` when the file cannot be read; `ELImageError.malformedMedia` when
     ///   it is not a PNG, is damaged or cut short, or is larger than
     ///   `ImageSizeLimit.maximumDimension` a side.
@@ -23,9 +28,12 @@ public enum PNGFile {
                 throw ELImageError.malformedMedia(file: name, frame: nil, reason: "not a readable PNG: \(message(of: image))")
             }
             defer { png_image_free(&image) }
-            image.format = rgbaFormat
             let width = Int(image.width), height = Int(image.height)
             try ImageSizeLimit.check(width: width, height: height, file: name, kind: "PNG")
+            if image.format & png_uint_32(PNG_FORMAT_FLAG_LINEAR) != 0, !PNGColorEncoding.isStated(in: data) {
+                return try finishSixteenBitRead(&image, name: name)
+            }
+            image.format = rgbaFormat
             // Not zero-filled first: libpng writes every byte, or fails and the array is dropped.
             var ok: Int32 = 0
             let count = width * height * 4
@@ -40,8 +48,9 @@ public enum PNGFile {
         }
     }
 
-    /// Encodes `image` as an RGBA PNG at `path`. The file appears complete or not at all: it is
-    /// written beside `path` and renamed into place.
+    /// Encodes `image` as a PNG at `path`: RGBA when any pixel is not opaque, else RGB (the alpha
+    /// of a picture without transparency is not stored). The file appears complete or not at
+    /// all: it is written beside `path` and renamed into place.
     public static func write(_ image: RGBAImage, to path: String) throws {
         guard image.width > 0, image.height > 0, image.pixels.count >= image.width * image.height * 4 else {
             throw ELImageError.invalidInput(
@@ -52,22 +61,85 @@ public enum PNGFile {
         png.version = png_uint_32(PNG_IMAGE_VERSION)
         png.width = png_uint_32(image.width)
         png.height = png_uint_32(image.height)
-        png.format = rgbaFormat
-        let temporary = path + ".partial"
-        let ok = image.pixels.withUnsafeBytes { buffer in
-            png_image_write_to_file(&png, temporary, 0, buffer.baseAddress, png_int_32(image.bytesPerRow), nil)
+        let count = image.width * image.height * 4
+        let opaque = !stride(from: 3, to: count, by: 4).contains { image.pixels[$0] != 255 }
+        let pixels: [UInt8]
+        if opaque {
+            png.format = png_uint_32(PNG_FORMAT_FLAG_COLOR)
+            pixels = Self.rgb(of: image)
+        } else {
+            png.format = rgbaFormat
+            pixels = image.pixels
+        }
+        let rowSamples = opaque ? image.width * 3 : image.bytesPerRow
+        let staging = StagedOutputFile(destination: path)
+        let ok = pixels.withUnsafeBytes { buffer in
+            png_image_write_to_file(&png, staging.temporary, 0, buffer.baseAddress, png_int_32(rowSamples), nil)
         }
         guard ok != 0 else {
             let code = errno
-            unlink(temporary)
+            staging.discard()
             throw ELImageError.io(file: path, operation: "write PNG (\(message(of: png)))", errno: code,
                                   hint: "check that the folder exists, is writable and has space")
         }
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw ELImageError.io(file: path, operation: "rename \(temporary) to", errno: code, hint: "")
+        try staging.publish()
+    }
+
+    /// The RGB bytes of `image`, alpha left out, rows packed.
+    private static func rgb(of image: RGBAImage) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: image.width * image.height * 3)
+        var target = 0
+        for y in 0..<image.height {
+            var source = y * image.bytesPerRow
+            for _ in 0..<image.width {
+                result[target] = image.pixels[source]
+                result[target + 1] = image.pixels[source + 1]
+                result[target + 2] = image.pixels[source + 2]
+                target += 3
+                source += 4
+            }
         }
+        return result
+    }
+
+    /// Reads the samples of a 16-bit PNG without a stated colour encoding (begun in `image`) as
+    /// they are, and rounds them to 8 bits. libpng hands them over as "linear" 16-bit values, which
+    /// for such a file are the file's own; colour is premultiplied by alpha there and is divided
+    /// back here.
+    private static func finishSixteenBitRead(_ image: inout png_image, name: String) throws -> RGBAImage {
+        image.format = png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA | PNG_FORMAT_FLAG_LINEAR)
+        let width = Int(image.width), height = Int(image.height)
+        let count = width * height * 4
+        var ok: Int32 = 0
+        // Not zero-filled first: libpng writes every sample, or fails and the array is dropped.
+        let samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+            // The row stride counts samples, not bytes.
+            ok = png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
+            initialized = ok != 0 ? count : 0
+        }
+        guard ok != 0 else {
+            throw ELImageError.malformedMedia(file: name, frame: nil, reason: "PNG data is damaged: \(message(of: image))")
+        }
+        var pixels = [UInt8](repeating: 0, count: count)
+        for pixel in stride(from: 0, to: count, by: 4) {
+            let alpha = UInt32(samples[pixel + 3])
+            for channel in 0..<3 {
+                let premultiplied = UInt32(samples[pixel + channel])
+                let value: UInt32 = switch alpha {
+                case 65535: premultiplied
+                case 0: 0
+                default: min(65535, (premultiplied * 65535 + alpha / 2) / alpha)
+                }
+                pixels[pixel + channel] = eightBits(value)
+            }
+            pixels[pixel + 3] = eightBits(alpha)
+        }
+        return RGBAImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// A 16-bit sample rounded to the nearest 8-bit value (v * 255 / 65535).
+    private static func eightBits(_ value: UInt32) -> UInt8 {
+        UInt8((value * 255 + 32767) / 65535)
     }
 
     private static let rgbaFormat = png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)

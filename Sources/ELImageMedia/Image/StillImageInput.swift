@@ -11,6 +11,10 @@ import Foundation
 /// ```
 ///
 /// The file is decoded once, to RGBA (sRGB); each frame is uploaded with its own timestamp.
+///
+/// Orientation: a JPEG's EXIF Orientation tag (a phone's upright photo is stored sideways) turns
+/// the picture upright on the way in, width and height trading places for 90° and 270°
+/// (`sourceOrientation`; `Options.autorotate` turns it off).
 public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: every stored property is immutable or a Sendable (lock-guarded) type.
 
@@ -23,12 +27,17 @@ public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendab
         /// `.asFastAsPossible` delivers the frames one after another as the graph takes them;
         /// `.realTime` delivers each at its time.
         public var pacing: MoviePacing
-        /// How the picture is turned on its way into the graph (rotation, mirroring).
+        /// A further turn (rotation, mirroring) on the picture's way into the graph, after the
+        /// picture's own orientation when `autorotate` applies it.
         public var orientation: Orientation
+        /// Turns the picture upright as its EXIF Orientation tag asks (`sourceOrientation`). False
+        /// delivers it as stored.
+        public var autorotate: Bool
 
         public init(repeatCount: Int = 1, frameRate: Y4MHeader.Ratio = 25, pacing: MoviePacing = .asFastAsPossible,
-                    orientation: Orientation = .up) {
+                    orientation: Orientation = .up, autorotate: Bool = true) {
             self.orientation = orientation
+            self.autorotate = autorotate
             self.repeatCount = repeatCount
             self.frameRate = frameRate
             self.pacing = pacing
@@ -37,14 +46,24 @@ public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendab
 
     /// The file, or the name given with the image.
     public let path: String
-    /// The decoded picture (RGBA).
+    /// The decoded picture (RGBA), as stored.
     public let image: RGBAImage
+    /// How the file says the picture is to be turned to be seen upright: a JPEG's EXIF
+    /// Orientation; `.up` for PNG files and JPEGs without (or with damaged) Exif data.
+    public let sourceOrientation: Orientation
     /// The options given at creation.
     public let options: Options
     private let runner = FileSourceRunner()
 
-    /// The picture size.
+    /// The picture size as stored.
     public var size: (width: Int, height: Int) { (image.width, image.height) }
+    /// The turn the picture gets on its way into the graph: `sourceOrientation` (with
+    /// `autorotate`), then `options.orientation`.
+    public var orientation: Orientation {
+        (options.autorotate ? sourceOrientation : .up).followed(by: options.orientation)
+    }
+    /// The size of the frames delivered into the graph (`size` turned by `orientation`).
+    public var outputSize: (width: Int, height: Int) { orientation.outputSize(width: image.width, height: image.height) }
     /// Counters of the current or last run.
     public var statistics: MovieStatistics { runner.statistics }
 
@@ -54,24 +73,29 @@ public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendab
     ///   repeat count below 1 or a frame rate that is not positive.
     public convenience init(path: String, options: Options = Options()) throws {
         let image: RGBAImage
+        var orientation = Orientation.up
         switch try Self.signature(of: path) {
         case let bytes where bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]):
             image = try PNGFile.read(path)
         case let bytes where bytes.starts(with: [0xFF, 0xD8]):
-            image = try JPEGFile.read(path)
+            let data = try ImageFileData.read(path, kind: "JPEG")
+            image = try JPEGFile.decode(data, name: path)
+            orientation = JPEGFile.orientation(of: data)
         case let bytes:
             let start = bytes.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")
             throw ELImageError.malformedMedia(
                 file: path, frame: nil,
                 reason: "not a PNG or JPEG file (it starts with \(start.isEmpty ? "nothing: it is empty" : start)); give a PNG or JPEG image, or for a video a file named by its kind (.mp4, .mkv, .mov, ...)")
         }
-        try self.init(image: image, name: path, options: options)
+        try self.init(image: image, name: path, sourceOrientation: orientation, options: options)
     }
 
-    /// Uses a picture already in memory; `name` stands for it in errors.
+    /// Uses a picture already in memory; `name` stands for it in errors, `sourceOrientation` is
+    /// how it is to be turned to be seen upright (e.g. `JPEGFile.orientation(of:)` of its file).
     /// - Throws: `ELImageError.invalidInput` for an empty image, a repeat count below 1 or a
     ///   frame rate that is not positive.
-    public init(image: RGBAImage, name: String = "still image", options: Options = Options()) throws {
+    public init(image: RGBAImage, name: String = "still image", sourceOrientation: Orientation = .up,
+                options: Options = Options()) throws {
         guard image.width > 0, image.height > 0, image.pixels.count >= image.width * image.height * 4 else {
             throw ELImageError.invalidInput(what: "\(name): a \(image.width)x\(image.height) image with \(image.pixels.count) bytes is unusable",
                                             hint: "give width * height * 4 bytes of RGBA")
@@ -87,6 +111,7 @@ public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendab
         }
         self.path = name
         self.image = image
+        self.sourceOrientation = sourceOrientation
         self.options = options
         super.init()
     }
@@ -96,10 +121,10 @@ public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendab
     /// - Throws: `ELImageError.invalidState` when a run is already going on; errors from the
     ///   upload (a picture larger than the GPU's textures).
     public func run(on context: RenderContext) async throws {
-        let (image, options) = (self.image, self.options)
+        let (image, options, orientation) = (self.image, self.options, self.orientation)
         let rate = options.frameRate
         let interval = MediaTimeMath.duration(of: MediaTime(value: Int64(rate.denominator), timescale: Int32(clamping: rate.numerator)))
-        try await runner.run(node: self, on: context, pacing: options.pacing, orientation: options.orientation,
+        try await runner.run(node: self, on: context, pacing: options.pacing, orientation: orientation,
                              frameInterval: interval,
                              threadName: "ELImage.still") { channel in
             do {

@@ -22,6 +22,9 @@ import Foundation
 /// or `maximumConsecutiveFailures` packets in a row cannot be decoded. The frames decoded before
 /// that fault are returned first.
 ///
+/// Pictures come as stored: the container's display matrix (a phone's portrait video) is in
+/// `info.orientation`, for the caller to apply (`MovieInput` does).
+///
 /// Raw streams without timestamps (a `.h264` file) are timed by frame number at their frame rate,
 /// and seeking in them decodes from the start.
 ///
@@ -169,7 +172,8 @@ public final class MovieDecoder {
             containerName: containerName, frameRate: rate.map { Y4MHeader.Ratio(Int($0.num), Int($0.den)) },
             guessedFrameRate: guessed.map { Y4MHeader.Ratio(Int($0.num), Int($0.den)) },
             duration: duration, frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
-            startTime: start, colorSpace: tags.colorSpace(height: height), chromaLocation: tags.chromaSiting)
+            startTime: start, colorSpace: tags.colorSpace(height: height), chromaLocation: tags.chromaSiting,
+            displayMatrix: Self.displayMatrix(of: stream))
         self.statedStreamEnd = streamDuration.flatMap { MediaTimeMath.checkedSum(start, $0) }
         self.indexedDataEnd = Self.indexedDataEnd(of: stream)
         self.formatContext = format
@@ -481,6 +485,15 @@ public final class MovieDecoder {
         if flags & FF_DECODE_ERROR_DECODE_SLICES != 0 { kinds.append("slices not decoded") }
         if frame.flags & AV_FRAME_FLAG_CORRUPT != 0 { kinds.append("flagged corrupt") }
         return kinds.isEmpty ? "unspecified" : kinds.joined(separator: ", ")
+    }
+
+    /// The stream's display matrix side data (MP4/MOV `tkhd` matrix), when it has one.
+    private static func displayMatrix(of stream: UnsafeMutablePointer<AVStream>) -> DisplayMatrix? {
+        var size = 0
+        guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size),
+              size >= 9 * MemoryLayout<Int32>.size else { return nil }
+        let raw = UnsafeRawPointer(data)
+        return DisplayMatrix((0..<9).map { raw.loadUnaligned(fromByteOffset: $0 * 4, as: Int32.self) })
     }
 
     private static func streamSummary(_ format: UnsafeMutablePointer<AVFormatContext>) -> String {

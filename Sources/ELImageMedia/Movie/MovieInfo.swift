@@ -29,7 +29,13 @@ public struct MovieInfo: Sendable, Equatable {
     public var colorSpace: ColorSpace
     /// Where the chroma samples sit (left when untagged, as in H.264).
     public var chromaLocation: ChromaLocation
+    /// The container's display matrix, when it has one (phones write one for portrait video).
+    public var displayMatrix: DisplayMatrix? = nil
+    /// How the picture is to be turned to be seen upright, from the display matrix: `.up` when
+    /// there is none, or when it turns by an angle that is not a multiple of 90°. `MovieInput`
+    /// applies it unless told not to (`MovieInput.Options.autorotate`).
+    public var orientation: Orientation { displayMatrix?.orientation ?? .up }
 
-    /// The picture size.
+    /// The picture size as stored (before `orientation`).
     public var size: (width: Int, height: Int) { (width, height) }
 }

@@ -14,6 +14,10 @@ import Foundation
 /// on the render thread (`RenderContext.makeFrame(from:)`) with the frame's colour tags: untagged
 /// video is BT.601 below 720 lines, BT.709 from 720 up, limited range.
 ///
+/// Orientation: a file with a display matrix (a phone's portrait video, stored sideways) is
+/// turned upright on the way in, width and height trading places for 90° and 270°, so that what
+/// comes out needs no rotation tag (`sourceOrientation`; `Options.autorotate` turns it off).
+///
 /// Pacing (`Options.pacing`): `.asFastAsPossible` delivers every frame and the decoder waits
 /// for the graph (transcoding); `.realTime` delivers each frame at its time and drops late ones,
 /// counted in `statistics.dropped` (preview).
@@ -40,13 +44,19 @@ public final class MovieInput: ImageOutput, ClosableNode, @unchecked Sendable {
         public var colorSpace: ColorSpace?
         /// Decoder threads; 0 lets libavcodec choose.
         public var decoderThreads: Int
-        /// How pictures are turned on their way into the graph (rotation, mirroring).
+        /// A further turn (rotation, mirroring) on the pictures' way into the graph, after the
+        /// file's own orientation when `autorotate` applies it.
         public var orientation: Orientation
+        /// Turns the pictures upright as the file's display matrix asks (`MovieInfo.orientation`:
+        /// phones store portrait video sideways), as FFmpeg does. False delivers them as stored,
+        /// like `ffmpeg -noautorotate`.
+        public var autorotate: Bool
 
         public init(pacing: MoviePacing = .asFastAsPossible, loop: Bool = false, start: MediaTime? = nil,
                     frameRange: Range<Int>? = nil, colorSpace: ColorSpace? = nil, decoderThreads: Int = 0,
-                    orientation: Orientation = .up) {
+                    orientation: Orientation = .up, autorotate: Bool = true) {
             self.orientation = orientation
+            self.autorotate = autorotate
             self.pacing = pacing
             self.loop = loop
             self.start = start
@@ -68,8 +78,18 @@ public final class MovieInput: ImageOutput, ClosableNode, @unchecked Sendable {
     public var duration: MediaTime? { info.duration }
     /// The average frame rate, when the file says.
     public var frameRate: Y4MHeader.Ratio? { info.frameRate }
-    /// The picture size.
+    /// The picture size as stored in the file.
     public var size: (width: Int, height: Int) { info.size }
+    /// How the file says its pictures are to be turned to be seen upright (`.up` when it says
+    /// nothing); applied when `options.autorotate` is on.
+    public var sourceOrientation: Orientation { info.orientation }
+    /// The turn each picture gets on its way into the graph: the file's own orientation (with
+    /// `autorotate`), then `options.orientation`.
+    public var orientation: Orientation {
+        (options.autorotate ? info.orientation : .up).followed(by: options.orientation)
+    }
+    /// The size of the frames delivered into the graph (`size` turned by `orientation`).
+    public var outputSize: (width: Int, height: Int) { orientation.outputSize(width: info.width, height: info.height) }
     /// The colour space frames are converted with (the override, or the stream's tags).
     public var colorSpace: ColorSpace { options.colorSpace ?? info.colorSpace }
     /// The codec's short name, e.g. "h264".
@@ -113,12 +133,12 @@ public final class MovieInput: ImageOutput, ClosableNode, @unchecked Sendable {
     ///   input is already going on. Errors from the upload (e.g. a picture larger than the GPU's
     ///   textures).
     public func run(on context: RenderContext) async throws {
-        let (info, options) = (self.info, self.options)
+        let (info, options, orientation) = (self.info, self.options, self.orientation)
         let interval = info.frameRate.flatMap { rate -> Duration? in
             guard rate.numerator > 0, rate.denominator > 0 else { return nil }
             return MediaTimeMath.duration(of: MediaTime(value: Int64(rate.denominator), timescale: Int32(clamping: rate.numerator)))
         } ?? .milliseconds(40)
-        try await runner.run(node: self, on: context, pacing: options.pacing, orientation: options.orientation,
+        try await runner.run(node: self, on: context, pacing: options.pacing, orientation: orientation,
                              frameInterval: interval,
                              threadName: "ELImage.movie") { channel in
             Self.decode(info: info, options: options, into: channel)

@@ -5,7 +5,10 @@ import Foundation
 /// size is known) and used on the worker thread only.
 protocol FrameFileWriting: AnyObject {
     func write(_ buffer: PixelBuffer) throws
+    /// Finishes the file and puts it in place.
     func close() throws
+    /// Removes the unfinished file; a file already at the path stays as it was.
+    func discard()
 }
 
 /// The machinery shared by `Y4MOutput` and `RawRGBAFileOutput`: on the render thread, pack the
@@ -31,7 +34,9 @@ final class FileSinkCore: Sendable {
     let name: String
     let format: PixelFormat
     let colorSpace: ColorSpace?
-    let chromaLocation: ChromaLocation
+    /// nil: each frame's own (`TextureFrame.chromaLocation`).
+    let chromaLocation: ChromaLocation?
+    let chromaDownsampling: ChromaDownsampling
     let policy: EncoderSettings.QueueFullPolicy
     private let queue: EncoderQueue<Message>
     private let state = Locked(State())
@@ -42,8 +47,8 @@ final class FileSinkCore: Sendable {
     /// - Parameters:
     ///   - makeWriter: opens the file's writer for the first frame (on the worker thread).
     ///   - closeUnused: called when the sink finishes without a frame.
-    init(path: String, name: String, format: PixelFormat, colorSpace: ColorSpace?, chromaLocation: ChromaLocation,
-         capacity: Int, policy: EncoderSettings.QueueFullPolicy,
+    init(path: String, name: String, format: PixelFormat, colorSpace: ColorSpace?, chromaLocation: ChromaLocation?,
+         chromaDownsampling: ChromaDownsampling = .average, capacity: Int, policy: EncoderSettings.QueueFullPolicy,
          makeWriter: @escaping @Sendable (PixelBuffer) throws -> any FrameFileWriting,
          closeUnused: @escaping @Sendable () -> Void) {
         self.path = path
@@ -51,6 +56,7 @@ final class FileSinkCore: Sendable {
         self.format = format
         self.colorSpace = colorSpace
         self.chromaLocation = chromaLocation
+        self.chromaDownsampling = chromaDownsampling
         self.policy = policy
         self.makeWriter = makeWriter
         self.closeUnused = closeUnused
@@ -85,7 +91,8 @@ final class FileSinkCore: Sendable {
             }
         }
         let pending = try context.prepareReadback(of: frame, as: format, colorSpace: colorSpace ?? frame.colorSpace,
-                                                  chromaLocation: chromaLocation)
+                                                  chromaLocation: chromaLocation ?? frame.chromaLocation,
+                                                  chromaDownsampling: chromaDownsampling)
         switch queue.push(frame: .frame(RecordingSession.FrameHandoff(pending), number: ticket.number), wait: policy == .wait) {
         case .queued: break
         case .dropped: state.withLock { $0.dropped += 1 }
@@ -134,7 +141,8 @@ final class FileSinkCore: Sendable {
                     try writer?.write(picture)
                     state.withLock { $0.framesWritten += 1 }
                 } catch {
-                    try? writer?.close()
+                    // The frames written so far are kept; with none, the file is not put in place.
+                    if state.withLock({ $0.framesWritten }) > 0 { try? writer?.close() } else { writer?.discard() }
                     fail(RecordingSession.failure(error, frame: number, path: path), node: node)
                     return
                 }

@@ -16,7 +16,8 @@ public final class RawRGBAFileOutput: ImageInput, ClosableNode, @unchecked Senda
     public var path: String { core.path }
     private let core: FileSinkCore
 
-    /// Creates (truncates) `path` now.
+    /// Creates `PATH.partial` now, renamed onto `path` when the sink finishes with at least one
+    /// frame (a file already at `path` is untouched until then).
     /// - Throws: `ELImageError.io` when the file cannot be created.
     public convenience init(path: String, queueCapacity: Int = 4,
                             whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws {
@@ -30,7 +31,10 @@ public final class RawRGBAFileOutput: ImageInput, ClosableNode, @unchecked Senda
             path: writer.path, name: "rgba-file", format: .rgba, colorSpace: nil, chromaLocation: .left,
             capacity: queueCapacity, policy: whenQueueFull,
             makeWriter: { _ in RawFrameWriter(writer) },
-            closeUnused: { try? writer.close() })
+            closeUnused: {
+                try? writer.close()
+                writer.remove()
+            })
     }
 
     /// Frames written to the file so far.
@@ -76,5 +80,10 @@ private final class RawFrameWriter: FrameFileWriting {
     func close() throws {
         try writer.synchronize()
         try writer.close()
+        try writer.publish()
+    }
+    func discard() {
+        try? writer.close()
+        writer.remove()
     }
 }

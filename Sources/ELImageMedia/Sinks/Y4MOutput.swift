@@ -33,22 +33,29 @@ public final class Y4MOutput: ImageInput, ClosableNode, @unchecked Sendable {
     ///   - format: `.i420` (default), `.i422`, `.i444` or `.gray8`.
     ///   - colorSpace: the matrix and range to convert with; `nil`: each frame's own.
     ///   - chromaLocation: the siting of subsampled chroma (4:2:0: `.left` → `C420mpeg2`,
-    ///     `.center` → `C420jpeg`, `.topLeft` → `C420paldv`).
+    ///     `.center` → `C420jpeg`, `.topLeft` → `C420paldv`); `nil` (default): the first frame's
+    ///     source's (`TextureFrame.chromaLocation`: a Y4M or movie input's own, `.left` for RGB).
+    ///   - chromaDownsampling: the chroma filter; `.matched` (default) writes a Y'CbCr source
+    ///     sited the same back with its chroma intact, `.average` costs fewer texture reads.
     ///   - whenQueueFull: `.wait` (default; nothing is lost) or `.drop` (counted in `dropped`).
     /// - Throws: `ELImageError.invalidInput` for a format Y4M cannot hold or a bad frame rate;
     ///   `ELImageError.io` when the file cannot be created.
     public init(path: String, frameRate: Y4MHeader.Ratio = 25, format: PixelFormat = .i420, colorSpace: ColorSpace? = nil,
-                chromaLocation: ChromaLocation = .left, queueCapacity: Int = 4,
+                chromaLocation: ChromaLocation? = nil, chromaDownsampling: ChromaDownsampling = .matched,
+                queueCapacity: Int = 4,
                 whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws {
         // Checks the format and rate now rather than at the first frame.
-        _ = try Y4MHeader(width: 2, height: 2, format: format, frameRate: frameRate, chromaLocation: chromaLocation)
-        try POSIXFileWriter(path: path).close()
+        _ = try Y4MHeader(width: 2, height: 2, format: format, frameRate: frameRate, chromaLocation: chromaLocation ?? .left)
+        // Checks now that the file can be created, without touching a file already at `path`.
+        let probe = try POSIXFileWriter(path: path)
+        try probe.close()
+        probe.remove()
         core = FileSinkCore(
             path: path, name: "y4m", format: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
-            capacity: queueCapacity, policy: whenQueueFull,
+            chromaDownsampling: chromaDownsampling, capacity: queueCapacity, policy: whenQueueFull,
             makeWriter: { picture in
                 let header = try Y4MHeader(width: picture.width, height: picture.height, format: format, frameRate: frameRate,
-                                           colorRange: picture.colorSpace.range, chromaLocation: chromaLocation)
+                                           colorRange: picture.colorSpace.range, chromaLocation: picture.chromaLocation)
                 return Y4MFrameWriter(try Y4MWriter(path: path, header: header))
             },
             closeUnused: {})
@@ -89,4 +96,5 @@ private final class Y4MFrameWriter: FrameFileWriting {
     init(_ writer: Y4MWriter) { self.writer = writer }
     func write(_ buffer: PixelBuffer) throws { try writer.write(buffer) }
     func close() throws { try writer.close() }
+    func discard() { writer.discard() }
 }

@@ -23,7 +23,11 @@ public final class MediaSource: Sendable {
         public var frames: Int?
         /// The rate of raw files and image clips (default 25), and the camera's wish.
         public var frameRate: Y4MHeader.Ratio?
+        /// A turn (rotation, mirroring) of every frame, after the input's own orientation.
         public var orientation: Orientation
+        /// Turns movies and JPEGs upright as they say (display matrix, EXIF Orientation) before
+        /// `orientation`; false takes them as stored (`ffmpeg -noautorotate`).
+        public var autorotate: Bool
         /// Replaces the colour space the input says (matrix and range of untagged or mistagged files).
         public var colorSpace: (@Sendable (ColorSpace) -> ColorSpace)?
         /// Size and format of raw YUV files, and the camera's wished size.
@@ -32,8 +36,9 @@ public final class MediaSource: Sendable {
 
         public init(frames: Int? = nil, frameRate: Y4MHeader.Ratio? = nil, orientation: Orientation = .up,
                     colorSpace: (@Sendable (ColorSpace) -> ColorSpace)? = nil,
-                    size: (width: Int, height: Int)? = nil, rawFormat: PixelFormat? = nil) {
+                    size: (width: Int, height: Int)? = nil, rawFormat: PixelFormat? = nil, autorotate: Bool = true) {
             self.frames = frames
+            self.autorotate = autorotate
             self.frameRate = frameRate
             self.orientation = orientation
             self.colorSpace = colorSpace
@@ -95,14 +100,16 @@ public final class MediaSource: Sendable {
             return frames(.rawYUV(chosen), options, expected: nil, rate: rate, reader: FrameReader(reader.nextFrame))
         case "png", "jpg", "jpeg":
             let still = try StillImageInput(path: chosen, options: .init(
-                repeatCount: options.frames ?? 1, frameRate: rate, orientation: options.orientation))
+                repeatCount: options.frames ?? 1, frameRate: rate, orientation: options.orientation,
+                autorotate: options.autorotate))
             return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1, frameRate: rate,
                                run: { try await still.run(on: $0) }, cancel: { still.cancel() })
         default:
             // The file's own colour space is needed only to derive an override from it.
             let colorSpace = try options.colorSpace.map { override in override(try MovieInput(path: chosen).colorSpace) }
             let movie = try MovieInput(path: chosen, options: .init(
-                frameRange: options.frames.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation))
+                frameRange: options.frames.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation,
+                autorotate: options.autorotate))
             let expected = movie.info.frameCount.map { min($0, options.frames ?? .max) }
             return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected,
                                frameRate: movie.info.guessedFrameRate ?? movie.info.frameRate,

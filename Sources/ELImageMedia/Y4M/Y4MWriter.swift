@@ -8,10 +8,11 @@ import Foundation
 ///     for frame in frames { try writer.write(frame) }
 ///     try writer.close()
 ///
-/// The file is written in place (a reader may see a partial file while it grows). Each frame is
-/// flushed as it is written, so a failure (a full disk, say) is reported by the `write` of the
-/// frame it hit. Call `close()` and check it; a writer freed without `close()` closes the file
-/// but cannot report errors.
+/// The file is written as `PATH.partial` beside `path` and renamed onto `path` by `close()` (see
+/// `StagedOutputFile`): until then a file already at `path` is untouched, and `discard()` removes
+/// the partial file instead. Each frame is flushed as it is written, so a failure (a full disk,
+/// say) is reported by the `write` of the frame it hit. Call `close()` and check it; a writer
+/// freed without `close()` or `discard()` leaves `PATH.partial` behind.
 public final class Y4MWriter {
     /// The file being written.
     public let path: String
@@ -19,10 +20,12 @@ public final class Y4MWriter {
     public let header: Y4MHeader
     /// Frames written so far (the number of the next frame).
     public private(set) var framesWritten = 0
+    /// The temporary name written to, and the rename that finishes it.
+    public let staging: StagedOutputFile
 
     private var handle: UnsafeMutablePointer<FILE>?
 
-    /// Creates (or truncates) `path` and writes `header`.
+    /// Creates the temporary file for `path` and writes `header`.
     /// - Throws: `ELImageError.invalidInput` for a header that cannot be written (size outside
     ///   1...`Y4MHeader.maximumDimension`, a non-positive frame rate, an option with a space);
     ///   `ELImageError.io` when the file cannot be created.
@@ -31,12 +34,14 @@ public final class Y4MWriter {
             throw ELImageError.invalidInput(what: "cannot write \(path): \(problem)",
                                             hint: "fix the Y4MHeader, e.g. with Y4MHeader(width:height:format:frameRate:)")
         }
-        guard let handle = fopen(path, "wb") else {
+        let staging = StagedOutputFile(destination: path)
+        guard let handle = fopen(staging.temporary, "wb") else {
             let code = errno
-            throw ELImageError.io(file: path, operation: "create", errno: code,
-                                  hint: "check that the folder exists and is writable")
+            throw ELImageError.io(file: path, operation: "create",
+                                  errno: code, hint: "check that the folder exists and is writable")
         }
         self.path = path
+        self.staging = staging
         self.header = header
         self.handle = handle
         // Buffered; flushed with the first frame or by close().
@@ -44,6 +49,7 @@ public final class Y4MWriter {
             let code = errno
             fclose(handle)
             self.handle = nil
+            staging.discard()
             throw ELImageError.io(file: path, operation: "write the header to", errno: code,
                                   hint: "check the free space and permissions")
         }
@@ -103,9 +109,9 @@ public final class Y4MWriter {
         framesWritten += 1
     }
 
-    /// Flushes and closes the file. Calling it again does nothing.
-    /// - Throws: `ELImageError.io` when the last bytes cannot be written; the file is then
-    ///   incomplete.
+    /// Flushes and closes the file and renames it onto `path`. Calling it again does nothing.
+    /// - Throws: `ELImageError.io` when the last bytes cannot be written (the incomplete file
+    ///   stays under its temporary name) or the rename fails.
     public func close() throws {
         guard let handle else { return }
         self.handle = nil
@@ -116,8 +122,18 @@ public final class Y4MWriter {
         guard flushed, closed else {
             throw ELImageError.io(file: path, operation: "finish writing (after \(framesWritten) frames)",
                                   errno: flushed ? closeError : flushError,
-                                  hint: "check the free space on its disk; the file is incomplete")
+                                  hint: "check the free space on its disk; what was written is in \(staging.temporary)")
         }
+        try staging.publish()
+    }
+
+    /// Closes the file without putting it in place and removes it: a file already at `path`
+    /// stays as it was. Calling it again, or after `close()`, does nothing.
+    public func discard() {
+        guard let handle else { return }
+        self.handle = nil
+        fclose(handle)
+        staging.discard()
     }
 
     private static func put(_ bytes: [UInt8], to handle: UnsafeMutablePointer<FILE>) -> Bool {

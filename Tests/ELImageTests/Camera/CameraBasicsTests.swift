@@ -4,7 +4,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera basics: ioctl numbers, codes, colour fields, layouts", .closesContexts, .closesContexts)
+@Suite("Camera basics: ioctl numbers, codes, colour fields, layouts", .closesContexts)
 struct CameraBasicsTests {
     @Test("VIDIOC numbers built in Swift equal the C macros (x86-64 values from <linux/videodev2.h>)")
     func ioctlNumbers() {

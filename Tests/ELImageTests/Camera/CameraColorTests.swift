@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera frame colour", .closesContexts, .closesContexts)
+@Suite("Camera frame colour", .closesContexts)
 struct CameraColorTests {
     /// Captures one frame of `fourCC` from an emulated camera serving `data` (or its own encoding
     /// of the photo when `nil`) and returns it with the photo as RGB24.
@@ -89,7 +89,7 @@ struct CameraColorTests {
     }
 }
 
-@Suite("Camera MJPEG decoder", .closesContexts, .closesContexts)
+@Suite("Camera MJPEG decoder", .closesContexts)
 struct CameraMJPEGDecoderTests {
     @Test("Planes at the JPEG's own subsampling; the photo's pixels where the JPEG has them")
     func subsampling() throws {

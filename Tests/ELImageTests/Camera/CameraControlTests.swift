@@ -4,7 +4,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera controls", .closesContexts, .closesContexts)
+@Suite("Camera controls", .closesContexts)
 struct CameraControlTests {
     let emulated = EmulatedVideoDevice(path: "/dev/video0", pacing: .manual)
     var io: EmulatedDeviceIO { EmulatedDeviceIO([emulated]) }

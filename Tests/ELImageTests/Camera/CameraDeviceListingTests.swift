@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera device listing", .closesContexts, .closesContexts)
+@Suite("Camera device listing", .closesContexts)
 struct CameraDeviceListingTests {
     @Test("Capture devices are listed with driver, card, bus, capabilities, formats, sizes and rates")
     func listing() throws {

@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera drops with a slow consumer", .closesContexts, .closesContexts)
+@Suite("Camera drops with a slow consumer", .closesContexts)
 struct CameraDropTests {
     @Test("While the graph is busy, newer frames replace the waiting one; the newest is delivered, drops are counted")
     func newestWins() async throws {

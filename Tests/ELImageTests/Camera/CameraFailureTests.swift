@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera failures", .closesContexts, .closesContexts)
+@Suite("Camera failures", .closesContexts)
 struct CameraFailureTests {
     @Test("Unplugged mid-stream: ENODEV reaches the error handler, the sink gets end-of-stream, the thread exits")
     func unplug() async throws {

@@ -2,7 +2,7 @@ import ELImage
 @testable import ELImageCamera
 import Testing
 
-@Suite("Camera mode selection", .closesContexts, .closesContexts)
+@Suite("Camera mode selection", .closesContexts)
 struct CameraModeSelectionTests {
     /// The emulated webcam's offer (YUYV up to 720p at 10/5 fps, NV12 480p, MJPEG up to 1080p).
     static let webcam: [CameraFormatDescription] = EmulatedVideoDevice.webcamFormats.map { format in

@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera streaming", .closesContexts, .closesContexts)
+@Suite("Camera streaming", .closesContexts)
 struct CameraStreamingTests {
     @Test("Buffers cycle: every buffer is used and requeued, nothing leaks over many frames")
     func bufferCycling() async throws {

@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("Camera switching and restarting", .closesContexts, .closesContexts)
+@Suite("Camera switching and restarting", .closesContexts)
 struct CameraSwitchTests {
     /// The red level of a frame's centre pixel: which emulated camera it came from.
     func level(_ image: RGBAImage) -> Int { Int(image[image.width / 2, image.height / 2].x) }

@@ -4,7 +4,7 @@ import Testing
 
 /// Subsampled chroma is interpolated bilinearly at the position its siting puts it; checked against
 /// an exact CPU model (swscale cannot express MPEG-2 "left" siting vertically, see SwscaleReference).
-@Suite("Chroma siting", .closesContexts, .closesContexts)
+@Suite("Chroma siting", .closesContexts)
 struct ChromaSitingTests {
     /// Exact Y'CbCr → RGB of one pixel, in Double.
     static func rgb(y: Double, cb: Double, cr: Double, colorSpace: ColorSpace) -> SIMD3<Double> {

@@ -1,7 +1,7 @@
 import ELImage
 import Testing
 
-@Suite("Orientation", .closesContexts, .closesContexts)
+@Suite("Orientation", .closesContexts)
 struct OrientationTests {
     /// Where output pixel (x, y) comes from in a `width` x `height` input: rotate clockwise, then
     /// mirror the result left to right. Written from the definition, not from the shader's matrix.
@@ -34,6 +34,28 @@ struct OrientationTests {
                 #expect(image[x, y] == expected, "\(orientation) pixel \(x),\(y) should show input \(sx),\(sy)")
             }
         }
+    }
+
+    @Test("followed(by:) maps every pixel as the two orientations applied one after the other (all 64 pairs)")
+    func composition() {
+        let (width, height) = (5, 3)
+        for first in Orientation.allCases {
+            for second in Orientation.allCases {
+                let composed = first.followed(by: second)
+                let middle = first.outputSize(width: width, height: height)
+                let final = second.outputSize(width: middle.width, height: middle.height)
+                #expect(composed.outputSize(width: width, height: height) == final, "\(first) then \(second)")
+                for y in 0..<final.height {
+                    for x in 0..<final.width {
+                        let (mx, my) = Self.source(of: x, y, orientation: second, width: middle.width, height: middle.height)
+                        let twoSteps = Self.source(of: mx, my, orientation: first, width: width, height: height)
+                        let oneStep = Self.source(of: x, y, orientation: composed, width: width, height: height)
+                        #expect(oneStep == twoSteps, "\(first) then \(second) is not \(composed) at \(x),\(y)")
+                    }
+                }
+            }
+        }
+        #expect(Orientation(rotation: .clockwise90).followed(by: Orientation(rotation: .clockwise90)) == Orientation(rotation: .rotate180))
     }
 
     @Test("Named corners: a 90° turn puts the top-left corner at the top right")

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Every CPU pixel format, with padded strides, converts like swscale does.
-@Suite("Pixel format upload", .closesContexts, .closesContexts)
+@Suite("Pixel format upload", .closesContexts)
 struct PixelFormatUploadTests {
     /// Our format, ffmpeg's name for the same bytes (YV12 has none: it is made by swapping planes),
     /// and the extra bytes at the end of each row.

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// RGBA → Y'CbCr on the GPU, read back into CPU planes.
-@Suite("RGB to YUV", .closesContexts, .closesContexts)
+@Suite("RGB to YUV", .closesContexts)
 struct RGBToYUVTests {
     static let colorSpaces = YUVToRGBTests.colorSpaces
 
@@ -143,7 +143,7 @@ struct RGBToYUVTests {
     }
 }
 
-@Suite("Packed planes", .closesContexts, .closesContexts)
+@Suite("Packed planes", .closesContexts)
 struct PackedPlanesTests {
     @Test("Planes packed on the render thread read the same on a worker thread's shared context after a fence")
     func readOnSharedContext() async throws {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Our GPU Y'CbCr → RGB against ffmpeg's swscale with accurate rounding, for every matrix and range.
-@Suite("YUV to RGB", .closesContexts, .closesContexts)
+@Suite("YUV to RGB", .closesContexts)
 struct YUVToRGBTests {
     static let colorSpaces: [ColorSpace] = ColorMatrix.allCases.flatMap { matrix in
         ColorRange.allCases.map { ColorSpace(matrix: matrix, range: $0) }

@@ -2,7 +2,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("FramePool", .closesContexts, .closesContexts)
+@Suite("FramePool", .closesContexts)
 struct FramePoolTests {
     @Test("1,000 frames reuse the pipeline's working set of textures; memory stays flat")
     func reuseOverManyFrames() async throws {

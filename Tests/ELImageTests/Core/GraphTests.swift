@@ -19,7 +19,7 @@ private final class FrameRecorder: ImageInput, @unchecked Sendable {
     }
 }
 
-@Suite("Graph", .closesContexts, .closesContexts)
+@Suite("Graph", .closesContexts)
 struct GraphTests {
     let pixels = randomBytes(16 * 8 * 4, seed: 1)
 

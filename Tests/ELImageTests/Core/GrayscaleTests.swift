@@ -8,7 +8,7 @@ private func referenceGray(r: UInt8, g: UInt8, b: UInt8) -> Int {
     return Int((red + green + blue).rounded())
 }
 
-@Suite("Grayscale", .closesContexts, .closesContexts)
+@Suite("Grayscale", .closesContexts)
 struct GrayscaleTests {
     @Test("RGBA at an odd size with padded rows matches the CPU reference within 1 level",
           arguments: [(641, 479), (1, 1), (3, 2), (64, 64)])

@@ -3,7 +3,7 @@ import ELImage
 import Foundation
 import Testing
 
-@Suite("RenderContext", .closesContexts, .closesContexts)
+@Suite("RenderContext", .closesContexts)
 struct RenderContextTests {
     @Test("Reports what the driver gave it")
     func info() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("Shader files", .closesContexts, .closesContexts)
+@Suite("Shader files", .closesContexts)
 struct ShaderFileTests {
     static let shaderFolder = Repository.path("Shaders")
 

@@ -1,7 +1,7 @@
 @testable import ELImage
 import Testing
 
-@Suite("ShaderProgram", .closesContexts, .closesContexts)
+@Suite("ShaderProgram", .closesContexts)
 struct ShaderProgramTests {
     static let broken = """
         #version 300 es

@@ -30,10 +30,12 @@ final class FillingDiskWriter: MediaFileWriter, @unchecked Sendable {
 
     func synchronize() throws { try base.synchronize() }
     func close() throws { try base.close() }
+    func publish() throws { try base.publish() }
+    func remove() { base.remove() }
 }
 
 /// What survives a killed process, a full disk, an unwritable path and an encoder failure.
-@Suite("VideoEncoder: crash safety and failures", .closesContexts, .closesContexts)
+@Suite("VideoEncoder: crash safety and failures", .closesContexts)
 struct CrashSafetyTests {
     /// The `record` example, built next to the test bundle.
     static func recordExecutable() -> URL? {
@@ -43,16 +45,20 @@ struct CrashSafetyTests {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    @Test("kill -9 while recording: the MP4 plays up to the last fragment written")
+    @Test("kill -9 while recording: the MP4.partial plays up to the last fragment written; a file at the path is untouched")
     func killedRecording() async throws {
         let executable = try #require(Self.recordExecutable(),
                                       "the record example is not built next to the tests: run `swift build` (all products) first")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let path = folder.path("killed.mp4")
+        let destination = folder.path("killed.mp4")
+        let existing = Data("an earlier recording\n".utf8)
+        try existing.write(to: URL(fileURLWithPath: destination))
+        // The recording goes to a temporary name until it ends: that is what a crash leaves.
+        let path = destination + StagedOutputFile.suffix
         let process = Process()
         process.executableURL = executable
-        process.arguments = ["--test-picture", "--frames", "100000", "--size", "320x240", "--fragment-seconds", "0.2", "-o", path]
+        process.arguments = ["--test-picture", "--frames", "100000", "--size", "320x240", "--fragment-seconds", "0.2", "-o", destination]
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -81,6 +87,7 @@ struct CrashSafetyTests {
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
         try #require(fragments >= 4, "the recording reported \(fragments) fragments: \(text)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == existing, "the file at the path is as it was")
 
         // ffprobe reads the file; every frame of the completed fragments decodes, in order.
         let stream = try EncoderFixtures.probeStream(path)
@@ -114,10 +121,18 @@ struct CrashSafetyTests {
         let input = RawDataInput()
         input --> encoder
         input --> collector
-        let path = folder.path("full.mp4")
-        try encoder.start(writingTo: try FillingDiskWriter(path: path, capacity: 40_000),
-                          container: .mp4(fragmentDuration: .milliseconds(200)))
         let frames = try EncoderFixtures.pannedAstronaut(width: 320, height: 240, count: 60)
+        // The disk fills three quarters of the way through the file the clip makes.
+        let sizing = RawDataInput()
+        let whole = try VideoEncoder()
+        sizing --> whole
+        try whole.start(recordingTo: folder.path("whole.mp4"), container: .mp4(fragmentDuration: .milliseconds(200)))
+        try await EncoderFixtures.feed(frames, into: sizing, on: context)
+        let capacity = try await whole.stop().statistics.bytesWritten * 3 / 4
+
+        let path = folder.path("full.mp4")
+        try encoder.start(writingTo: try FillingDiskWriter(path: path, capacity: capacity),
+                          container: .mp4(fragmentDuration: .milliseconds(200)))
         try await EncoderFixtures.feed(frames, into: input, on: context)
 
         await #expect(throws: ELImageError.self) { try await encoder.stop() }
@@ -141,7 +156,7 @@ struct CrashSafetyTests {
         let statistics = encoder.statistics
         #expect(statistics.framesIn == statistics.encoded + statistics.dropped)
         let decodable = try EncoderFixtures.decodedFrameCount(path)
-        print("full disk at 40000 bytes: \(completed) frames in flushed fragments, \(decodable) decode")
+        print("full disk at \(capacity) bytes: \(completed) frames in flushed fragments, \(decodable) decode")
         #expect(decodable >= completed)
     }
 

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The Y4M and raw RGBA file sinks, checked against what went in.
-@Suite("File sinks: Y4M and raw RGBA", .closesContexts, .closesContexts)
+@Suite("File sinks: Y4M and raw RGBA", .closesContexts)
 struct FileSinkTests {
     @Test("Y4M: ffmpeg reads back exactly the I420 planes that went in, with the range tag", arguments: [ColorRange.limited, .full])
     func y4m(range: ColorRange) async throws {
@@ -16,7 +16,9 @@ struct FileSinkTests {
         let path = folder.path("out.y4m")
         let y4m = try Y4MOutput(path: path, frameRate: 30, colorSpace: colorSpace)
         let reference = Collector<PixelBuffer>()
-        let yuv = try YUVDataOutput(format: .i420, colorSpace: colorSpace, chromaLocation: .left) { reference.append($0) }
+        // Y4MOutput sites chroma as the frames' source (RGB: left) with the matched chroma filter.
+        let yuv = try YUVDataOutput(format: .i420, colorSpace: colorSpace, chromaLocation: .left,
+                                    chromaDownsampling: .matched) { reference.append($0) }
         let input = RawDataInput()
         input --> y4m
         input --> yuv

@@ -19,6 +19,8 @@ final class SlowWriter: MediaFileWriter, @unchecked Sendable {
     }
     func synchronize() throws { try base.synchronize() }
     func close() throws { try base.close() }
+    func publish() throws { try base.publish() }
+    func remove() { base.remove() }
 }
 
 /// A writer whose writes wait until `open()`: an encoder thread stuck on a slow disk.
@@ -36,10 +38,12 @@ final class GateWriter: MediaFileWriter, @unchecked Sendable {
     }
     func synchronize() throws { try base.synchronize() }
     func close() throws { try base.close() }
+    func publish() throws { try base.publish() }
+    func remove() { base.remove() }
 }
 
 /// Start, stop, pause, resume, cancel, limits and the queue policies, while frames flow.
-@Suite("VideoEncoder: recording control", .closesContexts, .closesContexts)
+@Suite("VideoEncoder: recording control", .closesContexts)
 struct RecordingControlTests {
     let frames: [RGBAImage]
     init() throws {
@@ -126,9 +130,10 @@ struct RecordingControlTests {
 
         let early = folder.path("early.mp4")
         try encoder.start(recordingTo: early)
-        #expect(FileManager.default.fileExists(atPath: early))
+        #expect(FileManager.default.fileExists(atPath: early + StagedOutputFile.suffix), "written under its temporary name")
         await encoder.cancel()
         #expect(!FileManager.default.fileExists(atPath: early))
+        #expect(!FileManager.default.fileExists(atPath: early + StagedOutputFile.suffix))
         // A stop without frames also leaves no (empty, unplayable) file.
         let empty = folder.path("empty.mp4")
         try encoder.start(recordingTo: empty)
@@ -160,14 +165,21 @@ struct RecordingControlTests {
         let context = try TestContexts.make()
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(10)  // big frames
-        let encoder = try VideoEncoder(settings: settings)
+        let many = try EncoderFixtures.pannedAstronaut(width: 320, height: 240, count: 150)
+        // The whole clip's size, then a limit of half of it.
         let input = RawDataInput()
+        let whole = try VideoEncoder(settings: settings)
+        input --> whole
+        try whole.start(recordingTo: folder.path("whole.mp4"), container: .mp4(fragmentDuration: .milliseconds(200)))
+        try await EncoderFixtures.feed(many, into: input, on: context)
+        let limit = try await whole.stop().statistics.bytesWritten / 2
+        input.removeAllTargets()
+
+        let encoder = try VideoEncoder(settings: settings)
         input --> encoder
         let path = folder.path("limited.mp4")
-        let limit: Int64 = 150_000
         try encoder.start(recordingTo: path, container: .mp4(fragmentDuration: .milliseconds(200)),
                           limits: RecordingLimits(maximumBytes: limit))
-        let many = try EncoderFixtures.pannedAstronaut(width: 320, height: 240, count: 60)
         try await EncoderFixtures.feed(many, into: input, on: context)
         let summary = try await encoder.stop()
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The still-photo button: a snapshot while recording, equal to what the encoder got.
-@Suite("Snapshot", .closesContexts, .closesContexts)
+@Suite("Snapshot", .closesContexts)
 struct SnapshotTests {
     @Test("snapshot while recording: PNG equals the encoder's frame, JPEG close to it, no frame lost")
     func whileRecording() async throws {

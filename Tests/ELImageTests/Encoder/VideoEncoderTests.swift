@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Encoding to MP4 and raw H.264, checked with ffprobe and ffmpeg as oracles.
-@Suite("VideoEncoder: MP4 and H.264 output", .closesContexts, .closesContexts)
+@Suite("VideoEncoder: MP4 and H.264 output", .closesContexts)
 struct VideoEncoderTests {
     /// 24 frames of Big Buck Bunny at 1280x720, 25 fps, CRF 18, BT.709 limited range.
     ///

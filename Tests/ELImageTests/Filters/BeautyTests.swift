@@ -71,7 +71,7 @@ struct BeautyReport {
     }
 }
 
-@Suite("Beauty", .closesContexts, .closesContexts)
+@Suite("Beauty", .closesContexts)
 struct BeautyTests {
     @Test("Default strength: skin loses at least half its Laplacian variance, strong non-skin edges keep 85 % of their gradient energy",
           arguments: [Portrait.astronaut, Portrait.graceHopper])

@@ -22,7 +22,7 @@ struct BlendCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-@Suite("Blend modes", .closesContexts, .closesContexts)
+@Suite("Blend modes", .closesContexts)
 struct BlendFilterTests {
     static let cases = [
         BlendCase(name: "alpha", make: { AlphaBlend(opacity: $0) }, formula: { _, s in s }),

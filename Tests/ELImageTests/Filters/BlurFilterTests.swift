@@ -51,7 +51,7 @@ func convolve3x3(_ image: DoubleImage, _ kernel: [[Double]]) -> DoubleImage {
     }
 }
 
-@Suite("Blur and edge filters", .closesContexts, .closesContexts)
+@Suite("Blur and edge filters", .closesContexts)
 struct BlurFilterTests {
     static let noise = randomImage(width: 29, height: 23, seed: 31, randomAlpha: true)
 

@@ -68,7 +68,7 @@ func matrixReference(_ m: [Double], offset: [Double], intensity: Double) -> @Sen
     }
 }
 
-@Suite("Colour filters", .closesContexts, .closesContexts)
+@Suite("Colour filters", .closesContexts)
 struct ColorFilterTests {
     static let cases: [ColorCase] = [
         ColorCase("brightness 0 (identity)", make: { Brightness(0) }, reference: { $0 }),

@@ -30,7 +30,7 @@ private func runChain(_ nodes: [any ImageOutput & ImageInput], on image: RGBAIma
     return (try #require(images.values.first), draws)
 }
 
-@Suite("Pass fusion", .closesContexts, .closesContexts)
+@Suite("Pass fusion", .closesContexts)
 struct FusionTests {
     @Test("brightness → contrast → saturation → grayscale: fused equals unfused within 1 level on the photo, in 1 draw instead of 4")
     func fusedEqualsUnfusedGray() async throws {

@@ -12,7 +12,7 @@ func bilinear(_ image: DoubleImage, _ px: Double, _ py: Double) -> SIMD4<Double>
     return top * (1 - fy) + bottom * fy
 }
 
-@Suite("Crop and transform", .closesContexts, .closesContexts)
+@Suite("Crop and transform", .closesContexts)
 struct GeometryFilterTests {
     static let noise = randomImage(width: 23, height: 14, seed: 41, randomAlpha: true)
 

@@ -42,7 +42,7 @@ func lookupReference(_ table: RGBAImage, intensity: Double = 1) -> @Sendable (SI
     }
 }
 
-@Suite("Lookup table", .closesContexts, .closesContexts)
+@Suite("Lookup table", .closesContexts)
 struct LookupTableTests {
     /// A smooth but thorough grading: channels mixed, curved and inverted.
     static let graded = lookupImage { r, g, b in (g, 0.15 + 0.7 * (1 - r), (b * b + r) / 2) }

@@ -5,7 +5,7 @@ import Testing
 /// The colour pieces in Shaders/*.glsl are not complete shaders, so ShaderFileTests skips them:
 /// here each is wrapped in a main, as ColorChain does, and checked by glslangValidator; so is a
 /// chain of all of them.
-@Suite("Shader pieces", .closesContexts, .closesContexts)
+@Suite("Shader pieces", .closesContexts)
 struct ShaderPieceTests {
     static let folder = Repository.path("Shaders")
 

@@ -6,7 +6,7 @@ import Testing
 // JPEGFile against ffmpeg: what we read must match ffmpeg's decode of the same JPEG, and what
 // we write must decode in ffmpeg close to what we gave.
 
-@Suite("JPEG files", .closesContexts, .closesContexts)
+@Suite("JPEG files", .closesContexts)
 struct JPEGFileTests {
     @Test("Y'CbCr planes read match ffmpeg's decode within 2 levels (4:2:0, full-range BT.601, centred chroma)")
     func readYUVMatchesFFmpeg() throws {

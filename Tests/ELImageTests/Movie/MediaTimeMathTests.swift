@@ -5,7 +5,7 @@ import Testing
 // Times come from files, so sums must hold at the limits of Int64 (a damaged MP4 once trapped
 // with an arithmetic overflow when its start and duration were added).
 
-@Suite("MediaTimeMath", .closesContexts, .closesContexts)
+@Suite("MediaTimeMath", .closesContexts)
 struct MediaTimeMathTests {
     @Test func sameTimescaleIsExact() {
         let sum = MediaTimeMath.checkedSum(MediaTime(value: 1024, timescale: 12800), MediaTime(value: 512, timescale: 12800))

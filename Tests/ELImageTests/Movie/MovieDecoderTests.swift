@@ -23,7 +23,7 @@ struct PixelFormatCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(ffmpegFormat) → \(expected)" }
 }
 
-@Suite("Movie decoding", .closesContexts, .closesContexts)
+@Suite("Movie decoding", .closesContexts)
 struct MovieDecoderTests {
     @Test("The bundled clip's stream information matches ffprobe")
     func bundledClipInfo() throws {

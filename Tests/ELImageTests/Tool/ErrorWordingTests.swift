@@ -1,4 +1,3 @@
-import CTurboJPEG
 import ELImage
 import ELImageMedia
 import Foundation
@@ -18,40 +17,6 @@ struct ErrorWordingTests {
         #expect(result.status == 1, "\(result.errors)")
         for word in words { #expect(result.errors.contains(word), "missing '\(word)' in: \(result.errors)") }
         for word in Self.internalWords { #expect(!result.errors.contains(word), "'\(word)' in: \(result.errors)") }
-    }
-
-    /// A 16x16 CMYK JPEG, written by TurboJPEG (ffmpeg writes no CMYK JPEGs).
-    func cmykJPEG(at path: String) throws {
-        let handle = try #require(tjInitCompress())
-        defer { tjDestroy(handle) }
-        let pixels = [UInt8](repeating: 0, count: 16 * 16 * 4).enumerated().map { UInt8(($0.offset * 7) & 0xFF) }
-        var output: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
-        let status = pixels.withUnsafeBufferPointer {
-            tjCompress2(handle, $0.baseAddress, 16, 0, 16, Int32(TJPF_CMYK.rawValue), &output, &size,
-                        Int32(TJSAMP_444.rawValue), 90, 0)
-        }
-        defer { tjFree(output) }
-        #expect(status == 0)
-        let jpeg = try #require(output)
-        try Data(bytes: jpeg, count: Int(size)).write(to: URL(fileURLWithPath: path))
-    }
-
-    @Test("A CMYK JPEG: says to convert it to RGB, with an ffmpeg command")
-    func cmyk() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let path = folder.path("print.jpg")
-        try cmykJPEG(at: path)
-        // The file's frame header (SOF) says 4 components, and ffmpeg decodes 4 (it reads CMYK as "yuva444p").
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        let frameHeader = try #require(bytes.indices.dropLast(10).first { bytes[$0] == 0xFF && (0xC0...0xC2).contains(bytes[$0 + 1]) })
-        #expect(bytes[frameHeader + 9] == 4)
-        let format = String(decoding: try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=pix_fmt", "-of", "csv=p=0", path]),
-                            as: UTF8.self)
-        #expect(format.contains("yuva444p") || format.contains("cmyk"), "\(format)")
-        expectUserWords(try elimage.run(["run", path, "-o", folder.path("out.png")]),
-                        ["print.jpg", "CMYK", "convert it to RGB", "ffmpeg -i"])
     }
 
     @Test("A crop outside the picture: names the rectangle and the WxH frame")

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The example programs build and run on the bundled media (short runs).
-@Suite("Examples", .closesContexts, .closesContexts)
+@Suite("Examples", .closesContexts)
 struct ExampleTests {
     @Test("grayscale: the bundled clip's first frames become gray PNGs")
     func grayscale() throws {

@@ -38,7 +38,7 @@ struct BuiltProgram {
     }
 }
 
-@Suite("elimage tool", .closesContexts, .closesContexts)
+@Suite("elimage tool", .closesContexts)
 struct ToolTests {
     let elimage = BuiltProgram(name: "elimage")
 

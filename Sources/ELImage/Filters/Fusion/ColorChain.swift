@@ -65,7 +65,7 @@ public final class ColorChain: FrameFilter, @unchecked Sendable {
             }
         }
         let output = try context.makeFrame(width: frame.width, height: frame.height, timestamp: frame.timestamp,
-                                           colorSpace: frame.colorSpace)
+                                           colorSpace: frame.colorSpace, chromaLocation: frame.chromaLocation)
         let program = try context.program(named: programName, fragment: fragmentShader)
         try context.draw(program, into: output, inputs: [frame] + textures.map(\.frame)) { program in
             for (name, value) in uniforms { program.set(value, for: name) }

@@ -12,7 +12,7 @@ extension RenderContext {
         like reference: TextureFrame, uniforms: [String: UniformValue] = [:]
     ) throws -> TextureFrame {
         let output = try makeFrame(width: width, height: height, timestamp: reference.timestamp,
-                                   colorSpace: reference.colorSpace)
+                                   colorSpace: reference.colorSpace, chromaLocation: reference.chromaLocation)
         let program = try program(named: name, fragment: fragment)
         try draw(program, into: output, inputs: inputs) { program in
             for (uniform, value) in uniforms { program.set(value, for: uniform) }

@@ -1,0 +1,65 @@
+import ELImage
+import Foundation
+
+/// Where an output file is written before it is finished: `NAME.partial` in the destination's
+/// folder, renamed onto the destination by `publish()`. A run that fails before it has anything to
+/// keep calls `discard()`, so an existing file at the destination is never destroyed by it, and a
+/// crashed recording is left as `NAME.partial` beside the file it would have replaced.
+///
+/// A destination that is a symbolic link is followed (the link stays, its target is replaced). A
+/// destination that exists and is not a regular file (`/dev/null`, a FIFO) is written directly:
+/// there is nothing to rename.
+public struct StagedOutputFile: Sendable, Equatable {
+    /// The path the user asked for.
+    public let destination: String
+    /// The path written while the output is unfinished (`destination` itself when not staged).
+    public let temporary: String
+    /// The path that `publish()` renames onto: the destination, or the file its link points to.
+    let target: String
+
+    /// Suffix of the temporary name.
+    public static let suffix = ".partial"
+
+    public init(destination: String) {
+        self.destination = destination
+        var info = stat()
+        if stat(destination, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            (temporary, target) = (destination, destination)
+            return
+        }
+        let target = Self.resolvingLinks(destination)
+        self.target = target
+        temporary = target + Self.suffix
+    }
+
+    /// True when the output goes through a temporary name.
+    public var isStaged: Bool { temporary != target }
+
+    /// Renames the finished temporary file onto the destination (replacing it atomically).
+    /// - Throws: `ELImageError.io` with `errno` when the rename fails; the temporary file stays.
+    public func publish() throws {
+        guard isStaged else { return }
+        guard rename(temporary, target) == 0 else {
+            let code = errno
+            throw ELImageError.io(file: destination, operation: "rename the finished \(temporary) to", errno: code,
+                                  hint: "the output is complete in \(temporary); move it into place yourself")
+        }
+    }
+
+    /// Removes the temporary file (a regular file only); the destination is left as it was.
+    public func discard() {
+        var info = stat()
+        guard isStaged, lstat(temporary, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return }
+        unlink(temporary)
+    }
+
+    /// `path` with every symbolic link along it resolved; `path` itself when it does not exist yet
+    /// or is not a link.
+    private static func resolvingLinks(_ path: String) -> String {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
+              let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
