@@ -27,7 +27,7 @@ struct ElimageCommand: AsyncParsableCommand {
         } catch let error as ToolFailure {
             fail("error: \(error)", code: 1)
         } catch let error as ELImageError {
-            fail("error: \(error.description.replacingOccurrences(of: "\n", with: " "))", code: 1)
+            fail("error: \(userMessage(for: error))", code: 1)
         } catch {
             let code = exitCode(for: error)
             if code == .success {

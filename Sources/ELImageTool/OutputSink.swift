@@ -22,6 +22,15 @@ enum OutputKind {
         }
     }
 
+    /// True for files without timestamps, which have one constant frame rate (.y4m, raw H.264).
+    var hasConstantRate: Bool {
+        switch self {
+        case .y4m: return true
+        case .video(let path): if case .annexB = ContainerFormat.forPath(path) { return true } else { return false }
+        default: return false
+        }
+    }
+
     /// True when only the first frame is wanted (an image path without a %d pattern).
     var wantsOneFrame: Bool {
         switch self {
@@ -115,6 +124,6 @@ final class FrameCounter: ImageInput, @unchecked Sendable {
 /// The first failure anywhere in the graph of one run (a sink, a node through the error handler).
 final class FailureLog: Sendable {
     private let first = Locked<String?>(nil)
-    func record(_ error: Error) { first.withLock { if $0 == nil { $0 = "\(error)" } } }
+    func record(_ error: Error) { first.withLock { if $0 == nil { $0 = userMessage(for: error) } } }
     var message: String? { first.withLock { $0 } }
 }

@@ -35,7 +35,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Frame size of raw input, WIDTHxHEIGHT.")
     var size: String?
 
-    @Option(help: "Frame rate (e.g. 25 or 30000/1001) of raw input, image clips and written files.")
+    @Option(help: ArgumentHelp(
+        "Frame rate N or N/D (e.g. 25 or 30000/1001) of raw input and image clips, and of .y4m and .h264 outputs.",
+        discussion: """
+            .y4m and .h264 files have one constant rate: --fps, else the input's own (a Y4M header's, the \
+            rate FFmpeg guesses for a movie: its base rate, as ffmpeg picks it), else 25. Frames are put \
+            on that rate's grid like ffmpeg -fps_mode cfr: the frame before a gap is repeated, a frame \
+            that another one replaces within one frame's time is dropped; the summary says how many. \
+            .mp4 keeps every frame at its own timestamp (variable rates stay variable).
+            """))
     var fps: String?
 
     @Option(help: "Pixel format of raw input: \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -79,7 +87,7 @@ struct RunCommand: AsyncParsableCommand {
         context.setErrorHandler { failures.record($0) }
         // Whatever happens below, the context is closed before this returns: sources stopped, the
         // output finished, every thread joined. Only then may the process exit.
-        let run: (frames: Int, signal: UnixSignal?)
+        let run: (frames: Int, signal: UnixSignal?, timing: String)
         do {
             run = try await runGraph(options, output: outputKind, limit: limit, failures: failures, context: context)
         } catch {
@@ -87,28 +95,38 @@ struct RunCommand: AsyncParsableCommand {
             throw error
         }
         await context.close()
+        let summary = output.map { "wrote \(run.frames) frame\(run.frames == 1 ? "" : "s") to \($0)\(run.timing)" }
         if let signal = run.signal {
-            if let output { Terminal.say("wrote \(run.frames) frame\(run.frames == 1 ? "" : "s") to \(output)") }
+            if let summary { Terminal.say(summary) }
             throw Interrupted(signal: signal)
         }
         if let failure = failures.message { throw ToolFailure(failure) }
-        if run.frames == 0 { throw ToolFailure("\(self.input ?? "the input") gave no frames") }
-        if let output { Terminal.say("wrote \(run.frames) frame\(run.frames == 1 ? "" : "s") to \(output)") }
+        if let summary { Terminal.say(summary) }
     }
 
     /// Connects INPUT → filters → OUTPUT and runs it until the input ends or a signal stops it.
     /// The output is finished on every path; a failure of the input or the output is thrown after.
     private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?, failures: FailureLog,
-                          context: RenderContext) async throws -> (frames: Int, signal: UnixSignal?) {
+                          context: RenderContext) async throws -> (frames: Int, signal: UnixSignal?, timing: String) {
         let input = try openInput(options, limit: limit, context: context)
-        let sink = try outputKind.map { try OutputSink.make($0, frameRate: options.frameRate, encoder: options.encoder,
-                                                            failures: failures) }
+        let rate = options.frameRate ?? input.frameRate ?? 25
+        var encoder = options.encoder
+        encoder.frameRate = rate
+        let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, failures: failures) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
+        // First target: says which crop lies outside the picture before any output fails on it.
+        input.node.addTarget(CropCheck(filters: options.filters, inputName: self.input ?? "the input") { input.cancel() })
         // One node for the chain: runs of colour filters fuse into one shader pass.
         let chain = options.filters.isEmpty ? nil : try FilterGroup(options.filters)
-        let last: ImageOutput = chain ?? input.node
+        var last: ImageOutput = chain ?? input.node
         if let chain { input.node.addTarget(chain) }
+        // Outputs without timestamps get frames at one constant rate.
+        let converter = outputKind?.hasConstantRate == true ? FrameRateConverter(rate: rate) : nil
+        if let converter {
+            last.addTarget(converter)
+            last = converter
+        }
         if let sink { last.addTarget(sink.node) }
         last.addTarget(counter)
 
@@ -128,15 +146,32 @@ struct RunCommand: AsyncParsableCommand {
         }
         // The frames that went through are written and the file completed, also after a failure.
         var failure = inputFailure
-        do { try await sink?.finish() } catch { failure = failure ?? error }
+        if let converter { try? await context.perform { converter.flush(in: $0) } }
         let count = counter.count
+        if failure == nil, failures.message == nil, count == 0, signal == nil {
+            // Said before the output's own complaint about getting nothing.
+            failure = ToolFailure("\(self.input ?? "the input") has no frame that could be decoded, so nothing was written"
+                                  + (output.map { " to \($0)" } ?? "") + "; check the file plays, e.g. with ffplay")
+        }
+        // A failure the graph reported first (e.g. a crop outside the picture) explains the output's.
+        do { try await sink?.finish() } catch { failure = failure ?? failures.message.map(ToolFailure.init) ?? error }
         progress.finish(frames: count)
         if let failure { throw failure }
-        return (count, signal)
+        let timing = converter.map { converter in
+            let schedule = converter.schedule
+            return " at \(Self.describe(rate)) fps (constant rate: \(schedule.duplicated) duplicated, \(schedule.dropped) dropped)"
+        }
+        return (count, signal, timing ?? "")
+    }
+
+    /// "25", "30000/1001".
+    static func describe(_ rate: Y4MHeader.Ratio) -> String {
+        rate.denominator == 1 ? "\(rate.numerator)" : "\(rate.numerator)/\(rate.denominator)"
     }
 
     struct Options {
-        var frameRate: Y4MHeader.Ratio
+        /// --fps; nil: the input's own rate.
+        var frameRate: Y4MHeader.Ratio?
         var orientation: Orientation
         var filters: [FilterCatalog.Filter]
         var colorOverride: ColorOverride
@@ -149,7 +184,7 @@ struct RunCommand: AsyncParsableCommand {
         guard let rotation = Orientation.Rotation(rawValue: rotate) else {
             throw UsageError("--rotate \(rotate): use 0, 90, 180 or 270")
         }
-        let frameRate = try Self.parseRate(fps ?? "25")
+        let frameRate = try fps.map { text throws(UsageError) in try Self.parseRate(text) }
         let matrixValue = try matrix.map { text throws(UsageError) in
             guard let value = ColorMatrix(rawValue: text.lowercased()) else {
                 throw UsageError("--matrix \(text): use bt601, bt709 or bt2020")
@@ -173,7 +208,6 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let frames, frames < 1 { throw UsageError("--frames \(frames): give at least 1") }
         var encoder = EncoderSettings()
-        encoder.frameRate = frameRate
         if let preset {
             guard let value = EncoderSettings.Preset(rawValue: preset.lowercased()) else {
                 throw UsageError("--preset \(preset): use one of \(EncoderSettings.Preset.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -215,8 +249,9 @@ struct RunCommand: AsyncParsableCommand {
     static func parseRate(_ text: String) throws(UsageError) -> Y4MHeader.Ratio {
         let parts = text.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) }
         switch parts.count {
-        case 1: if let value = parts[0], value > 0 { return Y4MHeader.Ratio(value, 1) }
-        case 2: if let numerator = parts[0], let denominator = parts[1], numerator > 0, denominator > 0 {
+        case 1: if let value = parts[0], value > 0, value <= Int(Int32.max) { return Y4MHeader.Ratio(value, 1) }
+        case 2: if let numerator = parts[0], let denominator = parts[1], numerator > 0, denominator > 0,
+                   numerator <= Int(Int32.max), denominator <= Int(Int32.max) {
             return Y4MHeader.Ratio(numerator, denominator)
         }
         default: break
@@ -233,7 +268,7 @@ struct RunCommand: AsyncParsableCommand {
         var sourceOptions = MediaSource.Options(frames: limit, orientation: options.orientation,
                                                 size: options.size, rawFormat: options.pixelFormat,
                                                 autorotate: !noAutorotate)
-        if fps != nil { sourceOptions.frameRate = options.frameRate }
+        sourceOptions.frameRate = options.frameRate
         let override = options.colorOverride
         if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }
         return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions,

@@ -22,6 +22,8 @@ public final class TextureFrame: @unchecked Sendable {
     /// Y'CbCr (Y4M files) can site theirs the same and need not resample; `.left` for RGB sources.
     public let chromaLocation: ChromaLocation
     private let resources: RenderResources
+    /// For a retimed frame: the frame that owns the texture (kept alive, recycled by it).
+    private let owner: TextureFrame?
 
     init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime,
          colorSpace: ColorSpace, chromaLocation: ChromaLocation, resources: RenderResources) {
@@ -32,6 +34,25 @@ public final class TextureFrame: @unchecked Sendable {
         self.colorSpace = colorSpace
         self.chromaLocation = chromaLocation
         self.resources = resources
+        self.owner = nil
+    }
+
+    private init(sharing frame: TextureFrame, timestamp: MediaTime) {
+        texture = frame.texture
+        framebuffer = frame.framebuffer
+        key = frame.key
+        self.timestamp = timestamp
+        colorSpace = frame.colorSpace
+        chromaLocation = frame.chromaLocation
+        resources = frame.resources
+        owner = frame.owner ?? frame
+    }
+
+    /// The same picture presented at `timestamp`: shares this frame's texture (no copy; pixels
+    /// never change once rendered) and keeps it alive. For frame-rate conversion, which shows
+    /// one picture in several frame slots.
+    public func retimed(to timestamp: MediaTime) -> TextureFrame {
+        TextureFrame(sharing: self, timestamp: timestamp)
     }
 
     public var width: Int { key.width }
@@ -39,6 +60,7 @@ public final class TextureFrame: @unchecked Sendable {
     public var format: TextureFormat { key.format }
 
     deinit {
+        guard owner == nil else { return }
         resources.recycle(PooledTexture(texture: texture, framebuffer: framebuffer, key: key))
     }
 }

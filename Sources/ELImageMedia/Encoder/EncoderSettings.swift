@@ -69,8 +69,9 @@ public struct EncoderSettings: Sendable, Equatable {
     /// passes and blurs chroma slightly (about 1 dB less PSNR on Cb/Cr).
     public var chromaDownsampling: ChromaDownsampling = .matched
     /// The nominal frame rate: x264's rate control works with it, and it stands in for the frame
-    /// duration when timestamps cannot tell (the first frame, a frame after a pause). Frames keep
-    /// their own timestamps: variable frame rates are recorded as they come.
+    /// duration when timestamps cannot tell (the first frame, a frame after a pause). In MP4, frames
+    /// keep their own timestamps: variable frame rates are recorded as they come. A raw H.264 file
+    /// (`.annexB`) has no timestamps: its VUI states this rate, at which players show every frame.
     public var frameRate: Y4MHeader.Ratio = 30
     /// The Y'CbCr matrix and range frames are converted with, and the tags (matrix, range,
     /// primaries, transfer) written into the H.264 VUI and the container. `nil`: the first
@@ -130,7 +131,10 @@ public enum ContainerFormat: Sendable, Equatable {
     /// fragment.
     case mp4(fragmentDuration: Duration = .seconds(1))
     /// A raw H.264 Annex-B elementary stream (`.h264`): SPS/PPS before every keyframe, no
-    /// timestamps (players assume the nominal frame rate). Flushed to disk every `syncInterval`.
+    /// timestamps: the VUI states `EncoderSettings.frameRate` as a fixed rate, which players and
+    /// remuxers (`ffmpeg -i x.h264 -c copy x.mp4`) use to time the frames, so frames should come at
+    /// that constant rate (put a `FrameRateConverter` before the encoder for a variable-rate
+    /// source). Flushed to disk every `syncInterval`.
     case annexB(syncInterval: Duration = .seconds(1))
 
     /// `.annexB` for paths ending in `.h264`, `.264` or `.avc`, else `.mp4` with 1 s fragments.

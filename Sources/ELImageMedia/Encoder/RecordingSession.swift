@@ -334,7 +334,8 @@ final class RecordingSession: Sendable {
             return (encoder, muxer)
         case let .annexB(syncInterval):
             let encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
-                                          timescale: timescale, keyframeInterval: keyframeInterval, repeatHeaders: true)
+                                          timescale: timescale, keyframeInterval: keyframeInterval, repeatHeaders: true,
+                                          constantRate: true)
             return (encoder, AnnexBWriter(writer: writer, timescale: timescale, syncInterval: syncInterval))
         }
     }

@@ -24,10 +24,13 @@ final class X264Encoder {
     /// Opens x264 for `width` x `height` I420 pictures with `settings`, tagging the VUI with
     /// `colorSpace`. `keyframeInterval`: the longest distance between keyframes in frames, `nil`
     /// for x264's default. `repeatHeaders`: SPS/PPS before every keyframe (Annex-B files);
-    /// otherwise they come once from `headers()` (MP4's avcC).
+    /// otherwise they come once from `headers()` (MP4's avcC). `constantRate`: the stream states
+    /// `settings.frameRate` as its fixed rate in the VUI timing (raw Annex-B files, which have no
+    /// timestamps of their own); otherwise the VUI counts ticks of `timescale` and frames keep
+    /// their own timestamps (MP4).
     /// - Throws: `ELImageError.invalidInput` for settings x264 refuses, with x264's own message.
     init(width: Int, height: Int, settings: EncoderSettings, colorSpace: ColorSpace, timescale: Int32,
-         keyframeInterval: Int?, repeatHeaders: Bool) throws {
+         keyframeInterval: Int?, repeatHeaders: Bool, constantRate: Bool = false) throws {
         self.width = width
         self.height = height
         self.timescale = timescale
@@ -45,9 +48,16 @@ final class X264Encoder {
         param.i_threads = Int32(settings.threads)
         param.i_fps_num = UInt32(settings.frameRate.numerator)
         param.i_fps_den = UInt32(settings.frameRate.denominator)
-        param.i_timebase_num = 1
-        param.i_timebase_den = UInt32(timescale)
-        param.b_vfr_input = 1
+        if constantRate {
+            // VUI timing: num_units_in_tick = den, time_scale = 2 × num, fixed_frame_rate_flag.
+            param.i_timebase_num = UInt32(settings.frameRate.denominator)
+            param.i_timebase_den = UInt32(settings.frameRate.numerator)
+            param.b_vfr_input = 0
+        } else {
+            param.i_timebase_num = 1
+            param.i_timebase_den = UInt32(timescale)
+            param.b_vfr_input = 1
+        }
         if let keyframeInterval {  // else x264's default, as FFmpeg's: 250, and scene cuts
             param.i_keyint_max = Int32(keyframeInterval)
             param.i_keyint_min = Int32(max(1, min(keyframeInterval / 10, keyframeInterval)))

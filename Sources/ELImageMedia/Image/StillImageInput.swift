@@ -85,7 +85,7 @@ public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendab
             let start = bytes.map { String($0, radix: 16, uppercase: true) }.joined(separator: " ")
             throw ELImageError.malformedMedia(
                 file: path, frame: nil,
-                reason: "not a PNG or JPEG file (it starts with \(start.isEmpty ? "nothing: it is empty" : start)); for movies use MovieInput")
+                reason: "not a PNG or JPEG file (it starts with \(start.isEmpty ? "nothing: it is empty" : start)); give a PNG or JPEG image, or for a video a file named by its kind (.mp4, .mkv, .mov, ...)")
         }
         try self.init(image: image, name: path, sourceOrientation: orientation, options: options)
     }

@@ -87,6 +87,10 @@ public final class MovieDecoder {
     private var lastEnd: MediaTime?
     /// Where the video ends by the stream's own stated duration (not the container's).
     private let statedStreamEnd: MediaTime?
+    /// The byte after the last packet the container's index listed when the file was opened.
+    private let indexedDataEnd: Int64?
+    /// The byte after the last video packet read.
+    private var lastPacketEnd: Int64?
 
     /// Opens `path` and prepares the decoder of its best video stream.
     ///
@@ -118,7 +122,7 @@ public final class MovieDecoder {
 
         let containerName = format.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
         if containerName == "image2" || containerName.hasSuffix("_pipe") {
-            throw malformed("it is a still image (\(containerName)), not a movie; read PNG and JPEG files with StillImageInput")
+            throw malformed("it is a still image (\(containerName)), not a movie; give it a .png or .jpg name to read it as an image")
         }
         let infoStatus = avformat_find_stream_info(format, nil)
         guard infoStatus >= 0 else {
@@ -157,6 +161,7 @@ public final class MovieDecoder {
             throw malformed("its video stream starts at \(Self.format(seconds: start.seconds)) and lasts \(Self.format(seconds: duration.seconds)): the end is beyond the largest timestamp ELImage can hold; the container's timing data is damaged")
         }
         let rate = [stream.pointee.avg_frame_rate, stream.pointee.r_frame_rate].first { $0.num > 0 && $0.den > 0 }
+        let guessed = [av_guess_frame_rate(format, stream, nil)].first { $0.num > 0 && $0.den > 0 }
         let tags = FFmpegColorTags(parameters: parameters)
         let height = Int(parameters.pointee.height)
         succeeded = true
@@ -165,10 +170,12 @@ public final class MovieDecoder {
         self.info = MovieInfo(
             path: path, width: Int(parameters.pointee.width), height: height, codecName: codecName,
             containerName: containerName, frameRate: rate.map { Y4MHeader.Ratio(Int($0.num), Int($0.den)) },
+            guessedFrameRate: guessed.map { Y4MHeader.Ratio(Int($0.num), Int($0.den)) },
             duration: duration, frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
             startTime: start, colorSpace: tags.colorSpace(height: height), chromaLocation: tags.chromaSiting,
             displayMatrix: Self.displayMatrix(of: stream))
         self.statedStreamEnd = streamDuration.flatMap { MediaTimeMath.checkedSum(start, $0) }
+        self.indexedDataEnd = Self.indexedDataEnd(of: stream)
         self.formatContext = format
         self.codecContext = context
         self.packet = packet
@@ -247,6 +254,10 @@ public final class MovieDecoder {
         defer { av_packet_unref(packet) }
         hasReadPackets = true
         guard packet.pointee.stream_index == streamIndex else { return }
+        // An empty packet (an AVI chunk of 0 bytes) is a dropped frame: the picture before it goes
+        // on showing. FFmpeg skips it; sent to the decoder it would mean "end of input".
+        guard packet.pointee.size > 0 else { return }
+        if packet.pointee.pos >= 0 { lastPacketEnd = packet.pointee.pos + Int64(packet.pointee.size) }
         let packetTime = packet.pointee.pts != StreamTimeBase.noTimestamp ? packet.pointee.pts : packet.pointee.dts
         let position = packet.pointee.pos
         if packet.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 {
@@ -290,11 +301,33 @@ public final class MovieDecoder {
         guard let statedEnd = statedStreamEnd, let lastEnd else { return nil }
         let missing = MediaTimeMath.difference(statedEnd, lastEnd).seconds
         let slack = 1.5 * (frameDuration?.seconds ?? 0.04)
-        guard missing > slack else { return nil }
+        guard missing > slack, !endsWithDroppedFrames else { return nil }
         let size = formatContext?.pointee.pb.map { avio_size($0) } ?? -1
         return .malformedMedia(
             file: path, frame: nextNumber,
             reason: "the file ends\(size > 0 ? " at byte \(size)" : "") after \(Self.format(seconds: lastEnd.seconds)) of video, but its index says the video lasts until \(Self.format(seconds: statedEnd.seconds)): this frame and the ones after it are missing; the file is cut short, e.g. by an interrupted copy or download")
+    }
+
+    /// Whether the video ends with dropped frames rather than a cut: every packet of the index the
+    /// file had when opened was read, its last one ending inside the file. AVI writes a 0-byte
+    /// chunk for each dropped frame, counted in the stated duration but not indexed. A file cut
+    /// short has no such index (AVI's is at its end), or one pointing past the file's end (MP4).
+    private var endsWithDroppedFrames: Bool {
+        guard let indexedDataEnd, let lastPacketEnd, let io = formatContext?.pointee.pb else { return false }
+        let fileSize = avio_size(io)
+        // The last packet read is the last one indexed (an index may point at the chunk header,
+        // a packet's position after it: AVI's 8 bytes).
+        return fileSize > 0 && indexedDataEnd <= fileSize && (0...64).contains(lastPacketEnd - indexedDataEnd)
+    }
+
+    /// Where the data of the last non-empty entry of `stream`'s index ends, in bytes from the start of the file.
+    private static func indexedDataEnd(of stream: UnsafeMutablePointer<AVStream>) -> Int64? {
+        let count = avformat_index_get_entries_count(stream)
+        for position in stride(from: count - 1, through: 0, by: -1) {
+            guard let entry = avformat_index_get_entry(stream, position) else { return nil }
+            if entry.pointee.size > 0, entry.pointee.pos >= 0 { return entry.pointee.pos + Int64(entry.pointee.size) }
+        }
+        return nil
     }
 
     /// The `Frame` for a decoded picture, or nil when a seek skips it.
@@ -405,6 +438,7 @@ public final class MovieDecoder {
         if !hasTimestamps { nextNumber = 0 }
         lastTime = nil
         lastEnd = nil
+        lastPacketEnd = nil
     }
 
     // MARK: Helpers

@@ -14,6 +14,10 @@ public struct MovieInfo: Sendable, Equatable {
     public var containerName: String
     /// The average frame rate, when the file states one.
     public var frameRate: Y4MHeader.Ratio?
+    /// FFmpeg's guess of the frame rate (`av_guess_frame_rate`: the stream's base rate, or the
+    /// average when that is much lower), the rate `ffmpeg` gives an output by default; what
+    /// constant-rate outputs (Y4M, raw H.264) use when no rate is asked for.
+    public var guessedFrameRate: Y4MHeader.Ratio?
     /// How long the video lasts, from the stream (or the container) when stated.
     public var duration: MediaTime?
     /// The number of frames the container states (MP4 does, Matroska and raw streams do not).

@@ -52,14 +52,18 @@ public final class MediaSource: Sendable {
     public let node: ImageOutput
     /// How many frames will come, when known.
     public let expectedFrames: Int?
+    /// The input's own frame rate, when it has one: a Y4M header's, a movie's (FFmpeg's guess,
+    /// see `MovieInfo.guessedFrameRate`), the rate given for raw files, image clips and cameras.
+    public let frameRate: Y4MHeader.Ratio?
     private let runner: @Sendable (RenderContext) async throws -> Void
     private let stopper: @Sendable () -> Void
 
-    private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, run: @escaping @Sendable (RenderContext) async throws -> Void,
-                 cancel: @escaping @Sendable () -> Void) {
+    private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, frameRate: Y4MHeader.Ratio?,
+                 run: @escaping @Sendable (RenderContext) async throws -> Void, cancel: @escaping @Sendable () -> Void) {
         self.kind = kind
         self.node = node
         self.expectedFrames = expectedFrames
+        self.frameRate = frameRate
         self.runner = run
         self.stopper = cancel
     }
@@ -85,7 +89,7 @@ public final class MediaSource: Sendable {
         case "y4m":
             let reader = try Y4MReader(path: chosen)
             if let override = options.colorSpace { reader.colorSpace = override(reader.colorSpace) }
-            return frames(.y4m(chosen), options, expected: nil, reader: FrameReader(reader.nextFrame))
+            return frames(.y4m(chosen), options, expected: nil, rate: reader.header.frameRate, reader: FrameReader(reader.nextFrame))
         case "yuv", "raw":
             guard let size = options.size, let format = options.rawFormat else {
                 throw ELImageError.invalidInput(what: "raw input \(chosen) has no size and pixel format",
@@ -93,12 +97,12 @@ public final class MediaSource: Sendable {
             }
             let reader = try RawYUVReader(path: chosen, width: size.width, height: size.height, format: format, frameRate: rate)
             if let override = options.colorSpace { reader.colorSpace = override(reader.colorSpace) }
-            return frames(.rawYUV(chosen), options, expected: nil, reader: FrameReader(reader.nextFrame))
+            return frames(.rawYUV(chosen), options, expected: nil, rate: rate, reader: FrameReader(reader.nextFrame))
         case "png", "jpg", "jpeg":
             let still = try StillImageInput(path: chosen, options: .init(
                 repeatCount: options.frames ?? 1, frameRate: rate, orientation: options.orientation,
                 autorotate: options.autorotate))
-            return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1,
+            return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1, frameRate: rate,
                                run: { try await still.run(on: $0) }, cancel: { still.cancel() })
         default:
             // The file's own colour space is needed only to derive an override from it.
@@ -108,6 +112,7 @@ public final class MediaSource: Sendable {
                 autorotate: options.autorotate))
             let expected = movie.info.frameCount.map { min($0, options.frames ?? .max) }
             return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected,
+                               frameRate: movie.info.guessedFrameRate ?? movie.info.frameRate,
                                run: { try await movie.run(on: $0) }, cancel: { movie.cancel() })
         }
     }
@@ -123,7 +128,7 @@ public final class MediaSource: Sendable {
         let counter = DeliveryCounter()
         camera.addTarget(counter)
         let cancelled = Atomic<Bool>(false)
-        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, run: { _ in
+        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: options.frameRate, run: { _ in
             try camera.start()
             while camera.isRunning, counter.count < wanted, !cancelled.load(ordering: .acquiring) {
                 try await Task.sleep(for: .milliseconds(10))
@@ -133,12 +138,13 @@ public final class MediaSource: Sendable {
     }
 
     /// CPU frames from `next` uploaded through a `RawDataInput`.
-    private static func frames(_ kind: Kind, _ options: Options, expected: Int?, reader: FrameReader) -> MediaSource {
+    private static func frames(_ kind: Kind, _ options: Options, expected: Int?, rate: Y4MHeader.Ratio,
+                               reader: FrameReader) -> MediaSource {
         let upload = RawDataInput()
         let limit = options.frames ?? .max
         let orientation = options.orientation
         let cancelled = Atomic<Bool>(false)
-        return MediaSource(kind: kind, node: upload, expectedFrames: expected, run: { context in
+        return MediaSource(kind: kind, node: upload, expectedFrames: expected, frameRate: rate, run: { context in
             var count = 0
             while count < limit, !cancelled.load(ordering: .acquiring), let frame = try reader.next() {
                 try await upload.process(frame, orientation: orientation, on: context)

@@ -221,7 +221,7 @@ struct MovieDecoderTests {
         try FileManager.default.copyItem(atPath: MovieFixtures.astronautPNG, toPath: path)
         let error = #expect(throws: ELImageError.self) { try MovieDecoder(path: path) }
         #expect(error?.description.contains("\(path): it is a still image") == true, "\(String(describing: error))")
-        #expect(error?.description.contains("StillImageInput") == true)
+        #expect(error?.description.contains("give it a .png or .jpg name") == true)
     }
 
     @Test("A file with only audio has no video stream")

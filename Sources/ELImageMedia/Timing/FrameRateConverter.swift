@@ -1,0 +1,56 @@
+import ELImage
+
+/// Makes a stream constant-rate, like FFmpeg's `-fps_mode cfr`: frames are re-stamped on the grid
+/// of `rate`, repeated across gaps and dropped where two fall in one slot (see
+/// `ConstantRateSchedule`). Put it before outputs that have no timestamps of their own (Y4M, raw
+/// H.264); repeated frames share the picture's texture, nothing is copied.
+///
+/// It holds one frame back (a frame's slots are known when the next one arrives) and sends the
+/// last at end-of-stream.
+public final class FrameRateConverter: ImageOutput, ImageInput, @unchecked Sendable {
+    // @unchecked Sendable: the mutable state is behind `state`'s lock; frames arrive on the render thread.
+    public let inputSlots = InputSlots()
+    private let state: Locked<(schedule: ConstantRateSchedule, held: TextureFrame?)>
+
+    /// A converter to `rate` frames per second (positive numerator and denominator).
+    public init(rate: Y4MHeader.Ratio) {
+        state = Locked((ConstantRateSchedule(rate: rate), nil))
+        super.init()
+    }
+
+    /// The counts so far: frames sent, extra copies, frames left out.
+    public var schedule: ConstantRateSchedule { state.withLock { $0.schedule } }
+
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        let (slots, previous, schedule) = state.withLock { state in
+            let slots = state.schedule.arrive(at: frame.timestamp)
+            defer { state.held = frame }
+            return (slots, state.held, state.schedule)
+        }
+        if let previous { send(previous, in: slots, schedule: schedule, context: context) }
+    }
+
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        flush(in: context)
+        deliverEndOfStream(in: context)
+    }
+
+    /// Sends the frame held back, if any, as the last one, without ending the stream: for a source
+    /// that failed (and sends no end-of-stream), so that every frame before the fault goes out.
+    public func flush(in context: isolated RenderContext) {
+        let (slots, last, schedule) = state.withLock { state in
+            let slots = state.schedule.finish()
+            defer { state.held = nil }
+            return (slots, state.held, state.schedule)
+        }
+        if let last { send(last, in: slots, schedule: schedule, context: context) }
+    }
+
+    private func send(_ frame: TextureFrame, in slots: Range<Int64>, schedule: ConstantRateSchedule,
+                      context: isolated RenderContext) {
+        for slot in slots {
+            let time = schedule.time(ofSlot: slot)
+            deliver(time == frame.timestamp ? frame : frame.retimed(to: time), in: context)
+        }
+    }
+}
