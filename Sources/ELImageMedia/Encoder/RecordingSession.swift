@@ -432,7 +432,7 @@ final class RecordingSession: Sendable {
         end(cancelled: cancelled, outcome: .failure(.invalidState(
             node: "VideoEncoder",
             reason: cancelled ? "the recording to \(path) was cancelled"
-                : "no frame arrived between start and stop, so nothing was recorded and \(path) was removed")))
+                : "no frame arrived between start and stop, so nothing was recorded to \(path) (a file already there is left as it was)")))
     }
 
     /// Releases the frames still queued, counting them as dropped.
