@@ -50,13 +50,16 @@ demo: deps
 	@mkdir -p $(OUT)
 	$(SWIFT) run record -o $(OUT)/demo.mp4 --snapshot $(OUT)/demo-snapshot.png
 
-## Builds every product (library, examples, benchmark) and runs the tests. The `Lifecycle` suites
-## (100 pipelines in one process, 200 CLI runs, signals) measure the whole process, so they run
-## after the others, on their own and one at a time.
+## Builds every product (library, examples, benchmark) and runs the tests. Suites that measure the
+## whole process (`Lifecycle`: 100 pipelines in one process, 200 CLI runs, signals) or wait for
+## threads against deadlines (a stuck encoder, a full disk, a killed recording) run after the
+## others, on their own and one at a time: in parallel, tests that wait for ffmpeg or the CLI hold
+## the two cooperative threads of a 2-core machine, and a deadline would measure that instead.
+SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip Lifecycle
-	$(SWIFT) test --skip-build --filter Lifecycle --no-parallel
+	$(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
+	$(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --no-parallel
 
 # Sanitizer builds live in their own scratch folders (.build-asan, .build-tsan), beside .build.
 # LeakSanitizer: Mesa's llvmpipe driver is preloaded so that eglTerminate cannot unload it (an

@@ -45,7 +45,7 @@ struct EncoderParityTests {
 
     @Test("720p at CRF 18, veryfast: PSNR of every plane within 0.3 dB of FFmpeg's at no more than 1.05x its size",
           arguments: ["bt709-limited", "bt601-full"])
-    func matchesFFmpeg(variant: String) throws {
+    func matchesFFmpeg(variant: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // 30 frames of the bundled 1280x720 clip; the second variant is full-range BT.601, as
@@ -61,7 +61,7 @@ struct EncoderParityTests {
         _ = try runTool("ffmpeg", make + ["-c:v", "ffv1", source])
 
         let ours = folder.path("elimage.mp4"), theirs = folder.path("ffmpeg.mp4")
-        let result = try elimage.run(["run", source, "--crf", "18", "--preset", "veryfast", "-o", ours])
+        let result = try await elimage.run(["run", source, "--crf", "18", "--preset", "veryfast", "-o", ours])
         try #require(result.status == 0, "\(result.errors)")
         _ = try runTool("ffmpeg", ["-v", "error", "-y", "-i", source, "-c:v", "libx264", "-crf", "18", "-preset", "veryfast",
                                    theirs])

@@ -25,14 +25,14 @@ struct AlphaTests {
     }
 
     @Test("PNG → PNG: alpha and colour exactly as FFmpeg decodes the source; the output is RGBA")
-    func pngToPNG() throws {
+    func pngToPNG() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = try Self.alphaPNG(in: folder)
         let reference = try StillsReference.decode(source, pixelFormat: "rgba")
         #expect(Set(StillsReference.channel(reference, 3, of: 4)).count > 100, "the source's alpha is not varied")
         let output = folder.path("out.png")
-        let result = try elimage.run(["run", source, "-o", output])
+        let result = try await elimage.run(["run", source, "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         #expect(try Self.pixelFormat(of: output) == "rgba")
         let written = try StillsReference.decode(output, pixelFormat: "rgba")
@@ -45,13 +45,13 @@ struct AlphaTests {
 
     @Test("Colour filters pass alpha through: the alpha plane is unchanged, the colour is not",
           arguments: ["grayscale", "saturation:saturation=0.5", "brightness:brightness=0.1", "hue:degrees=90"])
-    func colourFilterKeepsAlpha(filter: String) throws {
+    func colourFilterKeepsAlpha(filter: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = try Self.alphaPNG(in: folder)
         let reference = try StillsReference.decode(source, pixelFormat: "rgba")
         let output = folder.path("out.png")
-        let result = try elimage.run(["run", source, "--filter", filter, "-o", output])
+        let result = try await elimage.run(["run", source, "--filter", filter, "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let written = try StillsReference.decode(output, pixelFormat: "rgba")
         let alphaError = StillsReference.maximumError(StillsReference.channel(written, 3, of: 4),
@@ -63,12 +63,12 @@ struct AlphaTests {
     }
 
     @Test("Raw RGBA output carries the source's alpha")
-    func rawRGBA() throws {
+    func rawRGBA() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = try Self.alphaPNG(in: folder)
         let output = folder.path("out.rgba")
-        let result = try elimage.run(["run", source, "--frames", "1", "-o", output])
+        let result = try await elimage.run(["run", source, "--frames", "1", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let written = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
         let reference = try StillsReference.decode(source, pixelFormat: "rgba")
@@ -77,12 +77,12 @@ struct AlphaTests {
     }
 
     @Test("An opaque source gives an RGB PNG, pixel for pixel as FFmpeg decodes the source")
-    func opaqueStaysRGB() throws {
+    func opaqueStaysRGB() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = Repository.path("Examples/Media/astronaut.png")
         let output = folder.path("out.png")
-        let result = try elimage.run(["run", source, "-o", output])
+        let result = try await elimage.run(["run", source, "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         #expect(try Self.pixelFormat(of: output) == "rgb24")
         let written = try StillsReference.decode(output, pixelFormat: "rgb24")

@@ -26,11 +26,11 @@ struct Y4MSitingRoundTripTests {
         return String(decoding: data.prefix { $0 != 0x0A }, as: UTF8.self)
     }
 
-    func roundTrip(_ input: String, tag: String, in folder: TemporaryFolder) throws -> [Double] {
+    func roundTrip(_ input: String, tag: String, in folder: TemporaryFolder) async throws -> [Double] {
         let inputHeader = try Self.header(input)
         #expect(inputHeader.contains(" \(tag)"), "ffmpeg wrote \(inputHeader)")
         let output = folder.path("out.y4m")
-        let result = try elimage.run(["run", input, "-o", output])
+        let result = try await elimage.run(["run", input, "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let outputHeader = try Self.header(output)
         let written = outputHeader.split(separator: " ").filter { $0.hasPrefix("C") }
@@ -39,7 +39,7 @@ struct Y4MSitingRoundTripTests {
     }
 
     @Test("The astronaut photo (256x256): siting tag kept, ≥ 50 dB on Y, U and V", arguments: 0..<3)
-    func photo(siting index: Int) throws {
+    func photo(siting index: Int) async throws {
         let (location, tag) = Self.sitings[index]
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -47,12 +47,12 @@ struct Y4MSitingRoundTripTests {
         try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", Repository.path("Examples/Media/astronaut.png"),
                                "-vf", "scale=256:256", "-pix_fmt", "yuv420p", "-chroma_sample_location", location,
                                "-strict", "-1", input])
-        let psnr = try roundTrip(input, tag: tag, in: folder)
+        let psnr = try await roundTrip(input, tag: tag, in: folder)
         #expect(psnr.allSatisfy { $0 >= 50 }, "\(tag): PSNR Y \(psnr[0]), U \(psnr[1]), V \(psnr[2]) dB")
     }
 
     @Test("Three frames of Big Buck Bunny (320x180): siting tag kept, ≥ 50 dB on Y, U and V", arguments: 0..<3)
-    func movieFrames(siting index: Int) throws {
+    func movieFrames(siting index: Int) async throws {
         let (location, tag) = Self.sitings[index]
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -60,13 +60,13 @@ struct Y4MSitingRoundTripTests {
         try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", Repository.path("Examples/Media/bigbuckbunny.mp4"),
                                "-frames:v", "3", "-vf", "scale=320:180", "-pix_fmt", "yuv420p",
                                "-chroma_sample_location", location, "-strict", "-1", input])
-        let psnr = try roundTrip(input, tag: tag, in: folder)
+        let psnr = try await roundTrip(input, tag: tag, in: folder)
         #expect(psnr.allSatisfy { $0 >= 50 }, "\(tag): PSNR Y \(psnr[0]), U \(psnr[1]), V \(psnr[2]) dB")
     }
 
     @Test("A movie's chroma location (the codec's chroma_sample_location) becomes the Y4M output's C tag",
           arguments: 0..<3)
-    func movieSiting(siting index: Int) throws {
+    func movieSiting(siting index: Int) async throws {
         let (location, tag) = Self.sitings[index]
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -75,7 +75,7 @@ struct Y4MSitingRoundTripTests {
                                "-frames:v", "2", "-an", "-vf", "scale=160:90", "-c:v", "libx264", "-preset", "ultrafast",
                                "-pix_fmt", "yuv420p", "-chroma_sample_location", location, movie])
         let output = folder.path("out.y4m")
-        let result = try elimage.run(["run", movie, "-o", output])
+        let result = try await elimage.run(["run", movie, "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let outputHeader = try Self.header(output)
         let written = outputHeader.split(separator: " ").filter { $0.hasPrefix("C") }

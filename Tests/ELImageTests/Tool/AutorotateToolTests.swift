@@ -33,7 +33,7 @@ struct AutorotateToolTests {
 
     @Test("A movie tagged 90° clockwise becomes upright MP4, H.264, Y4M, PNG and JPEG outputs without a rotation tag",
           arguments: ["out.mp4", "out.h264", "out.y4m", "out.png", "out.jpg"])
-    func outputsAreUpright(name: String) throws {
+    func outputsAreUpright(name: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try Self.portraitMovie(in: folder)
@@ -41,7 +41,7 @@ struct AutorotateToolTests {
         #expect((reference.width, reference.height) == (48, 64))
         let output = folder.path(name)
         let encoding = name.hasSuffix(".mp4") || name.hasSuffix(".h264") ? ["--preset", "ultrafast", "--crf", "1"] : []
-        let result = try elimage.run(["run", input, "-o", output] + encoding)
+        let result = try await elimage.run(["run", input, "-o", output] + encoding)
         #expect(result.status == 0, "\(result.errors)")
 
         #expect(try OrientedMediaFixtures.probeRotation(output) == nil, "\(name) carries a display matrix")
@@ -58,12 +58,12 @@ struct AutorotateToolTests {
     }
 
     @Test("--no-autorotate writes the pictures as stored, as ffmpeg -noautorotate decodes them")
-    func noAutorotate() throws {
+    func noAutorotate() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try Self.portraitMovie(in: folder)
         let output = folder.path("stored.png")
-        let result = try elimage.run(["run", input, "--no-autorotate", "-o", output])
+        let result = try await elimage.run(["run", input, "--no-autorotate", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let image = try PNGFile.read(output)
         let reference = try OrientedMediaFixtures.ffmpegFrame(input, autorotate: false)
@@ -73,12 +73,12 @@ struct AutorotateToolTests {
     }
 
     @Test("--rotate 90 on a movie tagged 90° clockwise turns it 180°, as ffmpeg's autorotate then transpose=clock")
-    func rotateComposes() throws {
+    func rotateComposes() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try Self.portraitMovie(in: folder)
         let output = folder.path("half-turn.png")
-        let result = try elimage.run(["run", input, "--rotate", "90", "-o", output])
+        let result = try await elimage.run(["run", input, "--rotate", "90", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let image = try PNGFile.read(output)
         let reference = try OrientedMediaFixtures.ffmpegFrame(input, filter: "transpose=clock")
@@ -88,7 +88,7 @@ struct AutorotateToolTests {
     }
 
     @Test("A JPEG with EXIF Orientation 6 is written upright; with --no-autorotate, as stored")
-    func exifJPEG() throws {
+    func exifJPEG() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let jpeg = try OrientedMediaFixtures.patternJPEG(in: folder)
@@ -100,7 +100,7 @@ struct AutorotateToolTests {
             .write(to: URL(fileURLWithPath: input))
 
         let upright = folder.path("upright.png")
-        var result = try elimage.run(["run", input, "-o", upright])
+        var result = try await elimage.run(["run", input, "-o", upright])
         #expect(result.status == 0, "\(result.errors)")
         let image = try PNGFile.read(upright)
         let expected = OrientedMediaFixtures.applyingEXIF(6, to: stored)
@@ -108,7 +108,7 @@ struct AutorotateToolTests {
         #expect(MovieFixtures.compareRGB(image.pixels, expected.pixels).max <= 3)
 
         let asStored = folder.path("stored.png")
-        result = try elimage.run(["run", input, "--no-autorotate", "-o", asStored])
+        result = try await elimage.run(["run", input, "--no-autorotate", "-o", asStored])
         #expect(result.status == 0, "\(result.errors)")
         let plain = try PNGFile.read(asStored)
         #expect((plain.width, plain.height) == (48, 32))

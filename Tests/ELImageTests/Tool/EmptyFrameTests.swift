@@ -26,9 +26,9 @@ struct EmptyFrameTests {
 
     /// Runs `input` into an MP4 (which keeps every decoded frame at its time) and checks the exit
     /// status and that the output has as many frames as ffmpeg decodes from the input.
-    func expectDecodesLikeFFmpeg(_ input: String, in folder: TemporaryFolder) throws {
+    func expectDecodesLikeFFmpeg(_ input: String, in folder: TemporaryFolder) async throws {
         let output = folder.path("out.mp4")
-        let result = try elimage.run(["run", input, "-o", output])
+        let result = try await elimage.run(["run", input, "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let expected = try #require(Int(try probe(input, "stream=nb_read_frames")))
         #expect(try Int(probe(output, "stream=nb_read_frames")) == expected)
@@ -36,7 +36,7 @@ struct EmptyFrameTests {
     }
 
     @Test("Gaps in a variable-rate source become empty AVI chunks (ffmpeg's AVI muxer): every real frame decodes, exit 0")
-    func emptyChunksInside() throws {
+    func emptyChunksInside() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = folder.path("gaps.mkv")
@@ -50,11 +50,11 @@ struct EmptyFrameTests {
         #expect(try emptyChunks(in: avi) >= 13)
         // The header counts the 13 empty chunks as frames; ffmpeg decodes only the 50 others.
         #expect(try probe(avi, "stream=nb_frames,nb_read_frames") == "63,50")
-        try expectDecodesLikeFFmpeg(avi, in: folder)
+        try await expectDecodesLikeFFmpeg(avi, in: folder)
     }
 
     @Test("An AVI ending in empty chunks (dropped frames after the last picture) is not 'cut short'")
-    func emptyChunksAtTheEnd() throws {
+    func emptyChunksAtTheEnd() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let plain = folder.path("five.avi")
@@ -66,13 +66,13 @@ struct EmptyFrameTests {
         // ffprobe agrees the file lasts 25 frames (1 s) of which 5 decode, and ffmpeg decodes it without error.
         #expect(try probe(padded, "stream=nb_frames,nb_read_frames") == "25,5")
         try runTool("ffmpeg", ["-v", "error", "-xerror", "-i", padded, "-f", "null", "-"])
-        try expectDecodesLikeFFmpeg(padded, in: folder)
+        try await expectDecodesLikeFFmpeg(padded, in: folder)
 
         // The same file cut in the middle of its data still fails, saying so.
         let data = try Data(contentsOf: URL(fileURLWithPath: padded))
         let cut = folder.path("cut.avi")
         try data.prefix(data.count * 6 / 10).write(to: URL(fileURLWithPath: cut))
-        let result = try elimage.run(["run", cut, "-o", folder.path("cut.mp4")])
+        let result = try await elimage.run(["run", cut, "-o", folder.path("cut.mp4")])
         #expect(result.status == 1)
         #expect(result.errors.contains("cut.avi, frame "), "\(result.errors)")
     }

@@ -20,20 +20,20 @@ struct ErrorWordingTests {
     }
 
     @Test("A crop outside the picture: names the rectangle and the WxH frame")
-    func cropOutside() throws {
+    func cropOutside() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.path("clip.mp4")
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "5",
                                "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
         for output in ["out.mp4", "out.y4m"] {
-            expectUserWords(try elimage.run(["run", clip, "--filter", "crop:x=200,y=10,width=20,height=20", "-o", folder.path(output)]),
+            expectUserWords(try await elimage.run(["run", clip, "--filter", "crop:x=200,y=10,width=20,height=20", "-o", folder.path(output)]),
                             ["crop", "x=200", "outside the 96x64 frame", "clip.mp4"])
         }
     }
 
     @Test("An input without a decodable frame: says so, not that an encoder got nothing")
-    func noDecodableFrame() throws {
+    func noDecodableFrame() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.path("clip.mkv")
@@ -45,20 +45,20 @@ struct ErrorWordingTests {
         let packets = String(decoding: try runTool("ffprobe", ["-v", "quiet", "-select_streams", "v:0", "-show_entries", "packet=pts",
                                                                "-of", "csv=p=0", headerOnly]), as: UTF8.self)
         #expect(packets.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "ffprobe reads packets: \(packets)")
-        expectUserWords(try elimage.run(["run", headerOnly, "-o", folder.path("out.mp4")]),
+        expectUserWords(try await elimage.run(["run", headerOnly, "-o", folder.path("out.mp4")]),
                         ["header.mkv has no frame that could be decoded", "nothing was written"])
     }
 
     @Test("Images and movies with the wrong name: says which name to give")
-    func wrongNames() throws {
+    func wrongNames() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let text = folder.path("notes.png")
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: text))
-        expectUserWords(try elimage.run(["run", text, "-o", folder.path("out.y4m")]), ["notes.png", "not a PNG or JPEG file", ".mp4"])
+        expectUserWords(try await elimage.run(["run", text, "-o", folder.path("out.y4m")]), ["notes.png", "not a PNG or JPEG file", ".mp4"])
         let picture = folder.path("picture.mp4")
         try FileManager.default.copyItem(atPath: MovieFixtures.astronautPNG, toPath: picture)
-        expectUserWords(try elimage.run(["run", picture, "-o", folder.path("out.y4m")]),
+        expectUserWords(try await elimage.run(["run", picture, "-o", folder.path("out.y4m")]),
                         ["picture.mp4", "still image", "give it a .png or .jpg name"])
     }
 }

@@ -7,11 +7,11 @@ import Testing
 @Suite("Examples", .closesContexts)
 struct ExampleTests {
     @Test("grayscale: the bundled clip's first frames become gray PNGs")
-    func grayscale() throws {
+    func grayscale() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let pattern = folder.path("gray%d.png")
-        let result = try BuiltProgram(name: "grayscale").run([Repository.path("Examples/Media/bigbuckbunny.mp4"),
+        let result = try await BuiltProgram(name: "grayscale").run([Repository.path("Examples/Media/bigbuckbunny.mp4"),
                                                                "--frames", "2", "-o", pattern])
         #expect(result.status == 0, "\(result.errors)")
         for index in 0..<2 {
@@ -22,11 +22,11 @@ struct ExampleTests {
     }
 
     @Test("beauty: the bundled portrait before and after, side by side, the skin smoother")
-    func beauty() throws {
+    func beauty() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("beauty.png")
-        let result = try BuiltProgram(name: "beauty").run(["-o", output])
+        let result = try await BuiltProgram(name: "beauty").run(["-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let image = try PNGFile.read(output)
         #expect(image.width == 1024 && image.height == 600)

@@ -28,14 +28,14 @@ struct OutputStagingTests {
 
     @Test("A run that fails before its first frame leaves the existing output byte-identical",
           arguments: ["mp4", "h264", "y4m", "rgba", "png"])
-    func failedRunKeepsExistingOutput(kind: String) throws {
+    func failedRunKeepsExistingOutput(kind: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (_, cut) = try inputs(in: folder)
         let output = folder.path("out.\(kind)")
         let existing = Data("a file the user already had\n".utf8)
         try existing.write(to: URL(fileURLWithPath: output))
-        let result = try elimage.run(["run", cut, "-o", output])
+        let result = try await elimage.run(["run", cut, "-o", output])
         #expect(result.status == 1, "\(result.errors)")
         #expect(result.errors.contains("frame 0"), "\(result.errors)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == existing)
@@ -44,13 +44,13 @@ struct OutputStagingTests {
 
     @Test("A run that succeeds replaces the existing output and leaves no temporary file",
           arguments: ["mp4", "h264", "y4m", "rgba", "png"])
-    func successfulRunReplacesOutput(kind: String) throws {
+    func successfulRunReplacesOutput(kind: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (whole, _) = try inputs(in: folder)
         let output = folder.path("out.\(kind)")
         try Data("old".utf8).write(to: URL(fileURLWithPath: output))
-        let result = try elimage.run(["run", whole, "-o", output])
+        let result = try await elimage.run(["run", whole, "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         #expect(try leftovers(in: folder).isEmpty)
         switch kind {
@@ -64,7 +64,7 @@ struct OutputStagingTests {
     }
 
     @Test("Through a symbolic link the link stays and its target gets the new file")
-    func symbolicLinkOutput() throws {
+    func symbolicLinkOutput() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (whole, _) = try inputs(in: folder)
@@ -74,7 +74,7 @@ struct OutputStagingTests {
         try Data("old".utf8).write(to: URL(fileURLWithPath: target))
         let link = folder.path("link.mp4")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        let result = try elimage.run(["run", whole, "-o", link])
+        let result = try await elimage.run(["run", whole, "-o", link])
         #expect(result.status == 0, "\(result.errors)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
         #expect(try EncoderFixtures.decodedFrameCount(target) == 3)

@@ -68,14 +68,14 @@ struct TimingTests {
 
     @Test("A constant-rate source keeps its exact rate in Y4M (also Y4M → Y4M) and in raw H.264's VUI",
           arguments: ["25", "30000/1001", "24000/1001"])
-    func constantRateSources(rate: String) throws {
+    func constantRateSources(rate: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = try cfrClip(rate: rate, in: folder)
         let tag = "F" + rate.replacingOccurrences(of: "/", with: ":") + (rate.contains("/") ? "" : ":1")
 
         let y4m = folder.path("out.y4m")
-        let result = try elimage.run(["run", source, "-o", y4m])
+        let result = try await elimage.run(["run", source, "-o", y4m])
         #expect(result.status == 0, "\(result.errors)")
         let header = try y4mHeader(y4m)
         #expect(header.split(separator: " ").contains(Substring(tag)), "\(header)")
@@ -84,7 +84,7 @@ struct TimingTests {
 
         // Y4M → Y4M without a filter keeps the rate.
         let again = folder.path("again.y4m")
-        let copy = try elimage.run(["run", y4m, "-o", again])
+        let copy = try await elimage.run(["run", y4m, "-o", again])
         #expect(copy.status == 0, "\(copy.errors)")
         #expect(try y4mHeader(again).split(separator: " ").contains(Substring(tag)))
         #expect(try decodedFrames(again) == 30)
@@ -92,7 +92,7 @@ struct TimingTests {
         // Raw H.264 (no B-frames with ultrafast: ffmpeg's raw-stream remux drops B-frame delay
         // from the end, also for libx264's own output): the remuxed file lasts as long as the source.
         let h264 = folder.path("out.h264")
-        let encoded = try elimage.run(["run", source, "--preset", "ultrafast", "-o", h264])
+        let encoded = try await elimage.run(["run", source, "--preset", "ultrafast", "-o", h264])
         #expect(encoded.status == 0, "\(encoded.errors)")
         #expect(try probe(h264, "stream=r_frame_rate").hasPrefix(rate.contains("/") ? rate : "\(rate)/1"))
         let sourceDuration = try #require(Double(try probe(source, "format=duration", stream: false)))
@@ -102,7 +102,7 @@ struct TimingTests {
 
     @Test("A variable-rate source is made constant-rate: frames, repeats and drops from ffprobe's timestamps",
           arguments: ["25", "30000/1001", "24000/1001"])
-    func variableRateSource(rate: String) throws {
+    func variableRateSource(rate: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = try vfrClip(in: folder)
@@ -133,7 +133,7 @@ struct TimingTests {
         #expect(duplicated > 0 && dropped > 0)
 
         let y4m = folder.path("out.y4m")
-        let result = try elimage.run(["run", source, "--fps", rate, "-o", y4m])
+        let result = try await elimage.run(["run", source, "--fps", rate, "-o", y4m])
         #expect(result.status == 0, "\(result.errors)")
         #expect(try y4mHeader(y4m).split(separator: " ").contains(Substring("F\(numerator):\(denominator)")))
         #expect(try decodedFrames(y4m) == frames)
@@ -148,7 +148,7 @@ struct TimingTests {
 
         // Raw H.264 at the same rate: the remux lasts as long as the source (within a frame).
         let h264 = folder.path("out.h264")
-        let encoded = try elimage.run(["run", source, "--fps", rate, "--preset", "ultrafast", "-o", h264])
+        let encoded = try await elimage.run(["run", source, "--fps", rate, "--preset", "ultrafast", "-o", h264])
         #expect(encoded.status == 0, "\(encoded.errors)")
         let sourceEnd = Double(ticks.last! + 40) / 1000
         let remuxed = try #require(try remuxedDuration(h264, in: folder))
@@ -157,14 +157,14 @@ struct TimingTests {
 
     @Test("--fps on a constant-rate Y4M: raising the rate repeats frames exactly as ffmpeg -fps_mode cfr does; lowering it keeps the duration",
           arguments: ["30000/1001", "60", "24000/1001", "12"])
-    func changedRate(rate: String) throws {
+    func changedRate(rate: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = folder.path("clip.y4m")
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "50",
                                "-pix_fmt", "yuv420p", source])
         let output = folder.path("out.y4m")
-        let result = try elimage.run(["run", source, "--fps", rate, "-o", output])
+        let result = try await elimage.run(["run", source, "--fps", rate, "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let reported = try #require(counts(in: result.output), "\(result.output)")
         let frames = try #require(try decodedFrames(output))
@@ -189,18 +189,18 @@ struct TimingTests {
     }
 
     @Test("Without --fps a variable-rate source takes the rate FFmpeg guesses (ffprobe's r_frame_rate); MP4 keeps every timestamp")
-    func defaultRate() throws {
+    func defaultRate() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = try vfrClip(in: folder)
         let guessed = try probe(source, "stream=r_frame_rate")
         let y4m = folder.path("out.y4m")
-        let result = try elimage.run(["run", source, "-o", y4m])
+        let result = try await elimage.run(["run", source, "-o", y4m])
         #expect(result.status == 0, "\(result.errors)")
         #expect(try y4mHeader(y4m).split(separator: " ").contains(Substring("F" + guessed.replacingOccurrences(of: "/", with: ":"))))
 
         let mp4 = folder.path("out.mp4")
-        let kept = try elimage.run(["run", source, "-o", mp4])
+        let kept = try await elimage.run(["run", source, "-o", mp4])
         #expect(kept.status == 0, "\(kept.errors)")
         #expect(!kept.output.contains("constant rate"))
         let sourceTimes = try probe(source, "packet=pts_time").split(separator: "\n").compactMap { Double($0) }.sorted()

@@ -17,7 +17,9 @@ struct BuiltProgram {
         return folder.appendingPathComponent(name)
     }
 
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    /// Runs the program to its end. Async, so the wait holds no thread of the cooperative pool
+    /// (on a 2-core machine it has two, and every parallel test needs them).
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -30,8 +32,15 @@ struct BuiltProgram {
         }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-        try process.run()
-        process.waitUntilExit()
+        try await withCheckedThrowingContinuation { (ended: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in ended.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                ended.resume(throwing: error)
+            }
+        }
         return (process.terminationStatus,
                 (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
                 (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
@@ -56,11 +65,11 @@ struct ToolTests {
     }
 
     @Test("Y4M → grayscale → Y4M: ffmpeg reads every frame back, gray")
-    func y4mToY4M() throws {
+    func y4mToY4M() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("gray.y4m")
-        let result = try elimage.run(["run", try clip(in: folder), "--filter", "grayscale", "-o", output])
+        let result = try await elimage.run(["run", try clip(in: folder), "--filter", "grayscale", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("wrote 5 frames"))
         let frames = try Y4MReader.readAll(path: output)
@@ -80,7 +89,7 @@ struct ToolTests {
         let raw = folder.path("clip.yuv")
         try runTool("ffmpeg", ["-v", "error", "-i", try clip(in: folder, frames: 3), "-f", "rawvideo", "-pix_fmt", "nv12", raw])
         let output = folder.path("frames.rgba")
-        let result = try elimage.run(["run", raw, "--size", "96x64", "--format", "nv12", "--matrix", "bt601",
+        let result = try await elimage.run(["run", raw, "--size", "96x64", "--format", "nv12", "--matrix", "bt601",
                                       "--range", "limited", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
@@ -98,16 +107,16 @@ struct ToolTests {
     }
 
     @Test("PNG in, PNG out (one frame, and a %d pattern for several), rotated")
-    func pngOutputs() throws {
+    func pngOutputs() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let single = folder.path("one.png")
-        var result = try elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--rotate", "90", "-o", single])
+        var result = try await elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--rotate", "90", "-o", single])
         #expect(result.status == 0, "\(result.errors)")
         let image = try PNGFile.read(single)
         #expect(image.width == 512 && image.height == 512)
         let pattern = folder.path("frame%02d.png")
-        result = try elimage.run(["run", try clip(in: folder, frames: 3), "--filter", "scale:width=48,height=32", "-o", pattern])
+        result = try await elimage.run(["run", try clip(in: folder, frames: 3), "--filter", "scale:width=48,height=32", "-o", pattern])
         #expect(result.status == 0, "\(result.errors)")
         for index in 0..<3 {
             let frame = try PNGFile.read(folder.path(String(format: "frame%02d.png", index)))
@@ -116,31 +125,31 @@ struct ToolTests {
     }
 
     @Test("A video file in, rotated, a frame limit; a JPEG in and out")
-    func movieAndJPEG() throws {
+    func movieAndJPEG() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("turned.y4m")
-        var result = try elimage.run(["run", Repository.path("Examples/Media/bigbuckbunny.mp4"), "--frames", "4",
+        var result = try await elimage.run(["run", Repository.path("Examples/Media/bigbuckbunny.mp4"), "--frames", "4",
                                       "--rotate", "90", "--filter", "grayscale", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let probe = String(decoding: try runTool("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
                                                              "stream=nb_read_frames,width,height", "-of", "csv=p=0", output]), as: UTF8.self)
         #expect(probe.trimmingCharacters(in: .whitespacesAndNewlines) == "720,1280,4")
         let jpeg = folder.path("portrait.jpg")
-        result = try elimage.run(["run", Repository.path("Examples/Media/grace_hopper.jpg"), "-o", jpeg])
+        result = try await elimage.run(["run", Repository.path("Examples/Media/grace_hopper.jpg"), "-o", jpeg])
         #expect(result.status == 0, "\(result.errors)")
         let decoded = try JPEGFile.read(jpeg)
         #expect(decoded.width == 512 && decoded.height == 600)
     }
 
     @Test("MP4 and raw H.264 out, with encoder options: ffprobe counts the frames")
-    func videoOutputs() throws {
+    func videoOutputs() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         for (name, options) in [("clip.mp4", ["--preset", "ultrafast", "--crf", "20", "--keyint", "10"]),
                                 ("clip.h264", ["--bitrate", "800"])] {
             let output = folder.path(name)
-            let result = try elimage.run(["run", try clip(in: folder, frames: 12), "--filter", "grayscale"] + options + ["-o", output])
+            let result = try await elimage.run(["run", try clip(in: folder, frames: 12), "--filter", "grayscale"] + options + ["-o", output])
             #expect(result.status == 0, "\(name): \(result.errors)")
             let probe = String(decoding: try runTool("ffprobe", ["-v", "error", "-count_frames", "-show_entries",
                                                                  "stream=codec_name,nb_read_frames", "-of", "csv=p=0", output]), as: UTF8.self)
@@ -159,11 +168,11 @@ struct ToolTests {
         (["run", "--preset", "fastest"], "--preset fastest"),
         (["run", "--crf", "60"], "--crf 60.0"),
     ] as [([String], String)])
-    func usageErrors(arguments: [String], message: String) throws {
+    func usageErrors(arguments: [String], message: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try Data([1, 2, 3]).write(to: URL(fileURLWithPath: folder.path("x.yuv")))
-        let result = try elimage.run(arguments.map { $0 == "x.yuv" ? folder.path("x.yuv") : $0 })
+        let result = try await elimage.run(arguments.map { $0 == "x.yuv" ? folder.path("x.yuv") : $0 })
         #expect(result.status == 2, "\(arguments): \(result.errors)")
         #expect(result.errors.contains(message), "\(result.errors)")
         #expect(result.errors.split(separator: "\n").count == 1)
@@ -171,7 +180,7 @@ struct ToolTests {
 
     @Test("An output that is the input (same path, a symbolic link, a hard link) is refused; the input is untouched",
           arguments: ["same", "symlink", "hardlink"])
-    func outputIsInput(how: String) throws {
+    func outputIsInput(how: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try clip(in: folder, frames: 3)
@@ -184,7 +193,7 @@ struct ToolTests {
             output = folder.path("hard.y4m")
             try FileManager.default.linkItem(atPath: input, toPath: output)
         }
-        let result = try elimage.run(["run", input, "--filter", "grayscale", "-o", output])
+        let result = try await elimage.run(["run", input, "--filter", "grayscale", "-o", output])
         #expect(result.status == 2, "\(result.errors)")
         #expect(result.errors.contains("is the input file"), "\(result.errors)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before, "the input is byte-identical")
@@ -192,7 +201,7 @@ struct ToolTests {
 
     @Test("A truncated input: exit 1, and the MP4 and Y4M outputs keep every frame decoded before the cut",
           arguments: ["mp4", "y4m"])
-    func truncatedInputKeepsFrames(kind: String) throws {
+    func truncatedInputKeepsFrames(kind: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let whole = try Data(contentsOf: URL(fileURLWithPath: try clip(in: folder, frames: 5)))
@@ -202,45 +211,45 @@ struct ToolTests {
         let cut = folder.path("cut.y4m")
         try whole.prefix(header + 3 * frameBytes + frameBytes / 2).write(to: URL(fileURLWithPath: cut))
         let output = folder.path("kept.\(kind)")
-        let result = try elimage.run(["run", cut, "-o", output])
+        let result = try await elimage.run(["run", cut, "-o", output])
         #expect(result.status == 1, "\(result.errors)")
         #expect(result.errors.contains("frame 3"), "\(result.errors)")
         #expect(try EncoderFixtures.decodedFrameCount(output) == 3)
     }
 
     @Test("Runtime failures exit 1 with one line: a missing file, a truncated Y4M")
-    func runtimeErrors() throws {
+    func runtimeErrors() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var result = try elimage.run(["run", folder.path("missing.y4m")])
+        var result = try await elimage.run(["run", folder.path("missing.y4m")])
         #expect(result.status == 1)
         #expect(result.errors.contains("missing.y4m"))
         let clipPath = try clip(in: folder)
         let data = try Data(contentsOf: URL(fileURLWithPath: clipPath))
         let truncated = folder.path("truncated.y4m")
         try data.prefix(data.count - 100).write(to: URL(fileURLWithPath: truncated))
-        result = try elimage.run(["run", truncated, "-o", folder.path("out.y4m")])
+        result = try await elimage.run(["run", truncated, "-o", folder.path("out.y4m")])
         #expect(result.status == 1)
         #expect(result.errors.contains("frame 4"), "\(result.errors)")
         #expect(result.errors.split(separator: "\n").count == 1)
     }
 
     @Test("Camera commands: devices lists (or says there are none), controls of a missing device exits 1")
-    func cameraCommands() throws {
-        let devices = try elimage.run(["devices"])
+    func cameraCommands() async throws {
+        let devices = try await elimage.run(["devices"])
         #expect(devices.status == 0)
         #expect(!devices.output.isEmpty)
-        let controls = try elimage.run(["controls", "/dev/video-does-not-exist"])
+        let controls = try await elimage.run(["controls", "/dev/video-does-not-exist"])
         #expect(controls.status == 1)
         #expect(controls.errors.contains("/dev/video-does-not-exist"))
     }
 
     @Test("Several colour filters and the beauty filter chain in one run")
-    func filterChain() throws {
+    func filterChain() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("chain.png")
-        let result = try elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--filter", "brightness:brightness=0.1",
+        let result = try await elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--filter", "brightness:brightness=0.1",
                                       "--filter", "saturation:saturation=0", "--filter", "beauty:strength=0.5", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let image = try PNGFile.read(output)
@@ -250,8 +259,8 @@ struct ToolTests {
     }
 
     @Test("`elimage filters` lists the filters with their parameter ranges")
-    func filterListing() throws {
-        let result = try elimage.run(["filters"])
+    func filterListing() async throws {
+        let result = try await elimage.run(["filters"])
         #expect(result.status == 0)
         #expect(result.output.contains("grayscale"))
         #expect(result.output.contains("width=0.0...16384.0"))
