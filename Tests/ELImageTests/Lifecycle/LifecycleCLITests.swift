@@ -40,8 +40,10 @@ struct LifecycleCLITests {
         // A photo repeated 100000 times: an input that is still running when the signal comes.
         let run = try SignalledRun(program: elimage, arguments: [
             "run", MovieFixtures.astronautPNG, "--frames", "100000", "--filter", "grayscale", "-o", output])
-        try run.waitUntil(file: output, holds: kind == "mp4" ? 20_000 : 600_000)
+        // Written under its temporary name until the run ends.
+        try run.waitUntil(file: output + StagedOutputFile.suffix, holds: kind == "mp4" ? 20_000 : 600_000)
         let result = try run.stop(with: signal)
+        #expect(!FileManager.default.fileExists(atPath: output + StagedOutputFile.suffix), "renamed into place")
 
         #expect(result.status == 128 + signal, "\(result.errors)")
         let written = result.output.split(separator: "\n").compactMap { line -> Int? in
@@ -69,7 +71,7 @@ struct LifecycleCLITests {
         let output = folder.path("record.mp4")
         let run = try SignalledRun(program: BuiltProgram(name: "record"), arguments: [
             "--test-picture", "--frames", "100000", "--size", "160x90", "--fragment-seconds", "0.2", "-o", output])
-        try run.waitUntil(file: output, holds: 5_000)
+        try run.waitUntil(file: output + StagedOutputFile.suffix, holds: 5_000)
         let result = try run.stop(with: SIGINT)
         #expect(result.status == 130, "\(result.errors)")
         let finished = result.output.split(separator: "\n").first { $0.hasPrefix("finished ") }
