@@ -19,10 +19,7 @@ struct EXIFOrientationTests {
 
     /// A tagged copy of the pattern JPEG written to `folder`, and FFmpeg's decode of the untagged one.
     static func taggedJPEG(tag: Int, littleEndian: Bool, in folder: TemporaryFolder) throws -> (path: String, stored: RGBAImage) {
-        let jpeg = try OrientedMediaFixtures.patternJPEG(in: folder)
-        let untagged = folder.path("untagged.jpg")
-        try Data(jpeg).write(to: URL(fileURLWithPath: untagged))
-        let stored = try OrientedMediaFixtures.ffmpegFrame(untagged)
+        let (jpeg, stored) = try OrientedMediaFixtures.untaggedPattern(in: folder)
         let path = folder.path("tagged-\(tag)-\(littleEndian ? "II" : "MM").jpg")
         let tagged = OrientedMediaFixtures.splicingExif(OrientedMediaFixtures.exifTIFF(orientation: tag, littleEndian: littleEndian),
                                                         into: jpeg)
@@ -101,10 +98,7 @@ struct EXIFOrientationTests {
     func damagedExifIsIgnored() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let jpeg = try OrientedMediaFixtures.patternJPEG(in: folder)
-        let untagged = folder.path("untagged.jpg")
-        try Data(jpeg).write(to: URL(fileURLWithPath: untagged))
-        let stored = try OrientedMediaFixtures.ffmpegFrame(untagged)
+        let (jpeg, stored) = try OrientedMediaFixtures.untaggedPattern(in: folder)
         // The layout the cases above cut into: Orientation is the second entry of IFD0 at 8.
         let good = OrientedMediaFixtures.exifTIFF(orientation: 6, littleEndian: true)
         #expect(JPEGFile.orientation(of: OrientedMediaFixtures.splicingExif(good, into: jpeg)) == Orientation(rotation: .clockwise90))

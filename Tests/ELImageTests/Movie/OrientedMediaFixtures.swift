@@ -89,6 +89,15 @@ enum OrientedMediaFixtures {
     // MARK: JPEG and EXIF
 
     /// The pattern as an untagged 4:4:4 JPEG made by ffmpeg (best quality).
+    /// The pattern as an untagged JPEG (its bytes, also written as `untagged.jpg` in `folder`) and
+    /// FFmpeg's decode of it: the picture as stored, the reference every orientation turns.
+    static func untaggedPattern(in folder: TemporaryFolder) throws -> (jpeg: [UInt8], stored: RGBAImage) {
+        let jpeg = try patternJPEG(in: folder)
+        let untagged = folder.path("untagged.jpg")
+        try Data(jpeg).write(to: URL(fileURLWithPath: untagged))
+        return (jpeg, try ffmpegFrame(untagged))
+    }
+
     static func patternJPEG(in folder: TemporaryFolder, width: Int = 48, height: Int = 32) throws -> [UInt8] {
         let path = folder.path("pattern.jpg")
         try MovieFixtures.ffmpeg(["-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "\(width)x\(height)",

@@ -91,10 +91,7 @@ struct AutorotateToolTests {
     func exifJPEG() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let jpeg = try OrientedMediaFixtures.patternJPEG(in: folder)
-        let untagged = folder.path("untagged.jpg")
-        try Data(jpeg).write(to: URL(fileURLWithPath: untagged))
-        let stored = try OrientedMediaFixtures.ffmpegFrame(untagged)
+        let (jpeg, stored) = try OrientedMediaFixtures.untaggedPattern(in: folder)
         let input = folder.path("photo.jpg")
         try Data(OrientedMediaFixtures.splicingExif(OrientedMediaFixtures.exifTIFF(orientation: 6, littleEndian: false), into: jpeg))
             .write(to: URL(fileURLWithPath: input))
