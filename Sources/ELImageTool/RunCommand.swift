@@ -39,7 +39,8 @@ struct RunCommand: AsyncParsableCommand {
         "Frame rate N or N/D (e.g. 25 or 30000/1001) of raw input and image clips, and of .y4m and .h264 outputs.",
         discussion: """
             .y4m and .h264 files have one constant rate: --fps, else the input's own (a Y4M header's, the \
-            rate FFmpeg guesses for a movie: its base rate, as ffmpeg picks it), else 25. Frames are put \
+            rate FFmpeg guesses for a movie: its base rate, as ffmpeg picks it; a camera's capture rate, \
+            30), else 25. Frames are put \
             on that rate's grid like ffmpeg -fps_mode cfr: the frame before a gap is repeated, a frame \
             that another one replaces within one frame's time is dropped; the summary says how many. \
             .mp4 keeps every frame at its own timestamp (variable rates stay variable).

@@ -128,7 +128,9 @@ public final class MediaSource: Sendable {
         let counter = DeliveryCounter()
         camera.addTarget(counter)
         let cancelled = Atomic<Bool>(false)
-        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: options.frameRate, run: { _ in
+        // The rate the capture mode is chosen for (30 unless told): constant-rate outputs use it.
+        let rate = options.frameRate ?? 30
+        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate, run: { _ in
             try camera.start()
             while camera.isRunning, counter.count < wanted, !cancelled.load(ordering: .acquiring) {
                 try await Task.sleep(for: .milliseconds(10))
