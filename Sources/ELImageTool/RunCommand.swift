@@ -117,7 +117,10 @@ struct RunCommand: AsyncParsableCommand {
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
         // First target: says which crop lies outside the picture before any output fails on it.
-        input.node.addTarget(CropCheck(filters: options.filters, inputName: self.input ?? "the input") { input.cancel() })
+        // Weak: the check is a target of the input's node, which the input holds (no cycle).
+        input.node.addTarget(CropCheck(filters: options.filters, inputName: self.input ?? "the input") { [weak input] in
+            input?.cancel()
+        })
         // One node for the chain: runs of colour filters fuse into one shader pass.
         let chain = options.filters.isEmpty ? nil : try FilterGroup(options.filters)
         var last: ImageOutput = chain ?? input.node
