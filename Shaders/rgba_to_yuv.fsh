@@ -9,7 +9,6 @@
 // chroma samples, which undoes the [1 6 1]/8 blur that bilinear upsampling (yuv_to_rgba.fsh) and
 // the average make together: Y'CbCr written back after a trip through RGBA keeps its chroma
 // (6 or 7 taps per direction instead of 2 or 3).
-// Neighbouring chroma samples of one output texel share their pixel fetches.
 // The plane and the subsampling are chosen at compile time (ShaderVariant), so no pixel pays for
 // the paths it does not take.
 precision highp float;
@@ -46,83 +45,48 @@ vec3 rgbAt(int x, int y) {
         * 0.003921568627450980;
 }
 
-// The chroma filter's taps per direction: weights, and the offset of the first from the block's
-// first luma sample. Not subsampled: one tap. Co-sited with the even sample: [1 2 1]/4 around it
-// (matched: [-1 -2 7 16 7 -2 -1]/24). Between two samples: [1 1]/2 (matched: [-1 -1 8 8 -1 -1]/12).
-#define ONE_TAP float[1](1.0)
-#if CHROMA_FILTER == 1
-#define COSITED_COUNT 7
-#define BETWEEN_COUNT 6
-#define COSITED_TAPS float[7](-1.0 / 24.0, -2.0 / 24.0, 7.0 / 24.0, 16.0 / 24.0, 7.0 / 24.0, -2.0 / 24.0, -1.0 / 24.0)
-#define COSITED_FIRST -3
-#define BETWEEN_TAPS float[6](-1.0 / 12.0, -1.0 / 12.0, 8.0 / 12.0, 8.0 / 12.0, -1.0 / 12.0, -1.0 / 12.0)
-#define BETWEEN_FIRST -2
-#else
-#define COSITED_COUNT 3
-#define BETWEEN_COUNT 2
-#define COSITED_TAPS float[3](0.25, 0.5, 0.25)
-#define COSITED_FIRST -1
-#define BETWEEN_TAPS float[2](0.5, 0.5)
-#define BETWEEN_FIRST 0
-#endif
+// The chroma filter of each direction, written out tap by tap (no arrays, no loops), around the
+// chroma sample's first luma sample (offset 0):
+//   co-sited with it:    average [1 2 1]/4 (offsets -1..1); matched [-1 -2 7 16 7 -2 -1]/24 (-3..3)
+//   between it and next: average [1 1]/2 (0..1);            matched [-1 -1 8 8 -1 -1]/12 (-2..3)
+const float twelfth = 0.08333333333333333;
+const float twentyFourth = 0.041666666666666664;
 
+// Row y filtered across, around luma column x.
+vec3 across(int x, int y) {
 #if CHROMA_DIVISOR_X == 1
-const float xTaps[] = ONE_TAP;
-const int xFirst = 0;
-#define X_COUNT 1
+    return rgbAt(x, y);
+#elif CHROMA_SITING == 1 && CHROMA_FILTER == 1
+    return (8.0 * (rgbAt(x, y) + rgbAt(x + 1, y))
+            - (rgbAt(x - 2, y) + rgbAt(x - 1, y) + rgbAt(x + 2, y) + rgbAt(x + 3, y))) * twelfth;
 #elif CHROMA_SITING == 1
-const float xTaps[] = BETWEEN_TAPS;
-const int xFirst = BETWEEN_FIRST;
-#define X_COUNT BETWEEN_COUNT
+    return 0.5 * (rgbAt(x, y) + rgbAt(x + 1, y));
+#elif CHROMA_FILTER == 1
+    return (16.0 * rgbAt(x, y) + 7.0 * (rgbAt(x - 1, y) + rgbAt(x + 1, y))
+            - 2.0 * (rgbAt(x - 2, y) + rgbAt(x + 2, y)) - (rgbAt(x - 3, y) + rgbAt(x + 3, y))) * twentyFourth;
 #else
-const float xTaps[] = COSITED_TAPS;
-const int xFirst = COSITED_FIRST;
-#define X_COUNT COSITED_COUNT
+    return 0.25 * (rgbAt(x - 1, y) + rgbAt(x + 1, y)) + 0.5 * rgbAt(x, y);
 #endif
+}
 
+// Y'CbCr of chroma sample `index` of the chroma plane: the rows filtered across, then down.
+vec3 chromaSample(ivec2 index) {
+    int x = index.x * CHROMA_DIVISOR_X;
+    int y = index.y * CHROMA_DIVISOR_Y;
 #if CHROMA_DIVISOR_Y == 1
-const float yTaps[] = ONE_TAP;
-const int yFirst = 0;
-#elif CHROMA_SITING == 2
-const float yTaps[] = COSITED_TAPS;
-const int yFirst = COSITED_FIRST;
+    vec3 rgb = across(x, y);
+#elif CHROMA_SITING != 2 && CHROMA_FILTER == 1
+    vec3 rgb = (8.0 * (across(x, y) + across(x, y + 1))
+                - (across(x, y - 2) + across(x, y - 1) + across(x, y + 2) + across(x, y + 3))) * twelfth;
+#elif CHROMA_SITING != 2
+    vec3 rgb = 0.5 * (across(x, y) + across(x, y + 1));
+#elif CHROMA_FILTER == 1
+    vec3 rgb = (16.0 * across(x, y) + 7.0 * (across(x, y - 1) + across(x, y + 1))
+                - 2.0 * (across(x, y - 2) + across(x, y + 2)) - (across(x, y - 3) + across(x, y + 3))) * twentyFourth;
 #else
-const float yTaps[] = BETWEEN_TAPS;
-const int yFirst = BETWEEN_FIRST;
+    vec3 rgb = 0.25 * (across(x, y - 1) + across(x, y + 1)) + 0.5 * across(x, y);
 #endif
-
-#if PLANE_KIND == 3
-#define SAMPLES 2             // chroma pairs per output texel
-#else
-#define SAMPLES 4             // chroma samples per output texel
-#endif
-// The pixels of one row that the taps of SAMPLES neighbouring chroma samples cover together:
-// each is fetched once for all of them (the taps of neighbours overlap).
-#define SPAN ((SAMPLES - 1) * CHROMA_DIVISOR_X + X_COUNT)
-
-// Y'CbCr of chroma samples `first` to `first + SAMPLES - 1` (across) of the chroma plane.
-void chromaSamples(ivec2 first, out vec3 samples[SAMPLES]) {
-    ivec2 origin = first * ivec2(CHROMA_DIVISOR_X, CHROMA_DIVISOR_Y) + ivec2(xFirst, yFirst);
-    vec3 sums[SAMPLES];
-    for (int k = 0; k < SAMPLES; k++) {
-        sums[k] = vec3(0.0);
-    }
-    for (int j = 0; j < yTaps.length(); j++) {
-        vec3 pixels[SPAN];
-        for (int i = 0; i < SPAN; i++) {
-            pixels[i] = rgbAt(origin.x + i, origin.y + j);
-        }
-        for (int k = 0; k < SAMPLES; k++) {
-            vec3 row = vec3(0.0);
-            for (int i = 0; i < X_COUNT; i++) {
-                row += xTaps[i] * pixels[k * CHROMA_DIVISOR_X + i];
-            }
-            sums[k] += yTaps[j] * row;
-        }
-    }
-    for (int k = 0; k < SAMPLES; k++) {
-        samples[k] = colorMatrix * sums[k] + colorOffset;
-    }
+    return colorMatrix * rgb + colorOffset;
 }
 
 void main() {
@@ -132,16 +96,15 @@ void main() {
     for (int k = 0; k < 4; k++) {
         result[k] = (colorMatrix * rgbAt(texel.x * 4 + k, texel.y) + colorOffset).x;
     }
-#else
-    vec3 samples[SAMPLES];
-    chromaSamples(ivec2(texel.x * SAMPLES, texel.y), samples);
-#if PLANE_KIND == 3
-    result = swapChroma == 1 ? vec4(samples[0].zy, samples[1].zy) : vec4(samples[0].yz, samples[1].yz);
+#elif PLANE_KIND == 3
+    vec3 first = chromaSample(ivec2(texel.x * 2, texel.y));
+    vec3 second = chromaSample(ivec2(texel.x * 2 + 1, texel.y));
+    result = swapChroma == 1 ? vec4(first.zy, second.zy) : vec4(first.yz, second.yz);
 #else
     for (int k = 0; k < 4; k++) {
-        result[k] = PLANE_KIND == 1 ? samples[k].y : samples[k].z;
+        vec3 yuv = chromaSample(ivec2(texel.x * 4 + k, texel.y));
+        result[k] = PLANE_KIND == 1 ? yuv.y : yuv.z;
     }
-#endif
 #endif
     fragColor = clamp(result, 0.0, 1.0);
 }
