@@ -23,6 +23,12 @@ public struct Orientation: Sendable, Hashable, CaseIterable, CustomStringConvert
     /// True when width and height trade places.
     public var swapsDimensions: Bool { rotation == .clockwise90 || rotation == .clockwise270 }
 
+    /// The turn a file source gives its pictures: the file's own orientation (`source`, when
+    /// `autorotate` applies it), then the user's (`then`).
+    public static func forInput(source: Orientation, autorotate: Bool, then user: Orientation) -> Orientation {
+        (autorotate ? source : .up).followed(by: user)
+    }
+
     /// This turn, then `next`: the one orientation that shows what applying `self` and then
     /// `next` to the result shows (e.g. a file's own orientation, then the user's rotation).
     public func followed(by next: Orientation) -> Orientation {

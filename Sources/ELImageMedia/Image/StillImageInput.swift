@@ -60,7 +60,7 @@ public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendab
     /// The turn the picture gets on its way into the graph: `sourceOrientation` (with
     /// `autorotate`), then `options.orientation`.
     public var orientation: Orientation {
-        (options.autorotate ? sourceOrientation : .up).followed(by: options.orientation)
+        .forInput(source: sourceOrientation, autorotate: options.autorotate, then: options.orientation)
     }
     /// The size of the frames delivered into the graph (`size` turned by `orientation`).
     public var outputSize: (width: Int, height: Int) { orientation.outputSize(width: image.width, height: image.height) }

@@ -86,7 +86,7 @@ public final class MovieInput: ImageOutput, ClosableNode, @unchecked Sendable {
     /// The turn each picture gets on its way into the graph: the file's own orientation (with
     /// `autorotate`), then `options.orientation`.
     public var orientation: Orientation {
-        (options.autorotate ? info.orientation : .up).followed(by: options.orientation)
+        .forInput(source: info.orientation, autorotate: options.autorotate, then: options.orientation)
     }
     /// The size of the frames delivered into the graph (`size` turned by `orientation`).
     public var outputSize: (width: Int, height: Int) { orientation.outputSize(width: info.width, height: info.height) }
