@@ -8,8 +8,8 @@ import Foundation
 /// to luma and fenced (two small draws, no wait). A worker thread with a shared GL context waits
 /// for the fence, reads the luma image back and runs the detector. While it is busy, a newer
 /// image replaces the waiting one (counted in `statistics.dropped`), so a slow detector costs the
-/// main path nothing; `waitsForDetector` makes the render thread wait instead (file sources that
-/// want every sampled frame analysed). Results arrive as `Metadata` tagged with the frame's number
+/// main path nothing; `waitsForDetector` makes the render thread wait for each analysis instead
+/// (file sources that want every sampled frame analysed, and overlays in step with the frames). Results arrive as `Metadata` tagged with the frame's number
 /// and timestamp, through `metadata` and the handler, on the worker thread.
 ///
 /// Close it (or its context) before the program ends: `close()` analyses what waits, joins the
@@ -23,8 +23,9 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         public var interval = 1
         /// At most this many analyses per second of frame time; nil: no limit.
         public var maximumRate: Double?
-        /// true: the render thread waits while the worker is busy (no sampled frame is dropped;
-        /// for files); false: the newest image wins (live sources).
+        /// true: the render thread waits until the worker has analysed each sampled frame (none is
+        /// dropped, and the handler has run before the frame goes on to the node's siblings
+        /// added after it, e.g. an overlay; for files); false: the newest image wins (live sources).
         public var waitsForDetector = false
 
         public init(analysisSize: (width: Int, height: Int)? = nil, interval: Int = 1, maximumRate: Double? = nil,
@@ -149,7 +150,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         let planes = try context.packPlanes(of: small, as: .gray8, colorSpace: frame.colorSpace)
         let job = Job(planes: planes, fence: try context.insertFence(), frame: ticket.number,
                       frameWidth: frame.width, frameHeight: frame.height)
-        switch mailbox.post(job, waitForRoom: settings.waitsForDetector) {
+        switch mailbox.post(job, waitForResult: settings.waitsForDetector) {
         case .queued: break
         case .replacedOlder: state.withLock { $0.statistics.dropped += 1 }
         case .closed: state.withLock { $0.statistics.sampled -= 1 }
@@ -191,6 +192,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
                 state.withLock { $0.statistics.analysed += 1 }
                 handler?(found)
                 continuation.yield(found)
+                mailbox.finishJob()
             } catch {
                 fail(error as? ELImageError
                     ?? .invalidState(node: "DetectorOutput(\(detector.name))", reason: "frame \(job.frame): \(error)"))
