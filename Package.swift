@@ -138,7 +138,7 @@ let package = Package(
             path: "Examples/Record"),
         .executableTarget(
             name: "ELImageBench",
-            dependencies: ["ELImage", "ELImageMedia", "CEGL", "CGLES",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageDetection", "CEGL", "CGLES",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/ELImageBench"),
 

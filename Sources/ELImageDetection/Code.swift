@@ -1,3 +1,5 @@
+import Foundation
+
 /// A machine-readable code: its symbology, decoded text and corners.
 public struct Code: Sendable {
     /// The symbology as zxing-cpp names it: "QRCode", "EAN-13", "UPC-A", "Code128", "DataMatrix", ...
@@ -6,11 +8,11 @@ public struct Code: Sendable {
     public let text: String
     /// The symbol's corners, 0...1 across the frame: top left, top right, bottom right, bottom
     /// left of the symbol as printed (for 1D codes, the ends of the scan lines that read it).
-    public let points: [DetectionPoint]
+    public let points: [CGPoint]
     /// The corners in the frame's pixels.
-    public let pixelPoints: [DetectionPoint]
+    public let pixelPoints: [CGPoint]
 
-    public init(format: String, text: String, points: [DetectionPoint], pixelPoints: [DetectionPoint]) {
+    public init(format: String, text: String, points: [CGPoint], pixelPoints: [CGPoint]) {
         self.format = format
         self.text = text
         self.points = points

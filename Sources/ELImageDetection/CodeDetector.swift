@@ -1,5 +1,6 @@
 import CDetectors
 import ELImage
+import Foundation
 
 /// Machine-readable codes through zxing-cpp: QR, Micro QR, Data Matrix, Aztec, PDF417, EAN-8/13,
 /// UPC-A/E, Code 39/93/128, Codabar, ITF, DataBar. 1D codes read up to the angle where a scan
@@ -19,9 +20,8 @@ public final class CodeDetector: MetadataDetector {
 
     public func detect(in image: LumaImage) throws -> [Detection] {
         var message = [CChar](repeating: 0, count: 256)
-        let list = image.pixels.withUnsafeBufferPointer { pixels in
-            el_codes_read(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.bytesPerRow),
-                          &message, message.count)
+        let list = image.withRows { rows, bytesPerRow in
+            el_codes_read(rows, Int32(image.width), Int32(image.height), Int32(bytesPerRow), &message, message.count)
         }
         guard let list else {
             throw ELImageError.invalidState(node: "CodeDetector", reason: "frame \(image.frame): \(String(messageBuffer: message))")

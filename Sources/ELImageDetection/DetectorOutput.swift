@@ -169,7 +169,6 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     // MARK: Worker thread
 
     private func work() {
-        var buffer: PixelBuffer?
         while let job = mailbox.take() {
             do {
                 var waits = 0
@@ -180,14 +179,10 @@ public final class DetectorOutput: ImageInput, ClosableNode {
                                                         reason: "frame \(job.frame): the GPU did not shrink the frame within 20 s (fence timeout)")
                     }
                 }
-                if buffer?.width != job.planes.width || buffer?.height != job.planes.height {
-                    buffer = try PixelBuffer(format: .gray8, width: job.planes.width, height: job.planes.height)
-                }
-                guard var target = buffer else { continue }
-                buffer = nil  // one owner while reading, so the bytes are not copied
-                try job.planes.read(into: &target)
-                let image = try LumaImage(target, frame: job.frame, frameWidth: job.frameWidth, frameHeight: job.frameHeight)
-                buffer = target
+                var picture = try PixelBuffer(format: .gray8, width: job.planes.width, height: job.planes.height)
+                try job.planes.read(into: &picture)
+                let image = LumaImage(picture: picture, frame: job.frame, frameWidth: job.frameWidth,
+                                          frameHeight: job.frameHeight)
                 let found = image.metadata(try detector.detect(in: image), detector: detector.name)
                 state.withLock { $0.statistics.analysed += 1 }
                 handler?(found)

@@ -52,7 +52,7 @@ public final class FaceDetector: MetadataDetector {
     public func detect(in image: LumaImage) throws -> [Detection] {
         let found = try cascade.detect(image, minimumSize: settings.minimumFaceSize)
         let boxes = found.map { face in
-            DetectionRect(x: Double(face.x) / Double(image.width), y: Double(face.y) / Double(image.height),
+            CGRect(x: Double(face.x) / Double(image.width), y: Double(face.y) / Double(image.height),
                           width: Double(face.width) / Double(image.width), height: Double(face.height) / Double(image.height))
         }
         let ids = tracker.withLock { $0.assign(boxes) }
@@ -100,10 +100,9 @@ public final class FaceDetector: MetadataDetector {
             try lock.withLock { _ in
                 var faces = [ELFaceResult](repeating: ELFaceResult(), count: 64)
                 var message = [CChar](repeating: 0, count: 512)
-                let count = image.pixels.withUnsafeBufferPointer { pixels in
-                    el_face_cascade_detect(handle, pixels.baseAddress, Int32(image.width), Int32(image.height),
-                                           Int32(image.bytesPerRow), Int32(minimumSize), &faces, Int32(faces.count),
-                                           &message, message.count)
+                let count = image.withRows { rows, bytesPerRow in
+                    el_face_cascade_detect(handle, rows, Int32(image.width), Int32(image.height), Int32(bytesPerRow),
+                                           Int32(minimumSize), &faces, Int32(faces.count), &message, message.count)
                 }
                 guard count >= 0 else {
                     throw ELImageError.invalidState(node: "FaceDetector", reason: "frame \(image.frame): \(String(messageBuffer: message))")

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Gives each face a tracking ID that stays the same while the face moves between analysed frames:
 /// a new box takes the ID of the old box it overlaps most (intersection over union), or, when a
 /// fast move left no overlap, of an old box of similar size whose centre is within half a box
@@ -5,7 +7,7 @@
 struct FaceTracker: Sendable {
     private struct Track: Sendable {
         let id: Int
-        var bounds: DetectionRect
+        var bounds: CGRect
         var misses = 0
     }
 
@@ -20,7 +22,7 @@ struct FaceTracker: Sendable {
     }
 
     /// The tracking IDs of `boxes` (normalized), in order; updates the tracks.
-    mutating func assign(_ boxes: [DetectionRect]) -> [Int] {
+    mutating func assign(_ boxes: [CGRect]) -> [Int] {
         var pairs: [(score: Double, box: Int, track: Int)] = []
         for (boxIndex, box) in boxes.enumerated() {
             for (trackIndex, track) in tracks.enumerated() {
@@ -50,13 +52,12 @@ struct FaceTracker: Sendable {
 
     /// How well `box` continues `track`: the IoU when it reaches `minimumOverlap`; else a small
     /// score for a nearby box of similar size (a fast move); else 0 (no match).
-    static func matchScore(_ box: DetectionRect, _ track: DetectionRect, minimumOverlap: Double) -> Double {
+    static func matchScore(_ box: CGRect, _ track: CGRect, minimumOverlap: Double) -> Double {
         let overlap = box.intersectionOverUnion(track)
         if overlap >= minimumOverlap { return overlap }
         let sizeRatio = box.width / max(track.width, .ulpOfOne)
         guard sizeRatio > 0.67, sizeRatio < 1.5 else { return 0 }
-        let dx = (box.x + box.width / 2) - (track.x + track.width / 2)
-        let dy = (box.y + box.height / 2) - (track.y + track.height / 2)
+        let dx = box.midX - track.midX, dy = box.midY - track.midY
         let distance = (dx * dx + dy * dy).squareRoot()
         let reach = track.width / 2
         return distance < reach ? 0.1 * (1 - distance / reach) : 0

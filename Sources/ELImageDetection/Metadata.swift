@@ -1,4 +1,5 @@
 import ELImage
+import Foundation
 
 /// What a detector found in one analysed frame: its faces or codes, tagged with the frame's
 /// number and timestamp. A frame with nothing found gives a `Metadata` with no detections.
@@ -41,44 +42,18 @@ public enum Detection: Sendable {
     case code(Code)
 }
 
-/// A rectangle with its origin at the top left. In normalized coordinates 0...1 spans the frame.
-public struct DetectionRect: Sendable, Equatable {
-    public var x: Double
-    public var y: Double
-    public var width: Double
-    public var height: Double
-
-    public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-
-    public var area: Double { max(0, width) * max(0, height) }
-
+extension CGRect {
     /// Intersection over union with `other` (0 when they do not overlap).
-    public func intersectionOverUnion(_ other: DetectionRect) -> Double {
-        let left = max(x, other.x), right = min(x + width, other.x + other.width)
-        let top = max(y, other.y), bottom = min(y + height, other.y + other.height)
-        let intersection = max(0, right - left) * max(0, bottom - top)
-        let union = area + other.area - intersection
-        return union > 0 ? intersection / union : 0
+    public func intersectionOverUnion(_ other: CGRect) -> Double {
+        let overlap = intersection(other)
+        guard !overlap.isNull else { return 0 }
+        let shared = Double(overlap.width * overlap.height)
+        let union = Double(width * height + other.width * other.height) - shared
+        return union > 0 ? shared / union : 0
     }
 
     /// This rectangle scaled by `sx` horizontally and `sy` vertically (e.g. normalized to pixels).
-    public func scaled(_ sx: Double, _ sy: Double) -> DetectionRect {
-        DetectionRect(x: x * sx, y: y * sy, width: width * sx, height: height * sy)
-    }
-}
-
-/// A point with its origin at the top left.
-public struct DetectionPoint: Sendable, Equatable {
-    public var x: Double
-    public var y: Double
-
-    public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
+    public func scaled(_ sx: Double, _ sy: Double) -> CGRect {
+        CGRect(x: minX * sx, y: minY * sy, width: width * sx, height: height * sy)
     }
 }

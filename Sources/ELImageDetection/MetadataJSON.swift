@@ -12,13 +12,13 @@ extension Metadata {
             case let .face(face):
                 let box = face.pixelBounds
                 var line = head + ",\"type\":\"face\",\"id\":\(face.trackingID),\"bounds\":["
-                    + [box.x, box.y, box.width, box.height].map { Self.number($0, digits: 1) }.joined(separator: ",")
+                    + [box.minX, box.minY, box.width, box.height].map { Self.number(Double($0), digits: 1) }.joined(separator: ",")
                     + "],\"confidence\":\(Self.number(face.confidence, digits: 3))"
                 if let roll = face.rollDegrees { line += ",\"roll\":\(Self.number(roll, digits: 1))" }
                 if let yaw = face.yawDegrees { line += ",\"yaw\":\(Self.number(yaw, digits: 1))" }
                 return line + "}"
             case let .code(code):
-                let points = code.pixelPoints.map { "[\(Self.number($0.x, digits: 1)),\(Self.number($0.y, digits: 1))]" }
+                let points = code.pixelPoints.map { "[\(Self.number(Double($0.x), digits: 1)),\(Self.number(Double($0.y), digits: 1))]" }
                 return head + ",\"type\":\(Self.string(code.typeName)),\"format\":\(Self.string(code.format)),\"text\":"
                     + Self.string(code.text) + ",\"points\":[" + points.joined(separator: ",") + "]}"
             }

@@ -1,4 +1,5 @@
 import ELImage
+import Foundation
 
 /// A filter that draws the latest metadata into the video: face boxes in green, code outlines in
 /// yellow. Feed it from a `DetectorOutput` (`overlay.show(metadata)` in the handler, from any
@@ -73,15 +74,14 @@ public final class MetadataOverlay: ShaderFilter, @unchecked Sendable {
         let width = max(1, Int(Double(first.frameWidth) * scale)), height = max(1, Int(Double(first.frameHeight) * scale))
         var canvas = OverlayCanvas(width: width, height: height)
         let thickness = max(1, Int((Double(lineWidth) * scale).rounded()))
-        func point(_ normalized: DetectionPoint) -> DetectionPoint {
-            DetectionPoint(x: normalized.x * Double(width), y: normalized.y * Double(height))
+        func point(_ normalized: CGPoint) -> CGPoint {
+            CGPoint(x: normalized.x * Double(width), y: normalized.y * Double(height))
         }
         for metadata in shown {
             for face in metadata.faces {
                 let box = face.bounds
-                canvas.polygon([DetectionPoint(x: box.x, y: box.y), DetectionPoint(x: box.x + box.width, y: box.y),
-                                DetectionPoint(x: box.x + box.width, y: box.y + box.height),
-                                DetectionPoint(x: box.x, y: box.y + box.height)].map(point),
+                canvas.polygon([CGPoint(x: box.minX, y: box.minY), CGPoint(x: box.maxX, y: box.minY),
+                                CGPoint(x: box.maxX, y: box.maxY), CGPoint(x: box.minX, y: box.maxY)].map(point),
                                thickness: thickness, colour: faceColour)
             }
             for code in metadata.codes {

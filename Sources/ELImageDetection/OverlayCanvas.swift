@@ -1,3 +1,5 @@
+import Foundation
+
 /// An RGBA picture, transparent at first, that the overlay draws lines into on the CPU.
 struct OverlayCanvas {
     let width: Int
@@ -11,7 +13,7 @@ struct OverlayCanvas {
     }
 
     /// A straight line `thickness` pixels wide between two points, in `colour` (RGBA).
-    mutating func line(from start: DetectionPoint, to end: DetectionPoint, thickness: Int, colour: SIMD4<UInt8>) {
+    mutating func line(from start: CGPoint, to end: CGPoint, thickness: Int, colour: SIMD4<UInt8>) {
         let dx = end.x - start.x, dy = end.y - start.y
         let steps = max(1, Int(max(abs(dx), abs(dy)).rounded(.up)))
         let half = thickness / 2
@@ -25,7 +27,7 @@ struct OverlayCanvas {
     }
 
     /// The outline of a closed polygon.
-    mutating func polygon(_ points: [DetectionPoint], thickness: Int, colour: SIMD4<UInt8>) {
+    mutating func polygon(_ points: [CGPoint], thickness: Int, colour: SIMD4<UInt8>) {
         for (index, point) in points.enumerated() {
             line(from: point, to: points[(index + 1) % points.count], thickness: thickness, colour: colour)
         }

@@ -124,7 +124,7 @@ struct DetectorOutputTests {
         let overlay = MetadataOverlay(lineWidth: 2)
         let (sink, images) = imageCollector()
         input --> overlay --> sink
-        let box = DetectionRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5)
+        let box = CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5)
         overlay.show(Metadata(detector: "faces", frame: 0, time: .zero, frameWidth: 200, frameHeight: 100, detections: [
             .face(Face(trackingID: 1, bounds: box, pixelBounds: box.scaled(200, 100), confidence: 1,
                        rollDegrees: nil, yawDegrees: nil)),

@@ -9,12 +9,12 @@ import Testing
 @Suite("Face detection", .closesContexts)
 struct FaceDetectionTests {
     /// The faces marked by hand (brows to chin, cheek to cheek), in the pictures' pixels.
-    static let astronautFace = DetectionRect(x: 172, y: 72, width: 104, height: 112)
-    static let hopperFace = DetectionRect(x: 165, y: 145, width: 200, height: 190)
+    static let astronautFace = CGRect(x: 172, y: 72, width: 104, height: 112)
+    static let hopperFace = CGRect(x: 165, y: 145, width: 200, height: 190)
 
     @Test("Each portrait gives one face, overlapping the hand-marked face by IoU >= 0.5",
           arguments: [("astronaut.png", astronautFace), ("grace_hopper.jpg", hopperFace)])
-    func portraits(name: String, marked: DetectionRect) async throws {
+    func portraits(name: String, marked: CGRect) async throws {
         let image = try picture(Repository.path("Examples/Media/" + name))
         let found = try await detect([image], with: try FaceDetector())
         let faces = try #require(found.first).faces
@@ -22,7 +22,7 @@ struct FaceDetectionTests {
         let face = try #require(faces.first)
         #expect(face.pixelBounds.intersectionOverUnion(marked) >= 0.5, "\(name): found \(face.pixelBounds), marked \(marked)")
         #expect(face.confidence > 0 && face.confidence <= 1)
-        #expect(abs(face.bounds.x * Double(image.width) - face.pixelBounds.x) < 0.01)
+        #expect(abs(face.bounds.minX * Double(image.width) - face.pixelBounds.minX) < 0.01)
         if let roll = face.rollDegrees { #expect(abs(roll) < 15, "\(name): roll \(roll)°") }
     }
 
@@ -59,7 +59,7 @@ struct FaceDetectionTests {
         #expect(faces.filter { $0.count == 1 }.count >= 14, "faces per frame: \(faces.map { $0.map(\.pixelBounds) })")
         #expect(Set(faces.flatMap { $0.map(\.trackingID) }).count == 1, "IDs: \(faces.map { $0.map(\.trackingID) })")
         // The box moves with the portrait.
-        let xs = faces.compactMap { $0.first?.pixelBounds.x }
+        let xs = faces.compactMap { $0.first?.pixelBounds.minX }
         #expect((xs.last ?? 0) - (xs.first ?? 0) > 250, "box x per frame: \(xs)")
     }
 
