@@ -6,7 +6,8 @@ import Foundation
 
 /// The main path's cost per frame with and without a detector branch: a 1280x720 frame (the
 /// astronaut portrait and a QR code on grey) through Passthrough → Beauty, alone, and with face
-/// and code detectors (`DetectorOutput`, newest image wins) beside it. Each timed frame is the
+/// and code detectors (`DetectorOutput`, newest image wins) beside it, on every frame and on every
+/// 10th. Each timed frame is the
 /// entry's `receive` plus `glFinish`, on the render thread; the detectors' workers run on their
 /// own threads meanwhile, competing for the same cores. Blocks of 20 frames alternate after 20
 /// warm-up frames each.
@@ -20,43 +21,48 @@ struct DetectionBenchmark {
     func run(on context: RenderContext) throws -> [PipelineResult] {
         let frame = try uploadedScene(on: context)
         let drain = DetectionDrain()
-        let plain = Passthrough()
-        plain --> Beauty() --> drain
-        let detected = Passthrough()
-        detected --> Beauty() --> drain
-        let faces = try DetectorOutput(detector: try FaceDetector())
-        let codes = try DetectorOutput(detector: CodeDetector())
-        detected --> faces
-        detected --> codes
-        var plainTimes: [Double] = [], detectedTimes: [Double] = []
+        var pipelines: [(name: String, entry: Passthrough, detectors: [DetectorOutput], times: [Double])] = []
+        for interval in [0, 1, 10] {
+            let entry = Passthrough()
+            entry --> Beauty() --> drain
+            var detectors: [DetectorOutput] = []
+            if interval > 0 {
+                let settings = DetectorOutput.Settings(interval: interval)
+                detectors = [try DetectorOutput(detector: try FaceDetector(), settings: settings),
+                             try DetectorOutput(detector: CodeDetector(), settings: settings)]
+                for detector in detectors { entry --> detector }
+            }
+            let name = interval == 0 ? "beauty, no detector"
+                : "beauty + faces,codes branch, every \(interval == 1 ? "" : "\(interval)th ")frame"
+            pipelines.append((name, entry, detectors, []))
+        }
         let warmUp = 20
-        while plainTimes.count < frames + warmUp {
-            for (entry, index) in [(plain, 0), (detected, 1)] {
+        while pipelines[0].times.count < frames + warmUp {
+            for index in pipelines.indices {
+                let entry = pipelines[index].entry
                 for _ in 0..<20 {
-                    let time = try milliseconds {
+                    pipelines[index].times.append(try milliseconds {
                         try context.performAndWait { context in
                             try entry.receive(frame, at: 0, in: context)
                             glFinish()
                         }
-                    }
-                    if index == 0 { plainTimes.append(time) } else { detectedTimes.append(time) }
+                    })
                 }
             }
         }
-        try blocking {
-            await faces.close()
-            await codes.close()
-        }
+        let detectors = pipelines.flatMap(\.detectors)
+        try blocking { for detector in detectors { await detector.close() } }
         let size = "\(width)x\(height)"
-        let without = LatencyStatistics(milliseconds: Array(plainTimes.dropFirst(warmUp)))
-        let with = LatencyStatistics(milliseconds: Array(detectedTimes.dropFirst(warmUp)))
-        let analysed = "faces \(faces.statistics.analysed) analysed/\(faces.statistics.dropped) dropped, "
-            + "codes \(codes.statistics.analysed)/\(codes.statistics.dropped)"
-        return [
-            PipelineResult(name: "beauty, no detector", size: size, latency: without, ratioToBare: nil),
-            PipelineResult(name: String(format: "beauty + faces,codes branch (%.2fx; %@)", with.p50 / without.p50, analysed),
-                           size: size, latency: with, ratioToBare: nil),
-        ]
+        let baseline = LatencyStatistics(milliseconds: Array(pipelines[0].times.dropFirst(warmUp)))
+        return pipelines.map { pipeline in
+            let latency = LatencyStatistics(milliseconds: Array(pipeline.times.dropFirst(warmUp)))
+            var name = pipeline.name
+            if let faces = pipeline.detectors.first {
+                name += String(format: " (%.2fx; faces %d analysed, %d dropped)", latency.p50 / baseline.p50,
+                               faces.statistics.analysed, faces.statistics.dropped)
+            }
+            return PipelineResult(name: name, size: size, latency: latency, ratioToBare: nil)
+        }
     }
 
     /// The portrait and the QR code on a grey 1280x720 frame, uploaded.

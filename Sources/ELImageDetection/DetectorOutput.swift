@@ -163,7 +163,12 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         }
         state.withLock { $0.worker = thread }
         context.register(self, stage: .sink)
-        try thread.start()
+        do {
+            try thread.start()
+        } catch {
+            fail(error)  // no worker: nothing is posted any more, so the render thread never waits for one
+            throw error
+        }
     }
 
     // MARK: Worker thread

@@ -26,6 +26,9 @@ struct DetectionOptions: ParsableArguments {
     @Option(help: "Analyse every Nth frame (default 1: every frame).")
     var detectEvery = 1
 
+    @Option(help: "Analyse at most this many frames per second of the input's time (e.g. 5).")
+    var detectRate: Double?
+
     @Option(help: "The size frames are shrunk to for detection, WIDTHxHEIGHT (default: faces 320x320, codes 640x360; the aspect is kept).")
     var detectSize: String?
 
@@ -62,6 +65,7 @@ struct DetectionOptions: ParsableArguments {
             return nil
         }
         guard detectEvery >= 1 else { throw UsageError("--detect-every \(detectEvery): give at least 1") }
+        if let detectRate, !(detectRate > 0) { throw UsageError("--detect-rate \(detectRate): give a positive rate") }
         let size = try detectSize.map { text throws(UsageError) -> (width: Int, height: Int) in
             let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2, parts[0] >= 8, parts[1] >= 8 else {
@@ -79,7 +83,8 @@ struct DetectionOptions: ParsableArguments {
         }
         let lines = try JSONLinesWriter(path: metadata)
         let overlay = overlay ? MetadataOverlay() : nil
-        let settings = DetectorOutput.Settings(analysisSize: size, interval: detectEvery, waitsForDetector: !live)
+        let settings = DetectorOutput.Settings(analysisSize: size, interval: detectEvery, maximumRate: detectRate,
+                                                waitsForDetector: !live)
         let outputs = try detectors.map { detector in
             try DetectorOutput(detector: detector, settings: settings) { found in
                 lines.write(found.jsonLines)
