@@ -143,7 +143,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
                                      fittingIn: settings.analysisSize ?? detector.preferredAnalysisSize)
         let small = try context.makeFrame(width: size.width, height: size.height, timestamp: frame.timestamp,
                                           colorSpace: frame.colorSpace)
-        let program = try context.program(named: "detector_downsample", fragment: EmbeddedShaders.detectorDownsampleFsh)
+        let program = try context.program(named: "detector_downsample", fragment: try Self.downsampleShader())
         try context.draw(program, into: small, inputs: [frame]) { program in
             program.set(.vec2([1 / Float(size.width), 1 / Float(size.height)]), for: "outputTexel")
         }
@@ -155,6 +155,14 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         case .replacedOlder: state.withLock { $0.statistics.dropped += 1 }
         case .closed: state.withLock { $0.statistics.sampled -= 1 }
         }
+    }
+
+    /// Shaders/detector_downsample.fsh, embedded in ELImage.
+    private static func downsampleShader() throws -> String {
+        guard let source = ShaderLibrary.source(named: "detector_downsample.fsh") else {
+            throw ELImageError.invalidState(node: "DetectorOutput", reason: "ELImage was built without Shaders/detector_downsample.fsh")
+        }
+        return source
     }
 
     private func startWorker(in context: isolated RenderContext) throws {

@@ -25,7 +25,8 @@ public final class MetadataOverlay: ShaderFilter, @unchecked Sendable {
 
     public init(lineWidth: Int = 3) {
         self.lineWidth = max(1, lineWidth)
-        super.init(name: "blend_alpha", fragmentShader: EmbeddedShaders.blendAlphaFsh)
+        // The core's alpha blend (`AlphaBlend`), with the overlay picture as its top layer.
+        super.init(name: "blend_alpha", fragmentShader: ShaderLibrary.source(named: "blend_alpha.fsh") ?? "")
         setUniform("opacity", .float(1))
     }
 
