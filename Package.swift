@@ -95,11 +95,11 @@ let package = Package(
             name: "CDetectors",
             dependencies: ["CZXing"],
             path: "Sources/CDetectors",
-            // OpenCV (apt: libopencv-dev, opencv-data) without its pkg-config file, which lists every
-            // OpenCV module (VTK, Qt, GDAL and MPI behind them): linked through it, each program
-            // using the detectors loaded ~390 libraries and started in 0.7 s instead of 0.1 s.
-            // So: its include folder (what `pkg-config --cflags opencv4` says), and the three
-            // libraries used.
+            // OpenCV (apt: libopencv-objdetect-dev, opencv-data) without its pkg-config file, which
+            // comes with libopencv-dev and lists every OpenCV module (VTK, Qt, GDAL and MPI behind
+            // them): linked through it, each program using the detectors loaded ~390 libraries and
+            // started in 0.7 s instead of 0.1 s. So: its include folder (what `pkg-config --cflags
+            // opencv4` says) and the three libraries used.
             cxxSettings: [.unsafeFlags(["-isystem", "/usr/include/opencv4"])],
             linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"),
                              .linkedLibrary("opencv_core")]),

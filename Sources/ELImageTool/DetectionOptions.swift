@@ -23,7 +23,7 @@ struct DetectionOptions: ParsableArguments {
     @Flag(help: "Draw the detections into the output: face boxes in green, code outlines in yellow.")
     var overlay = false
 
-    @Option(help: "Analyse every Nth frame (default 1: every frame).")
+    @Option(help: "Analyse every Nth frame.")
     var detectEvery = 1
 
     @Option(help: "Analyse at most this many frames per second of the input's time (e.g. 5).")
