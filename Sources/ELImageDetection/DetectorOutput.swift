@@ -141,13 +141,8 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         if ticket.startWorker { try startWorker(in: context) }
         let size = Self.analysisSize(forFrame: frame.width, frame.height,
                                      fittingIn: settings.analysisSize ?? detector.preferredAnalysisSize)
-        let small = try context.makeFrame(width: size.width, height: size.height, timestamp: frame.timestamp,
-                                          colorSpace: frame.colorSpace)
-        let program = try context.program(named: "detector_downsample", fragment: try Self.downsampleShader())
-        try context.draw(program, into: small, inputs: [frame]) { program in
-            program.set(.vec2([1 / Float(size.width), 1 / Float(size.height)]), for: "outputTexel")
-        }
-        let planes = try context.packPlanes(of: small, as: .gray8, colorSpace: frame.colorSpace)
+        let planes = try context.packPlanes(of: try shrink(frame, to: size, in: context), as: .gray8,
+                                            colorSpace: frame.colorSpace)
         let job = Job(planes: planes, fence: try context.insertFence(), frame: ticket.number,
                       frameWidth: frame.width, frameHeight: frame.height)
         switch mailbox.post(job, waitForResult: settings.waitsForDetector) {
@@ -155,6 +150,19 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         case .replacedOlder: state.withLock { $0.statistics.dropped += 1 }
         case .closed: state.withLock { $0.statistics.sampled -= 1 }
         }
+    }
+
+    /// `frame` at `size`: itself when it has that size (the shrink's taps would blur it).
+    private func shrink(_ frame: TextureFrame, to size: (width: Int, height: Int),
+                        in context: isolated RenderContext) throws -> TextureFrame {
+        if size.width == frame.width, size.height == frame.height { return frame }
+        let small = try context.makeFrame(width: size.width, height: size.height, timestamp: frame.timestamp,
+                                          colorSpace: frame.colorSpace)
+        let program = try context.program(named: "detector_downsample", fragment: try Self.downsampleShader())
+        try context.draw(program, into: small, inputs: [frame]) { program in
+            program.set(.vec2([1 / Float(size.width), 1 / Float(size.height)]), for: "outputTexel")
+        }
+        return small
     }
 
     /// Shaders/detector_downsample.fsh, embedded in ELImage.
