@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ELImage", targets: ["ELImage"]),
         .library(name: "ELImageCamera", targets: ["ELImageCamera"]),
         .library(name: "ELImageMedia", targets: ["ELImageMedia"]),
+        .library(name: "ELImageDetection", targets: ["ELImageDetection"]),
         .executable(name: "camera-devices", targets: ["CameraDevicesExample"]),
         .executable(name: "record", targets: ["RecordExample"]),
         .executable(name: "elimage", targets: ["ELImageTool"]),
@@ -58,6 +59,11 @@ let package = Package(
             name: "CGBM", path: "Sources/CGBM", pkgConfig: "gbm",
             providers: [.apt(["libgbm-dev"])]),
 
+        // C++ only (no Swift import): carries zxing-cpp's pkg-config flags to CDetectors.
+        .systemLibrary(
+            name: "CZXing", path: "Sources/CZXing", pkgConfig: "zxing",
+            providers: [.apt(["libzxing-dev"])]),
+
         // MARK: Shaders embedded at build time
         .executableTarget(name: "ShaderEmbedder", path: "Sources/ShaderEmbedder"),
         .plugin(
@@ -84,10 +90,28 @@ let package = Package(
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageMedia"),
 
+        // MARK: Detectors (faces, codes): a C surface over OpenCV and zxing-cpp, and the graph nodes
+        .target(
+            name: "CDetectors",
+            dependencies: ["CZXing"],
+            path: "Sources/CDetectors",
+            // OpenCV (apt: libopencv-objdetect-dev, opencv-data) without its pkg-config file, which
+            // comes with libopencv-dev and lists every OpenCV module (VTK, Qt, GDAL and MPI behind
+            // them): linked through it, each program using the detectors loaded ~390 libraries and
+            // started in 0.7 s instead of 0.1 s. So: its include folder (what `pkg-config --cflags
+            // opencv4` says) and the three libraries used.
+            cxxSettings: [.unsafeFlags(["-isystem", "/usr/include/opencv4"])],
+            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"),
+                             .linkedLibrary("opencv_core")]),
+        .target(
+            name: "ELImageDetection",
+            dependencies: ["ELImage", "CDetectors"],
+            path: "Sources/ELImageDetection"),
+
         // MARK: Programs
         .executableTarget(
             name: "ELImageTool",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageDetection",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageTool"),
@@ -114,7 +138,7 @@ let package = Package(
             path: "Examples/Record"),
         .executableTarget(
             name: "ELImageBench",
-            dependencies: ["ELImage", "ELImageMedia", "CEGL", "CGLES",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageDetection", "CEGL", "CGLES",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/ELImageBench"),
 
@@ -133,7 +157,8 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "ELImageTests",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "CGLES", "CTurboJPEG"],
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "ELImageDetection",
+                           "CGLES", "CTurboJPEG"],
             path: "Tests/ELImageTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -23,10 +23,10 @@ struct BenchmarkCommand: ParsableCommand {
 
     /// Which benchmarks run.
     enum Pipeline: String, ExpressibleByArgument, CaseIterable {
-        case grayscale, filters, record, all
+        case grayscale, filters, record, detection, all
     }
 
-    @Option(help: "grayscale: the per-size pipelines; filters: the filter benchmark at 1280x720; record: VideoEncoder vs the x264 CLI at 1280x720; all (default).")
+    @Option(help: "grayscale: the per-size pipelines; filters: the filter benchmark at 1280x720; record: VideoEncoder vs the x264 CLI at 1280x720; detection: beauty with and without a face and code detector branch at 1280x720; all (default).")
     var pipeline: Pipeline = .all
 
     func run() throws {
@@ -44,6 +44,9 @@ struct BenchmarkCommand: ParsableCommand {
         }
         if [.filters, .all].contains(pipeline) {
             results += try FilterBenchmark(width: 1280, height: 720, frames: frames).run(on: context)
+        }
+        if [.detection, .all].contains(pipeline) {
+            results += try DetectionBenchmark(frames: frames).run(on: context)
         }
         if [.record, .all].contains(pipeline) {
             results += try RecordBenchmark(width: 1280, height: 720, frames: frames).run(on: context)

@@ -1,3 +1,4 @@
+import ELImage
 import Foundation
 
 /// Progress on a terminal for long jobs (frames, fps, elapsed, ETA); silent when stderr is not a TTY.
@@ -34,7 +35,16 @@ final class Progress {
     }
 }
 
-/// Messages for the user on standard output.
+/// Messages for the user on standard output, or on standard error while standard output carries
+/// data (detections as JSON Lines).
 enum Terminal {
-    static func say(_ text: String) { print(text) }
+    static let standardOutputIsData = Locked(false)
+
+    static func say(_ text: String) {
+        if standardOutputIsData.withLock({ $0 }) {
+            FileHandle.standardError.write(Data((text + "\n").utf8))
+        } else {
+            print(text)
+        }
+    }
 }

@@ -83,6 +83,8 @@ struct RunCommand: AsyncParsableCommand {
         discussion: "matched undoes the blur of the trip through RGBA: Cb/Cr about 1 dB closer to the source, at about seven times the texture reads of the chroma passes."))
     var chromaFilter: String?
 
+    @OptionGroup(title: "Detection") var detection: DetectionOptions
+
     func run() async throws {
         let options = try validatedOptions()
         let outputKind = try output.map { try OutputKind(path: $0) }
@@ -115,6 +117,8 @@ struct RunCommand: AsyncParsableCommand {
     private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?, failures: FailureLog,
                           context: RenderContext) async throws -> (frames: Int, signal: UnixSignal?, timing: String) {
         let input = try openInput(options, limit: limit, context: context)
+        let isCamera = if case .camera = input.kind { true } else { false }
+        let detection = try self.detection.attach(to: input.node, live: isCamera)
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate
@@ -130,6 +134,10 @@ struct RunCommand: AsyncParsableCommand {
         let chain = options.filters.isEmpty ? nil : try FilterGroup(options.filters)
         var last: ImageOutput = chain ?? input.node
         if let chain { input.node.addTarget(chain) }
+        if let overlay = detection?.overlay {
+            last.addTarget(overlay)
+            last = overlay
+        }
         // Outputs without timestamps get frames at one constant rate.
         let converter = outputKind?.hasConstantRate == true ? FrameRateConverter(rate: rate) : nil
         if let converter {
@@ -162,6 +170,7 @@ struct RunCommand: AsyncParsableCommand {
             failure = ToolFailure("\(self.input ?? "the input") has no frame that could be decoded, so nothing was written"
                                   + (output.map { " to \($0)" } ?? "") + "; check the file plays, e.g. with ffplay")
         }
+        do { try await detection?.finish() } catch { failure = failure ?? error }
         // A failure the graph reported first (e.g. a crop outside the picture) explains the output's.
         do { try await sink?.finish() } catch { failure = failure ?? failures.message.map(ToolFailure.init) ?? error }
         progress.finish(frames: count)

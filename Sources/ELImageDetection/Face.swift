@@ -1,0 +1,31 @@
+import Foundation
+
+/// A face: where it is, how sure the detector is, the track it belongs to, and its head pose when
+/// both eyes were found.
+public struct Face: Sendable {
+    /// Stable across frames while the face stays in view (IoU tracking between detections).
+    public let trackingID: Int
+    /// The face's box, 0...1 across the frame (origin top left, y down), as AVMetadataFaceObject's.
+    public let bounds: CGRect
+    /// The box in the frame's pixels.
+    public let pixelBounds: CGRect
+    /// 0...1: how many overlapping detection windows agreed, `n / (n + 5)` (Haar cascades give no
+    /// probability; 3 windows, the least accepted, give 0.375; 20 give 0.8).
+    public let confidence: Double
+    /// Head roll in degrees (positive: turned clockwise in the picture), from the line between
+    /// the eyes; nil when the eyes were not both found.
+    public let rollDegrees: Double?
+    /// Head yaw in degrees (positive: turned towards the picture's right), estimated from where
+    /// the eyes' midpoint sits in the box; rough (±15°); nil when the eyes were not both found.
+    public let yawDegrees: Double?
+
+    public init(trackingID: Int, bounds: CGRect, pixelBounds: CGRect, confidence: Double,
+                rollDegrees: Double?, yawDegrees: Double?) {
+        self.trackingID = trackingID
+        self.bounds = bounds
+        self.pixelBounds = pixelBounds
+        self.confidence = confidence
+        self.rollDegrees = rollDegrees
+        self.yawDegrees = yawDegrees
+    }
+}

@@ -1,0 +1,46 @@
+import ELImage
+import Foundation
+
+/// The picture a detector looks at: a frame shrunk on the GPU to the detector's analysis size and
+/// read back as 8-bit luma (`.gray8`, top row first), with the frame it came from.
+public struct LumaImage: Sendable {
+    /// The luma picture; its timestamp is the frame's.
+    public let picture: PixelBuffer
+    /// The frame's number among those the detector node received.
+    public let frame: Int
+    /// The size of the frame in the graph (what `Metadata`'s pixel coordinates refer to).
+    public let frameWidth: Int
+    public let frameHeight: Int
+
+    /// `picture` is `.gray8` (made by `DetectorOutput`).
+    init(picture: PixelBuffer, frame: Int, frameWidth: Int, frameHeight: Int) {
+        self.picture = picture
+        self.frame = frame
+        self.frameWidth = frameWidth
+        self.frameHeight = frameHeight
+    }
+
+    public var width: Int { picture.width }
+    public var height: Int { picture.height }
+    public var time: MediaTime { picture.timestamp }
+
+    /// Calls `body` with the first row's address and the distance between rows.
+    func withRows<Result>(_ body: (UnsafePointer<UInt8>?, Int) throws -> Result) rethrows -> Result {
+        let plane = picture.planes[0]
+        return try picture.data.withUnsafeBufferPointer { bytes in
+            try body(bytes.baseAddress.map { $0 + plane.offset }, plane.bytesPerRow)
+        }
+    }
+
+    /// Wraps what `detector` found in this image as the frame's `Metadata`.
+    public func metadata(_ detections: [Detection], detector: String) -> Metadata {
+        Metadata(detector: detector, frame: frame, time: time, frameWidth: frameWidth, frameHeight: frameHeight,
+                 detections: detections)
+    }
+
+    /// A point of this image (in its pixels) in the frame's normalized coordinates and pixels.
+    func locate(x: Double, y: Double) -> (normalized: CGPoint, pixels: CGPoint) {
+        let normalized = CGPoint(x: x / Double(width), y: y / Double(height))
+        return (normalized, CGPoint(x: normalized.x * Double(frameWidth), y: normalized.y * Double(frameHeight)))
+    }
+}

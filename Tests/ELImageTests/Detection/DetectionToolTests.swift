@@ -1,0 +1,70 @@
+import ELImage
+import ELImageMedia
+import Foundation
+import Testing
+
+/// `elimage run --detect`: JSON Lines on standard output or in a file, the overlay in the output.
+@Suite("elimage run --detect")
+struct DetectionToolTests {
+    let elimage = BuiltProgram(name: "elimage")
+
+    /// Each line of `text` parsed as a JSON object; fails the test for a line that is not one.
+    func jsonObjects(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8))
+            return try #require(object as? [String: Any], "not a JSON object: \(line)")
+        }
+    }
+
+    @Test("Codes go to standard output as JSON Lines, nothing else does")
+    func codesOnStandardOutput() async throws {
+        let run = try await elimage.run(["run", Repository.path("Examples/Media/qrcode.png"), "--detect", "codes"])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.hasSuffix("\n"))
+        let objects = try jsonObjects(run.output)
+        #expect(objects.count == 1)
+        let code = try #require(objects.first)
+        #expect(code["type"] as? String == "qr")
+        #expect(code["text"] as? String == "Thalassiodracon")
+        #expect(code["frame"] as? Int == 0)
+        #expect((code["time"] as? NSNumber)?.doubleValue == 0)
+        let points = try #require(code["points"] as? [[Double]])
+        #expect(points.count == 4 && points.allSatisfy { $0.count == 2 && (0...200).contains($0[0]) && (0...200).contains($0[1]) })
+    }
+
+    @Test("Faces from a clip: one line per frame with its number, time and a steady ID; --overlay draws the box into the output")
+    func facesIntoFileWithOverlay() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let metadata = folder.path("faces.jsonl"), output = folder.path("out.y4m")
+        let run = try await elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--frames", "5", "--fps", "25",
+                                         "--detect", "faces,codes", "--metadata", metadata, "--overlay", "-o", output])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(!run.output.contains("{"))
+        let text = try String(contentsOfFile: metadata, encoding: .utf8)
+        let faces = try jsonObjects(text)
+        #expect(faces.count == 5)
+        #expect(faces.compactMap { $0["frame"] as? Int } == [0, 1, 2, 3, 4])
+        #expect(faces.compactMap { ($0["time"] as? NSNumber)?.doubleValue } == [0, 0.04, 0.08, 0.12, 0.16])
+        #expect(Set(faces.compactMap { $0["id"] as? Int }).count == 1)
+        #expect(faces.allSatisfy { $0["type"] as? String == "face" && ($0["confidence"] as? Double ?? 0) > 0 })
+        let bounds = try #require(faces.first?["bounds"] as? [Double])
+        #expect(bounds.count == 4)
+        #expect(!FileManager.default.fileExists(atPath: metadata + StagedOutputFile.suffix))
+        // The box's top edge is green in the output's first frame.
+        let frame = folder.path("frame.png")
+        try runTool("ffmpeg", ["-v", "error", "-y", "-i", output, "-frames:v", "1", frame])
+        let image = try PNGFile.read(frame)
+        let pixel = image[Int(bounds[0] + bounds[2] / 2), Int(bounds[1].rounded()) + 1]
+        #expect(pixel.y > 180 && pixel.x < 110 && pixel.z < 110, "\(pixel)")
+    }
+
+    @Test("Wrong detection options are refused with what to write")
+    func usageErrors() async throws {
+        let image = Repository.path("Examples/Media/qrcode.png")
+        let unknown = try await elimage.run(["run", image, "--detect", "cats"])
+        #expect(unknown.status != 0 && unknown.errors.contains("--detect cats"))
+        let overlayAlone = try await elimage.run(["run", image, "--overlay"])
+        #expect(overlayAlone.status != 0 && overlayAlone.errors.contains("--detect"))
+    }
+}
