@@ -39,10 +39,13 @@ float lumaLimits(vec3 rgb) {
     vec4 model = texelFetch(inputImageTexture3, ivec2(1, 0), 0);
     float meanLuma = unpack16(model.rg);
     float lumaDeviation = 0.5 * unpack16(model.ba);
-    float low = meanLuma - 2.0 * lumaDeviation - 0.04;
-    float high = meanLuma + 2.0 * lumaDeviation + 0.06;
+    // Margins relative to the skin's luma: darker skin has darker hair and lips, closer in luma.
+    // Above, lit foreheads and cheekbones are skin too: the wider margin leaves eye whites and
+    // teeth to the chroma.
+    float low = meanLuma - 2.0 * lumaDeviation - 0.07 * meanLuma;
+    float high = meanLuma + 2.5 * lumaDeviation + 0.12 * meanLuma;
     float luma = dot(rgb, vec3(0.299, 0.587, 0.114));
-    return smoothstep(low - 0.05, low, luma) * (1.0 - smoothstep(high, high + 0.05, luma));
+    return smoothstep(low - 0.07 * meanLuma, low, luma) * (1.0 - smoothstep(high, high + 0.1 * meanLuma, luma));
 }
 
 void main() {

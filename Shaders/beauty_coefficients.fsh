@@ -18,7 +18,7 @@ out vec4 fragColor;
 
 uniform float epsilon;
 
-const float chromaFloor = 0.012;  // the least chroma deviation the mask allows (noise, JPEG)
+const float chromaFloor = 0.014;  // the least chroma deviation the mask allows (noise, JPEG)
 const float chromaScale = 1.2;    // the kernel-weighted spread underestimates the skin's
 
 float unpack16(vec2 pair) {
@@ -59,7 +59,10 @@ void main() {
     mean /= 5.0;
     meanOfSquares /= 5.0;
     float variance = max(meanOfSquares - mean * mean, 0.0);
-    float a = variance / (variance + epsilon);
+    // ε is for skin at mid luma; darker skin has proportionally less contrast in pores and
+    // wrinkles, and in the eyes and hair around it, so ε follows the window's brightness.
+    float brightness = (mean + 0.1) / 0.7;
+    float a = variance / (variance + epsilon * brightness * brightness);
     float skin = skinLikelihood(texelFetch(inputImageTexture2, position, 0).rgb);
     fragColor = vec4(a, mean * (1.0 - a), skin, mean);
 }
