@@ -150,7 +150,9 @@ void main() {
     float correlation = covariance.z / max(deviation.x * deviation.y, 1e-8);
     float meanLuma = total > 1e-6 ? sumLuma.x * norm : 0.5;
     lumaDeviation = total > 1e-6 ? sqrt(max(sumLuma.y * norm - meanLuma * meanLuma, 0.0)) : 0.25;
-    float informative = skinLikeOnly
+    // Informative only when points with skin-like chroma were found (a gray frame's histogram
+    // peak sits next to gray, where no point is skin-like).
+    float informative = skinLikeOnly && total > 1e-4
         ? smoothstep(0.008, 0.025, max(length(meanChroma), length(meanChroma - reference))) : 0.0;
     float confidence = mix(1.0, smoothstep(0.01, 0.04, bestDensity), informative);
 
