@@ -258,6 +258,17 @@ struct ToolTests {
         #expect(abs(Int(pixel.x) - Int(pixel.z)) <= 3)
     }
 
+    @Test("beauty:mask=1 writes the skin mask: white on the cheek, black on the sky")
+    func beautyMask() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.path("mask.png")
+        let result = try await elimage.run(["run", Repository.path("Examples/Media/grace_hopper.jpg"), "--filter", "beauty:mask=1", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        let image = try PNGFile.read(output)
+        #expect(image[200, 248].x >= 200 && image[460, 200].x <= 30, "cheek \(image[200, 248]), sky \(image[460, 200])")
+    }
+
     @Test("`elimage filters` lists the filters with their parameter ranges")
     func filterListing() async throws {
         let result = try await elimage.run(["filters"])
