@@ -1,10 +1,12 @@
 import ELImage
 import Foundation
 
-/// A rectangle in pixels: x, y of the top-left corner, width, height.
-struct PatchRect: Sendable, CustomStringConvertible {
+/// A rectangle in pixels: x, y of the top-left corner, width, height; for a mask check, the highest
+/// mean mask value allowed in it.
+struct PatchRect: Sendable, Decodable, CustomStringConvertible {
     let name: String
     let x: Int, y: Int, width: Int, height: Int
+    var limit: Double?
     var description: String { "\(name) (\(x),\(y) \(width)x\(height))" }
 }
 

@@ -3,82 +3,42 @@ import ELImageMedia
 import Foundation
 import Testing
 
-/// A portrait with the patches the beauty filter is judged on. The rectangles were placed by
-/// looking at the pictures (enlarged, with the rectangles drawn on them): skin patches are plain
-/// skin (cheeks, forehead, chin: no brows, eyes, lips or hair), detail patches are what must stay
-/// sharp (eyes, mouth, hair, glasses, clothes), mask patches are what must not count as skin.
-struct Portrait: Sendable, CustomTestStringConvertible {
-    let name: String
-    let load: @Sendable () throws -> RGBAImage
+/// A portrait with the patches the beauty filter is judged on, from docs/beauty/portraits.json. The
+/// rectangles were placed by looking at the pictures (enlarged, with the rectangles drawn on them):
+/// skin patches are plain skin (cheeks, forehead, chin: no brows, eyes, lips or hair), detail
+/// patches are what must stay sharp (eyes, mouth, hair, glasses, clothes), not-skin patches are
+/// what the mask must leave out, each with the highest mean mask value allowed there.
+struct Portrait: Sendable, Decodable, CustomTestStringConvertible {
+    var name = ""
+    let file: String
     let skin: [PatchRect]
     let details: [PatchRect]
-    /// Not skin, for the mask checks (eyes, lips, hair, background), each with the highest mean
-    /// mask value allowed there.
-    let notSkin: [(PatchRect, Double)]
+    let notSkin: [PatchRect]
     /// The crop shown in docs/beauty.
     let crop: PatchRect
     var testDescription: String { name }
 
-    static let all = [astronaut, graceHopper]
+    private enum CodingKeys: String, CodingKey { case file, skin, details, notSkin, crop }
 
-    static let astronaut = Portrait(
-        name: "astronaut", load: { try Photos.astronaut() },
-        skin: [
-            PatchRect(name: "left cheek", x: 186, y: 109, width: 17, height: 17),   // below the left eye, beside the nose
-            PatchRect(name: "right cheek", x: 243, y: 111, width: 20, height: 17),  // below the right eye
-            PatchRect(name: "forehead", x: 204, y: 82, width: 32, height: 6),       // between fringe and brows
-            PatchRect(name: "chin", x: 212, y: 158, width: 20, height: 9),
-        ],
-        details: [
-            PatchRect(name: "left eye", x: 193, y: 96, width: 21, height: 9),       // lashes, iris, eye white
-            PatchRect(name: "right eye", x: 235, y: 98, width: 24, height: 9),
-            PatchRect(name: "mouth", x: 204, y: 139, width: 36, height: 12),        // lips and teeth
-            PatchRect(name: "hair, top", x: 205, y: 30, width: 70, height: 25),
-            PatchRect(name: "hair outline, left", x: 148, y: 60, width: 18, height: 60),
-            PatchRect(name: "hair line at the right cheek", x: 262, y: 100, width: 14, height: 35),
-            PatchRect(name: "collar (black neck against skin)", x: 188, y: 178, width: 68, height: 16),
-            PatchRect(name: "suit ring", x: 255, y: 173, width: 33, height: 41),
-        ],
-        notSkin: [
-            (PatchRect(name: "left pupil", x: 200, y: 98, width: 6, height: 5), 0.2),
-            // Teeth and lit light-brown hair are close to this skin in chroma and luma: partly skin
-            // in the mask (the guided filter keeps their structure: see the detail patches).
-            (PatchRect(name: "teeth", x: 212, y: 142, width: 20, height: 5), 0.75),
-            (PatchRect(name: "hair", x: 215, y: 35, width: 50, height: 15), 0.65),
-            (PatchRect(name: "backdrop", x: 320, y: 20, width: 40, height: 40), 0.2),
-            (PatchRect(name: "suit", x: 60, y: 330, width: 50, height: 50), 0.2),
-            (PatchRect(name: "flag", x: 10, y: 200, width: 40, height: 40), 0.2),
-        ],
-        crop: PatchRect(name: "face", x: 150, y: 20, width: 160, height: 180))
+    /// The picture, decoded by ffmpeg (PNG or JPEG).
+    func load() throws -> RGBAImage {
+        try Photos.decode(Repository.path(file))
+    }
 
-    static let graceHopper = Portrait(
-        name: "grace_hopper", load: { try Photos.graceHopper() },
-        skin: [
-            PatchRect(name: "forehead", x: 201, y: 140, width: 83, height: 18),     // between hat brim and brows: wrinkles
-            PatchRect(name: "left cheek", x: 187, y: 235, width: 28, height: 27),   // below the glasses
-            PatchRect(name: "right cheek", x: 315, y: 223, width: 30, height: 30),
-            PatchRect(name: "chin", x: 245, y: 295, width: 45, height: 18),         // wrinkles below the lower lip
-        ],
-        details: [
-            PatchRect(name: "hat brim against the forehead", x: 200, y: 128, width: 95, height: 14),
-            PatchRect(name: "left eye", x: 213, y: 183, width: 20, height: 12),
-            PatchRect(name: "right eye", x: 292, y: 180, width: 22, height: 12),
-            PatchRect(name: "glasses frame", x: 179, y: 175, width: 67, height: 8),
-            PatchRect(name: "mouth", x: 242, y: 268, width: 62, height: 14),
-            PatchRect(name: "hair at the left cheek", x: 158, y: 255, width: 22, height: 50),
-            PatchRect(name: "collar (white shirt against the jacket)", x: 190, y: 330, width: 12, height: 60),
-            PatchRect(name: "name tag", x: 80, y: 485, width: 85, height: 30),
-            PatchRect(name: "ribbons", x: 325, y: 490, width: 125, height: 35),
-        ],
-        notSkin: [
-            (PatchRect(name: "right pupil", x: 298, y: 182, width: 8, height: 6), 0.2),
-            (PatchRect(name: "lips", x: 250, y: 273, width: 40, height: 6), 0.3),
-            (PatchRect(name: "hat", x: 200, y: 100, width: 100, height: 20), 0.2),
-            (PatchRect(name: "jacket", x: 60, y: 420, width: 80, height: 60), 0.2),
-            (PatchRect(name: "sky", x: 420, y: 150, width: 60, height: 80), 0.2),
-            (PatchRect(name: "flag", x: 20, y: 250, width: 60, height: 60), 0.2),
-        ],
-        crop: PatchRect(name: "face", x: 140, y: 100, width: 240, height: 240))
+    static let all: [Portrait] = {
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: Repository.path("docs/beauty/portraits.json")))
+            return try JSONDecoder().decode([String: Portrait].self, from: data)
+                .map { name, portrait in var named = portrait; named.name = name; return named }
+                .sorted { $0.name < $1.name }
+        } catch {
+            Issue.record("docs/beauty/portraits.json: \(error)")
+            return []
+        }
+    }()
+
+    static var astronaut: Portrait { all.first { $0.name == "astronaut" } ?? all[0] }
+    static var graceHopper: Portrait { all.first { $0.name == "grace_hopper" } ?? all[0] }
 }
 
 /// The issue's measures for one rendered portrait: skin drop = 1 - Laplacian variance after /
@@ -181,7 +141,8 @@ struct BeautyTests {
             print("beauty \(portrait.name) mask, skin \(patch.name): \(value)")
             #expect(value >= 0.7, "\(portrait.name): mask \(value) on skin \(patch)")
         }
-        for (patch, limit) in portrait.notSkin {
+        for patch in portrait.notSkin {
+            let limit = patch.limit ?? 0.2
             let value = BeautyMetrics.mean(mask, in: patch)
             print("beauty \(portrait.name) mask, not skin \(patch.name): \(value)")
             #expect(value <= limit, "\(portrait.name): mask \(value) on \(patch)")
@@ -250,7 +211,7 @@ struct BeautyTests {
         #expect(report.detailKept >= detailRequired, "\(portrait.name) \(variant): \(report.summary)")
     }
 
-    @Test("Strength 0 is the identity, whatever the other settings", arguments: [Portrait.astronaut, Portrait.graceHopper])
+    @Test("Strength 0 is the identity, whatever the other settings", arguments: Portrait.all)
     func strengthZero(_ portrait: Portrait) async throws {
         let before = try portrait.load()
         let beauty = Beauty(strength: 0)

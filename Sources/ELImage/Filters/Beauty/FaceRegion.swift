@@ -2,16 +2,11 @@
 /// corner: what a face detector reports, given to `Beauty.faceRegions` so that the skin colour is
 /// learnt from the faces themselves.
 public struct FaceRegion: Sendable, Equatable {
-    public var x: Float
-    public var y: Float
-    public var width: Float
-    public var height: Float
+    /// The top-left corner and the size, each in 0...1 of the frame's width or height.
+    public var x, y, width, height: Float
 
     public init(x: Float, y: Float, width: Float, height: Float) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
 
     /// The region cut to the frame, or nil when nothing of it is left (or a value is not finite).
