@@ -52,25 +52,24 @@ struct BeautyReport {
 
     init(before: RGBAImage, after: RGBAImage, portrait: Portrait) {
         let lumaBefore = BeautyMetrics.luma(before), lumaAfter = BeautyMetrics.luma(after), width = before.width
-        var skinBefore = 0.0, skinAfter = 0.0, detailBefore = 0.0, detailAfter = 0.0
-        for patch in portrait.skin {
-            let area = Double(patch.width * patch.height)
-            let b = BeautyMetrics.laplacianVariance(lumaBefore, width: width, in: patch)
-            let a = BeautyMetrics.laplacianVariance(lumaAfter, width: width, in: patch)
-            skinBefore += area * b
-            skinAfter += area * a
-            skin.append((patch, 1 - a / b))
+        // Per patch (after, before), and the area-weighted ratio over all patches.
+        func ratios(_ patches: [PatchRect], _ measure: ([Double], Int, PatchRect) -> Double) -> (each: [(PatchRect, Double)], pooled: Double) {
+            var sumBefore = 0.0, sumAfter = 0.0
+            let each = patches.map { patch -> (PatchRect, Double) in
+                let area = Double(patch.width * patch.height)
+                let valueBefore = measure(lumaBefore, width, patch), valueAfter = measure(lumaAfter, width, patch)
+                sumBefore += area * valueBefore
+                sumAfter += area * valueAfter
+                return (patch, valueAfter / valueBefore)
+            }
+            return (each, sumAfter / sumBefore)
         }
-        for patch in portrait.details {
-            let area = Double(patch.width * patch.height)
-            let b = BeautyMetrics.sobelEnergy(lumaBefore, width: width, in: patch)
-            let a = BeautyMetrics.sobelEnergy(lumaAfter, width: width, in: patch)
-            detailBefore += area * b
-            detailAfter += area * a
-            details.append((patch, a / b))
-        }
-        skinDrop = 1 - skinAfter / skinBefore
-        detailKept = detailAfter / detailBefore
+        let skinRatios = ratios(portrait.skin) { BeautyMetrics.laplacianVariance($0, width: $1, in: $2) }
+        let detailRatios = ratios(portrait.details) { BeautyMetrics.sobelEnergy($0, width: $1, in: $2) }
+        skin = skinRatios.each.map { ($0.0, 1 - $0.1) }
+        details = detailRatios.each
+        skinDrop = 1 - skinRatios.pooled
+        detailKept = detailRatios.pooled
     }
 
     var summary: String {
