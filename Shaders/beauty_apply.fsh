@@ -32,10 +32,11 @@ float unpack16(vec2 pair) {
     return (pair.x * 255.0 + pair.y) / 255.0;
 }
 
-// The skin model's luma limits, at full resolution on the 3x3 blur (the likelihood from the
-// reduced image is blurred over a few pixels): hair, pupils, lashes and brows below, eye whites,
-// teeth and glare above.
-float lumaLimits(vec3 rgb) {
+// The skin model's luma limits, at full resolution (the likelihood from the reduced image is
+// blurred over a few pixels): hair, pupils, lashes and brows below, glare above. `luma` is the
+// guided filter's output (BT.601 weights): smooth on skin, so that noise does not make the mask
+// flicker, and as sharp as the input on strong structure.
+float lumaLimits(float luma) {
     vec4 model = texelFetch(inputImageTexture3, ivec2(1, 0), 0);
     float meanLuma = unpack16(model.rg);
     float lumaDeviation = 0.5 * unpack16(model.ba);
@@ -44,7 +45,6 @@ float lumaLimits(vec3 rgb) {
     // teeth to the chroma.
     float low = meanLuma - 2.0 * lumaDeviation - 0.07 * meanLuma;
     float high = meanLuma + 2.5 * lumaDeviation + 0.12 * meanLuma;
-    float luma = dot(rgb, vec3(0.299, 0.587, 0.114));
     return smoothstep(low - 0.07 * meanLuma, low, luma) * (1.0 - smoothstep(high, high + 0.1 * meanLuma, luma));
 }
 
@@ -58,18 +58,18 @@ void main() {
     vec3 bottomRight = texture(inputImageTexture, textureCoordinate + vec2(corner.x, corner.y)).rgb;
     vec3 blur = 0.25 * (topLeft + topRight + bottomLeft + bottomRight);
     vec3 detail = color.rgb - blur;
-    float skin = coefficients.z * lumaLimits(blur);
+    float luma = dot(color.rgb, bt709);
+    float guided = coefficients.x * luma + coefficients.y;
+    float skin = coefficients.z * lumaLimits(guided + dot(color.rgb, vec3(0.299, 0.587, 0.114)) - luma);
     if (showMask > 0.5) {
         fragColor = vec4(vec3(skin), 1.0);
         return;
     }
 
-    float luma = dot(color.rgb, bt709);
     vec4 corners = vec4(dot(topLeft, bt709), dot(topRight, bt709), dot(bottomLeft, bt709), dot(bottomRight, bt709));
     vec2 gradient = 0.5 * vec2(corners.y + corners.w - corners.x - corners.z, corners.z + corners.w - corners.x - corners.y);
     float edge = smoothstep(edgeRange.x, edgeRange.y, length(gradient));
 
-    float guided = coefficients.x * luma + coefficients.y;
     float target = guided + textureAmount * dot(detail, bt709);
 
     vec3 result = color.rgb + smoothing * skin * (1.0 - edge) * (target - luma);
