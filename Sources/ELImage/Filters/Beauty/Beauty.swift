@@ -27,9 +27,9 @@
 /// `strength` and `smoothing` (the blend, ε and the texture taken away all grow with them).
 /// `showsSkinMask` renders the skin likelihood instead of the picture.
 public final class Beauty: FrameFilter, @unchecked Sendable {
-    // The only mutable state is `state`, behind a lock (Locked).
+    // The mutable state is `state` and `history`, each behind a lock (Locked).
 
-    /// The filter's settings, each 0...1.
+    /// The filter's settings (the numbers 0...1, except `radius`).
     public struct Settings: Sendable, Equatable {
         /// Scales smoothing, whitening and sharpening together; 0 is the identity.
         public var strength: Float = 0.7
