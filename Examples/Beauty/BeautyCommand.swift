@@ -1,12 +1,13 @@
 // beauty: any input → Beauty → PNG, with the before and after side by side.
 //
-//     swift run beauty [INPUT] [-o OUTPUT.png] [--strength 0.7]
+//     swift run beauty [INPUT] [-o OUTPUT.png] [--strength 0.7] [--mask]
 //
 // INPUT: /dev/videoN, a video file, .y4m or an image; without it the first camera, else the bundled
-// portrait. The first frame is written, original on the left.
+// portrait. The first frame is written, original on the left; --mask adds the skin mask on the right.
 //
 // The graph:  source --> Beauty --> RawDataOutput (after)
-//                 └────────────────> RawDataOutput (before)       (fan-out)
+//                 ├────────────────> RawDataOutput (before)       (fan-out)
+//                 └─> Beauty (showsSkinMask) --> RawDataOutput (mask, with --mask)
 import ArgumentParser
 import ELImage
 import ELImageMedia
@@ -26,34 +27,42 @@ struct BeautyCommand: AsyncParsableCommand {
     @Option(help: "How strong, 0...1.")
     var strength: Float = 0.7
 
+    @Flag(help: "Add the skin mask (white = smoothed as skin) as a third picture.")
+    var mask = false
+
     mutating func run() async throws {
-        let (input, strength) = (self.input, self.strength)
+        let (input, strength, withMask) = (self.input, self.strength, self.mask)
         // The context is closed when the scope ends (also on an error): every thread joined.
-        let (original, smoothed) = try await withRenderContext { context in
+        let (original, smoothed, skin) = try await withRenderContext { context in
             let source = try MediaSource.open(input, fallback: BundledMedia.path("grace_hopper.jpg"),
                                               options: .init(frames: 1), context: context)
-            let before = Collected(), after = Collected()
+            let before = Collected(), after = Collected(), mask = Collected()
 
             source.node --> Beauty(strength: strength) --> RawDataOutput { image in after.keep(image) }
             source.node --> RawDataOutput { image in before.keep(image) }
+            if withMask {
+                let maskBeauty = Beauty(strength: strength)
+                maskBeauty.showsSkinMask = true
+                source.node --> maskBeauty --> RawDataOutput { image in mask.keep(image) }
+            }
 
             try await source.run(on: context)
-            return (before.image, after.image)
+            return (before.image, after.image, mask.image)
         }
         guard let original, let smoothed else { throw ValidationError("the input gave no frame") }
-        try PNGFile.write(sideBySide(original, smoothed), to: output)
-        print("Wrote before (left) and after (right) to \(URL(fileURLWithPath: output).path)")
+        try PNGFile.write(sideBySide([original, smoothed] + (skin.map { [$0] } ?? [])), to: output)
+        print("Wrote before (left), after\(skin == nil ? " (right)" : " and the skin mask (right)") to \(URL(fileURLWithPath: output).path)")
     }
 
-    /// Two images of one size next to each other.
-    func sideBySide(_ left: RGBAImage, _ right: RGBAImage) -> RGBAImage {
+    /// Images of one size next to each other.
+    func sideBySide(_ images: [RGBAImage]) -> RGBAImage {
+        guard let first = images.first else { return RGBAImage(width: 0, height: 0, pixels: []) }
         var pixels: [UInt8] = []
-        pixels.reserveCapacity(left.pixels.count * 2)
-        for y in 0..<left.height {
-            pixels += left.pixels[(y * left.bytesPerRow)..<((y + 1) * left.bytesPerRow)]
-            pixels += right.pixels[(y * right.bytesPerRow)..<((y + 1) * right.bytesPerRow)]
+        pixels.reserveCapacity(first.pixels.count * images.count)
+        for y in 0..<first.height {
+            for image in images { pixels += image.pixels[(y * image.bytesPerRow)..<((y + 1) * image.bytesPerRow)] }
         }
-        return RGBAImage(width: left.width * 2, height: left.height, pixels: pixels)
+        return RGBAImage(width: first.width * images.count, height: first.height, pixels: pixels)
     }
 }
 

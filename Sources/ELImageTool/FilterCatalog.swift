@@ -64,11 +64,13 @@ struct FilterCatalog: Sendable {
         entry("beauty", "skin smoothing that keeps texture", [
             p("strength", 0...1, 0.7, "overall"), p("smoothing", 0...1, 1, "skin smoothing"),
             p("whitening", 0...1, 0.3, "brightening"), p("sharpness", 0...1, 0.3, "detail outside skin"),
+            p("mask", 0...1, 0, "1: output the skin mask (white = smoothed as skin)"),
         ]) { v in
             let beauty = Beauty(strength: Float(v["strength"] ?? 0.7))
             if let smoothing = v["smoothing"] { beauty.smoothing = Float(smoothing) }
             if let whitening = v["whitening"] { beauty.whitening = Float(whitening) }
             if let sharpness = v["sharpness"] { beauty.sharpness = Float(sharpness) }
+            beauty.showsSkinMask = (v["mask"] ?? 0) >= 0.5
             return beauty
         },
         entry("crop", "a rectangle of the picture", [p("x", 0...16384, 0, ""), p("y", 0...16384, 0, ""),

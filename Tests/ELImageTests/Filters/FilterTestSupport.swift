@@ -113,6 +113,17 @@ enum Photos {
         return RGBAImage(width: 512, height: 600, pixels: [UInt8](data))
     }
 
+    /// A PNG (read directly) or any picture ffmpeg decodes (its size from ffprobe).
+    static func decode(_ path: String) throws -> RGBAImage {
+        if path.hasSuffix(".png") { return try PNGFile.read(path) }
+        let size = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                            "stream=width,height", "-of", "csv=p=0:s=x", path]), as: UTF8.self)
+        let parts = size.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2 else { throw ToolFailure(tool: "ffprobe", status: 0, message: "no picture size for \(path): '\(size)'") }
+        let data = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        return RGBAImage(width: parts[0], height: parts[1], pixels: [UInt8](data))
+    }
+
     /// A 96x96 part of the astronaut photo around the face, for references that cost per pixel.
     static func astronautFace() throws -> RGBAImage {
         crop(try astronaut(), x: 176, y: 56, width: 96, height: 96)

@@ -21,15 +21,17 @@ struct ExampleTests {
         }
     }
 
-    @Test("beauty: the bundled portrait before and after, side by side, the skin smoother")
+    @Test("beauty: the bundled portrait before and after, side by side, the skin smoother, with the skin mask")
     func beauty() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("beauty.png")
-        let result = try await BuiltProgram(name: "beauty").run(["-o", output])
+        let result = try await BuiltProgram(name: "beauty").run(["-o", output, "--mask"])
         #expect(result.status == 0, "\(result.errors)")
         let image = try PNGFile.read(output)
-        #expect(image.width == 1024 && image.height == 600)
+        #expect(image.width == 1536 && image.height == 600)
+        // The mask (third picture): white on the cheek, black on the sky.
+        #expect(image[1024 + 200, 248].x >= 200 && image[1024 + 460, 200].x <= 30)
         // A cheek patch (x 180...220, y 250...280 in the 512x600 portrait): less pixel-to-pixel detail after.
         func roughness(offset: Int) -> Int {
             var total = 0

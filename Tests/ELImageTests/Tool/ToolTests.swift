@@ -244,18 +244,24 @@ struct ToolTests {
         #expect(controls.errors.contains("/dev/video-does-not-exist"))
     }
 
-    @Test("Several colour filters and the beauty filter chain in one run")
+    @Test("Several colour filters and the beauty filter chain in one run; beauty:mask=1 shows the skin mask")
     func filterChain() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("chain.png")
-        let result = try await elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--filter", "brightness:brightness=0.1",
+        var result = try await elimage.run(["run", Repository.path("Examples/Media/astronaut.png"), "--filter", "brightness:brightness=0.1",
                                       "--filter", "saturation:saturation=0", "--filter", "beauty:strength=0.5", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let image = try PNGFile.read(output)
         // Saturation 0 before the beauty filter: gray in, nearly gray out (whitening keeps hue).
         let pixel = image[256, 300]
         #expect(abs(Int(pixel.x) - Int(pixel.z)) <= 3)
+
+        // beauty:mask=1 writes the skin mask: white on the cheek, black on the sky.
+        result = try await elimage.run(["run", Repository.path("Examples/Media/grace_hopper.jpg"), "--filter", "beauty:mask=1", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        let mask = try PNGFile.read(output)
+        #expect(mask[200, 248].x >= 200 && mask[460, 200].x <= 30, "cheek \(mask[200, 248]), sky \(mask[460, 200])")
     }
 
     @Test("`elimage filters` lists the filters with their parameter ranges")

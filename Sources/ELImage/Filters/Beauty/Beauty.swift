@@ -1,33 +1,35 @@
-
-/// Skin smoothing that keeps skin texture real, with whitening and sharpening: a guided filter on
-/// the luma computed at reduced resolution, confined to skin, with the finest texture put back.
+/// Skin smoothing that works on every face: an adaptive skin model learnt from each frame, a guided
+/// filter on the luma at reduced resolution confined to that skin, the finest texture partly put
+/// back, and whitening and sharpening.
 ///
 /// ```swift
 /// let beauty = Beauty()          // strength 0.7
 /// camera --> beauty --> encoder
 /// beauty.strength = 0.4          // takes effect from the next frame
+/// beauty.faceRegions = faces     // optional: a detector's faces seed the skin colour
 /// ```
 ///
-/// How it works (five passes; four at 1/f of the size, one at full size):
-/// 1. Downsample by f (the smoothing `radius` / 2.5, at least 1): the mean colour per block, and a
-///    skin likelihood from its chroma (a narrow wedge of hue around skin tones in BT.601 CbCr, at
-///    moderate chroma: brown or blond hair, clothes and backgrounds fall outside).
-/// 2.–3. Mean and variance of the luma over 5x5 blocks (16-bit packed, so small variances survive
-///    8-bit frames), then the guided filter's coefficients a = var / (var + ε), b = mean (1 - a):
-///    windows whose variance is small against ε (pores, blemishes, fine wrinkles) flatten; windows
-///    with strong structure (eyes, lips, hair line) keep it.
-/// 4. The 5x5 mean of a, b and the skin likelihood.
-/// 5. At full size: smoothed luma a Y + b on skin, eased off across strong local gradients, plus
-///    30 % of the finest detail (colour minus its 3x3 blur) so skin keeps pores and grain instead of
-///    looking plastic; the same detail sharpens what is not skin; skin is lifted by whitening.
+/// How it works (eight draws: three on tiny images, four at 1/f of the size, one at full size):
+/// - Skin model (`beauty_skin_*.fsh`): 32x32 grid points over the frame, weighted by where a face
+///   is (the `faceRegions` when given, otherwise a broad portrait prior); a 12x12 histogram of
+///   their chroma; the most populated skin-like chroma relative to the frame's white, refined by
+///   mean shift in chroma and luma, gives the skin's mean and spread in chroma and luma. Nothing
+///   is read back to the CPU; the model is blended over frames so that the mask is stable on video.
+/// - Guided filter (`beauty_downsample`, `_moments`, `_coefficients`, `_box`): at 1/f of the size
+///   (f = radius / 2.5), a = var / (var + ε), b = mean (1 - a) over 5x5 windows; the skin
+///   likelihood of each block is a soft distance to the skin model (with luma limits, so that
+///   hair, pupils, brows, teeth and eye whites are not skin).
+/// - `beauty_apply` at full size: a Y + b on skin, eased off across the strongest local
+///   gradients, plus a share of the finest detail so skin is not plastic; the same detail sharpens
+///   what is not skin; skin is lifted by whitening.
 ///
-/// The work does not grow with the radius: a larger radius means a smaller reduced image. At
-/// 1280x720 the whole filter costs less than one 5x5 bilateral pass (see `elimage-bench`).
-/// `strength` 0 returns the input frame untouched.
+/// `strength` 0 returns the input frame untouched; the smoothing grows monotonically with
+/// `strength` and `smoothing` (the blend, ε and the texture taken away all grow with them).
+/// `showsSkinMask` renders the skin likelihood instead of the picture.
 public final class Beauty: FrameFilter, @unchecked Sendable {
-    // The only mutable state is `state`, behind a lock (Locked).
+    // The mutable state is `state` and `history`, each behind a lock (Locked).
 
-    /// The filter's settings, each 0...1.
+    /// The filter's settings (the numbers 0...1, except `radius`).
     public struct Settings: Sendable, Equatable {
         /// Scales smoothing, whitening and sharpening together; 0 is the identity.
         public var strength: Float = 0.7
@@ -39,19 +41,30 @@ public final class Beauty: FrameFilter, @unchecked Sendable {
         public var sharpness: Float = 0.3
         /// The smoothing window's radius in pixels, 2...100; `nil` picks 1 % of the shorter side.
         public var radius: Float?
+        /// Faces in the frame (at most four are used): the skin colour is learnt from them. Empty:
+        /// from a broad prior of where a portrait's face is.
+        public var faceRegions: [FaceRegion] = []
+        /// Renders the skin likelihood (white = skin) instead of the picture: what is smoothed.
+        public var showsSkinMask = false
 
         public init() {}
     }
 
     private let state = Locked(Settings())
+    /// The previous frame's skin model (render thread only; locked for the compiler's sake).
+    private let history = Locked<SkinModelHistory?>(nil)
 
-    /// The share of the finest detail kept on smoothed skin.
+    /// The share of the finest detail kept on skin at the least smoothing; it falls to 0 at full.
     static let textureAmount: Float = 0.3
     /// Local gradient magnitudes (0...1 per pixel) over which smoothing is eased off completely.
-    static let edgeRange = SIMD2<Float>(0.05, 0.10)
+    static let edgeRange = SIMD2<Float>(0.08, 0.2)
     /// The standard deviation of the luma (0...1 units) that counts as structure rather than
-    /// texture at full smoothing: ε = (0.3 strength smoothing)².
-    static let edgeDeviation: Float = 0.25
+    /// texture at full smoothing: ε = (deviation (0.33 + 0.67 s))², s = strength · smoothing.
+    static let edgeDeviation: Float = 0.12
+    /// How far each frame moves the skin model towards its own estimate (1: no memory).
+    static let modelAdaptation: Float = 0.3
+    /// The skin model's grid and histogram sizes (fixed in the shaders).
+    static let gridSize = 32, histogramSize = 12
 
     /// All settings at once (each clamped as its property is).
     public var settings: Settings {
@@ -90,6 +103,20 @@ public final class Beauty: FrameFilter, @unchecked Sendable {
         set { state.withLock { $0.radius = Self.sanitizedRadius(newValue) } }
     }
 
+    /// Faces in the frame, in 0...1 from the top-left corner (at most four are used); empty (the
+    /// default) learns the skin colour from a broad portrait prior. Regions are cut to the frame;
+    /// empty or non-finite ones are dropped.
+    public var faceRegions: [FaceRegion] {
+        get { settings.faceRegions }
+        set { state.withLock { $0.faceRegions = Self.sanitizedRegions(newValue) } }
+    }
+
+    /// Renders the skin likelihood (white = skin) instead of the picture, at any strength.
+    public var showsSkinMask: Bool {
+        get { settings.showsSkinMask }
+        set { state.withLock { $0.showsSkinMask = newValue } }
+    }
+
     public init(strength: Float = 0.7) {
         super.init()
         self.strength = strength
@@ -101,16 +128,19 @@ public final class Beauty: FrameFilter, @unchecked Sendable {
 
     public override func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
         let settings = self.settings
-        let smoothing = settings.strength * settings.smoothing
+        let amount = settings.strength * settings.smoothing
         let whitening = settings.strength * settings.whitening
         let sharpness = settings.strength * settings.sharpness
-        guard smoothing > 0 || whitening > 0 || sharpness > 0 else { return frame }
+        guard amount > 0 || whitening > 0 || sharpness > 0 || settings.showsSkinMask else {
+            history.withLock { $0 = nil }
+            return frame
+        }
 
         let factor = Self.reduction(radius: settings.radius, width: frame.width, height: frame.height)
         let lowWidth = (frame.width + factor - 1) / factor, lowHeight = (frame.height + factor - 1) / factor
         let texel = SIMD2(1 / Float(frame.width), 1 / Float(frame.height))
         let lowTexel = SIMD2(1 / Float(lowWidth), 1 / Float(lowHeight))
-        let deviation = max(Self.edgeDeviation * smoothing, 1e-3)
+        let deviation = max(Self.edgeDeviation * (0.33 + 0.67 * amount), 1e-3)
 
         func pass(_ pass: Pass, _ inputs: [TextureFrame], width: Int = lowWidth, height: Int = lowHeight,
                   _ uniforms: [String: UniformValue] = [:]) throws -> TextureFrame {
@@ -118,17 +148,41 @@ public final class Beauty: FrameFilter, @unchecked Sendable {
                                    like: frame, uniforms: uniforms)
         }
         let reduced = try pass(.downsample, [frame], ["sampleOffset": .vec2(texel * Float(factor) / 4)])
+        let grid = Float(Self.gridSize)
+        let points = try pass(.skinSamples, [reduced], width: Self.gridSize, height: Self.gridSize, [
+            "sampleOffset": .vec2(SIMD2(repeating: 1 / (4 * grid))),
+            "faceRegions": .mat4(Self.regionMatrix(settings.faceRegions)),
+            "faceCount": .int(Int32(min(settings.faceRegions.count, 4))),
+        ])
+        let histogram = try pass(.skinHistogram, [points], width: Self.histogramSize, height: Self.histogramSize)
+        let contextID = ObjectIdentifier(context)
+        let previous = history.withLock { $0 }.flatMap { $0.matches(contextID, frame.width, frame.height) ? $0.model : nil }
+        let model = try pass(.skinModel, [points, histogram, previous ?? points], width: 4, height: 1,
+                             ["adaptation": .float(previous == nil ? 1 : Self.modelAdaptation)])
+        history.withLock { $0 = SkinModelHistory(model: model, context: contextID, width: frame.width, height: frame.height) }
+
         let moments = try pass(.moments, [reduced])
-        let coefficients = try pass(.coefficients, [moments, reduced], ["epsilon": .float(deviation * deviation)])
+        let coefficients = try pass(.coefficients, [moments, reduced, model, points], ["epsilon": .float(deviation * deviation)])
         let smoothed = try pass(.box, [coefficients], ["texelSize": .vec2(lowTexel)])
-        return try pass(.apply, [frame, smoothed], width: frame.width, height: frame.height, [
+        let blend = 1 - (1 - amount) * (1 - amount)
+        return try pass(.apply, [frame, smoothed, model], width: frame.width, height: frame.height, [
             "texelSize": .vec2(texel),
-            "smoothing": .float(smoothing),
-            "textureAmount": .float(Self.textureAmount),
+            "smoothing": .float(blend),
+            "textureAmount": .float(Self.textureAmount * (1 - amount)),
             "sharpness": .float(sharpness),
             "whitening": .float(whitening),
             "edgeRange": .vec2(Self.edgeRange),
+            "showMask": .float(settings.showsSkinMask ? 1 : 0),
         ])
+    }
+
+    /// Up to four regions as the columns of a 4x4 matrix (x, y, width, height each).
+    static func regionMatrix(_ regions: [FaceRegion]) -> [Float] {
+        var values = [Float](repeating: 0, count: 16)
+        for (index, region) in regions.prefix(4).enumerated() {
+            values.replaceSubrange((index * 4)..<(index * 4 + 4), with: [region.x, region.y, region.width, region.height])
+        }
+        return values
     }
 
     /// The downsampling factor: the radius over 2.5 (the 5x5 window's half-width), at least 1.
@@ -154,15 +208,23 @@ public final class Beauty: FrameFilter, @unchecked Sendable {
         result.whitening = clamp(settings.whitening, neutral: defaults.whitening)
         result.sharpness = clamp(settings.sharpness, neutral: defaults.sharpness)
         result.radius = sanitizedRadius(settings.radius)
+        result.faceRegions = sanitizedRegions(settings.faceRegions)
         return result
     }
 
+    private static func sanitizedRegions(_ regions: [FaceRegion]) -> [FaceRegion] {
+        Array(regions.compactMap(\.clippedToFrame).prefix(4))
+    }
+
     private enum Pass: CaseIterable {
-        case downsample, moments, coefficients, box, apply
+        case downsample, skinSamples, skinHistogram, skinModel, moments, coefficients, box, apply
 
         var name: String {
             switch self {
             case .downsample: "beauty_downsample"
+            case .skinSamples: "beauty_skin_samples"
+            case .skinHistogram: "beauty_skin_histogram"
+            case .skinModel: "beauty_skin_model"
             case .moments: "beauty_moments"
             case .coefficients: "beauty_coefficients"
             case .box: "beauty_box"
@@ -173,11 +235,25 @@ public final class Beauty: FrameFilter, @unchecked Sendable {
         var source: String {
             switch self {
             case .downsample: EmbeddedShaders.beautyDownsampleFsh
+            case .skinSamples: EmbeddedShaders.beautySkinSamplesFsh
+            case .skinHistogram: EmbeddedShaders.beautySkinHistogramFsh
+            case .skinModel: EmbeddedShaders.beautySkinModelFsh
             case .moments: EmbeddedShaders.beautyMomentsFsh
             case .coefficients: EmbeddedShaders.beautyCoefficientsFsh
             case .box: EmbeddedShaders.beautyBoxFsh
             case .apply: EmbeddedShaders.beautyApplyFsh
             }
         }
+    }
+}
+
+/// The skin model of the last frame Beauty rendered, with the context and the frame size it is for.
+private struct SkinModelHistory: Sendable {
+    let model: TextureFrame
+    let context: ObjectIdentifier
+    let width: Int, height: Int
+
+    func matches(_ context: ObjectIdentifier, _ width: Int, _ height: Int) -> Bool {
+        self.context == context && self.width == width && self.height == height
     }
 }
