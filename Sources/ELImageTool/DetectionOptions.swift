@@ -58,8 +58,9 @@ struct DetectionOptions: ParsableArguments {
         }
     }
 
-    /// Adds the detectors to `source`'s targets; nil without --detect.
-    func attach(to source: ImageOutput, live: Bool) throws -> Run? {
+    /// Adds the detectors to `source`'s targets; nil without --detect. The faces found seed the skin
+    /// model of each filter in `beauties` (whose frames must have the input's geometry).
+    func attach(to source: ImageOutput, live: Bool, beauties: [Beauty] = []) throws -> Run? {
         guard let detect else {
             if metadata != nil || overlay { throw UsageError("--metadata and --overlay need --detect faces, codes or faces,codes") }
             return nil
@@ -89,10 +90,22 @@ struct DetectionOptions: ParsableArguments {
             try DetectorOutput(detector: detector, settings: settings) { found in
                 lines.write(found.jsonLines)
                 overlay?.show(found)
+                if detector is FaceDetector { Self.seed(beauties, with: found.faces) }
             }
         }
         for output in outputs { source.addTarget(output) }
         return Run(outputs: outputs, overlay: overlay, lines: lines)
+    }
+
+    /// Gives the faces of the newest analysis to each beauty filter; with none found, the filters
+    /// fall back on their own portrait prior.
+    private static func seed(_ beauties: [Beauty], with faces: [Face]) {
+        guard !beauties.isEmpty else { return }
+        let regions = faces.map { face in
+            FaceRegion(x: Float(face.bounds.minX), y: Float(face.bounds.minY),
+                       width: Float(face.bounds.width), height: Float(face.bounds.height))
+        }
+        for beauty in beauties { beauty.faceRegions = regions }
     }
 }
 

@@ -118,7 +118,8 @@ struct RunCommand: AsyncParsableCommand {
                           context: RenderContext) async throws -> (frames: Int, signal: UnixSignal?, timing: String) {
         let input = try openInput(options, limit: limit, context: context)
         let isCamera = if case .camera = input.kind { true } else { false }
-        let detection = try self.detection.attach(to: input.node, live: isCamera)
+        let detection = try self.detection.attach(to: input.node, live: isCamera,
+                                                  beauties: Self.beautiesSeeingInputGeometry(options.filters))
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate
@@ -180,6 +181,20 @@ struct RunCommand: AsyncParsableCommand {
             return " at \(Self.describe(rate)) fps (constant rate: \(schedule.duplicated) duplicated, \(schedule.dropped) dropped)"
         }
         return (count, signal, timing ?? "")
+    }
+
+    /// The beauty filters in `filters` that see the input's geometry (only colour filters or other
+    /// beauty filters before them), so that faces found in the input's frames fit their frames.
+    static func beautiesSeeingInputGeometry(_ filters: [FilterCatalog.Filter]) -> [Beauty] {
+        var beauties: [Beauty] = []
+        for filter in filters {
+            if let beauty = filter as? Beauty {
+                beauties.append(beauty)
+            } else if !(filter is ColorOperation) {
+                break
+            }
+        }
+        return beauties
     }
 
     /// "25", "30000/1001".

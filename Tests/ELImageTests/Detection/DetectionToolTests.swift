@@ -59,6 +59,32 @@ struct DetectionToolTests {
         #expect(pixel.y > 180 && pixel.x < 110 && pixel.z < 110, "\(pixel)")
     }
 
+    @Test("Faces found by --detect faces seed beauty's skin model: a face away from the centre is masked as skin")
+    func facesSeedBeauty() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // The astronaut in the lower right of a 1280x720 frame, where the portrait prior (upper
+        // middle) does not look: without faces, beauty learns the light background as skin.
+        let padded = folder.path("padded.png"), mask = folder.path("mask.png")
+        try runTool("ffmpeg", ["-v", "error", "-y", "-i", Repository.path("Examples/Media/astronaut.png"),
+                               "-vf", "pad=1280:720:760:200:color=0x406080", padded])
+        let run = try await elimage.run(["run", padded, "--detect", "faces", "--metadata", folder.path("faces.jsonl"),
+                                         "--filter", "beauty:mask=1", "-o", mask])
+        #expect(run.status == 0, "\(run.errors)")
+        let image = try PNGFile.read(mask)
+        // Patches of the portrait (docs/beauty/portraits.json) moved by the padding's offset.
+        func level(_ x: Int, _ y: Int, _ width: Int, _ height: Int) -> Double {
+            var sum = 0.0
+            for row in 0..<height { for column in 0..<width { sum += Double(image[760 + x + column, 200 + y + row].x) } }
+            return sum / Double(width * height * 255)
+        }
+        #expect(level(186, 109, 17, 17) > 0.6, "left cheek")
+        #expect(level(243, 111, 20, 17) > 0.6, "right cheek")
+        #expect(level(200, 98, 6, 5) < 0.2, "left pupil")
+        #expect(level(320, 20, 40, 40) < 0.2, "backdrop (all skin without the faces)")
+        #expect(level(60, 330, 50, 50) < 0.2, "suit")
+    }
+
     @Test("Wrong detection options are refused with what to write")
     func usageErrors() async throws {
         let image = Repository.path("Examples/Media/qrcode.png")
