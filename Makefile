@@ -20,11 +20,13 @@ OUT ?= out
 #           x264 (the command-line encoder the benchmark compares with)
 #   detectors: OpenCV's objdetect (faces; headers and libraries, no pkg-config file needed), its
 #           Haar cascades (opencv-data), zxing-cpp (codes); zint and qrencode make test codes
+#   preview windows: libx11-dev (build); xvfb, x11-apps (xwd) and xdotool (keys) for the X11 tests
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
             libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libx264-dev \
             libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 \
             glslang-tools ffmpeg x264 \
-            libopencv-objdetect-dev opencv-data libzxing-dev zint qrencode
+            libopencv-objdetect-dev opencv-data libzxing-dev zint qrencode \
+            libx11-dev xvfb x11-apps xdotool
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

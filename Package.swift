@@ -6,6 +6,7 @@ import PackageDescription
 /// Layers (dependencies point down only):
 ///   Examples/, Benchmarks/      small programs
 ///   ELImageMedia                media files: x264/MP4 (libav*), Y4M, PNG, JPEG
+///   ELImagePreview              preview windows on X11 (libX11) and Wayland (libwayland-client)
 ///   ELImageCamera               V4L2 capture and controls (libv4l2)
 ///   ELImage (core)              RenderContext, ShaderProgram, TextureFrame/FramePool, graph, filters
 ///   C system libraries          CEGL, CGLES, CGBM, CPNG, CTurboJPEG, CV4L2, CFFmpeg, CX264
@@ -17,6 +18,7 @@ let package = Package(
         .library(name: "ELImageCamera", targets: ["ELImageCamera"]),
         .library(name: "ELImageMedia", targets: ["ELImageMedia"]),
         .library(name: "ELImageDetection", targets: ["ELImageDetection"]),
+        .library(name: "ELImagePreview", targets: ["ELImagePreview"]),
         .executable(name: "camera-devices", targets: ["CameraDevicesExample"]),
         .executable(name: "record", targets: ["RecordExample"]),
         .executable(name: "elimage", targets: ["ELImageTool"]),
@@ -58,6 +60,9 @@ let package = Package(
         .systemLibrary(
             name: "CGBM", path: "Sources/CGBM", pkgConfig: "gbm",
             providers: [.apt(["libgbm-dev"])]),
+        .systemLibrary(
+            name: "CX11", path: "Sources/CX11", pkgConfig: "x11",
+            providers: [.apt(["libx11-dev"])]),
 
         // C++ only (no Swift import): carries zxing-cpp's pkg-config flags to CDetectors.
         .systemLibrary(
@@ -107,11 +112,16 @@ let package = Package(
             name: "ELImageDetection",
             dependencies: ["ELImage", "CDetectors"],
             path: "Sources/ELImageDetection"),
+        // MARK: Preview windows (X11, Wayland)
+        .target(
+            name: "ELImagePreview",
+            dependencies: ["ELImage", "CX11"],
+            path: "Sources/ELImagePreview"),
 
         // MARK: Programs
         .executableTarget(
             name: "ELImageTool",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageDetection",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageDetection", "ELImagePreview",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageTool"),
@@ -158,7 +168,7 @@ let package = Package(
         .testTarget(
             name: "ELImageTests",
             dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "ELImageDetection",
-                           "CGLES", "CTurboJPEG"],
+                           "ELImagePreview", "CGLES", "CTurboJPEG"],
             path: "Tests/ELImageTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -3,7 +3,7 @@ import CGBM
 import Foundation
 import Synchronization
 
-/// How the headless EGL display is opened.
+/// How the EGL display is opened: headless (the default) or on a window system's display.
 public enum EGLPlatform: String, Sendable, CaseIterable, CustomStringConvertible {
     /// A GPU render node (`/dev/dri/renderD*`) through GBM (Mesa drivers: Intel, AMD, ...).
     case gbm
@@ -11,6 +11,16 @@ public enum EGLPlatform: String, Sendable, CaseIterable, CustomStringConvertible
     case device
     /// Mesa's surfaceless platform; with no GPU this is llvmpipe (software GLES 3).
     case surfaceless
+    /// An X11 display (`EGL_PLATFORM_X11_KHR`), for contexts that draw into windows.
+    case x11
+    /// A Wayland display (`EGL_PLATFORM_WAYLAND_KHR`), for contexts that draw into windows.
+    case wayland
+
+    /// The platforms that need no window system, in the order they are tried.
+    public static let headless: [EGLPlatform] = [.gbm, .device, .surfaceless]
+
+    /// True for the window-system platforms (`.x11`, `.wayland`), opened on a `WindowSystemDisplay`.
+    public var isWindowSystem: Bool { self == .x11 || self == .wayland }
 
     /// The environment variable that overrides the automatic choice.
     public static let environmentVariable = "ELIMAGE_EGL_PLATFORM"
@@ -20,14 +30,15 @@ public enum EGLPlatform: String, Sendable, CaseIterable, CustomStringConvertible
     static func candidates(requested: EGLPlatform?) throws -> [EGLPlatform] {
         if let requested { return [requested] }
         if let name = ProcessInfo.processInfo.environment[environmentVariable], !name.isEmpty {
-            guard let platform = EGLPlatform(rawValue: name.lowercased()) else {
+            guard let platform = EGLPlatform(rawValue: name.lowercased()), !platform.isWindowSystem else {
                 throw ELImageError.invalidInput(
-                    what: "\(environmentVariable)=\(name) names no EGL platform",
-                    hint: "use one of \(allCases.map(\.rawValue).joined(separator: ", ")), or unset it")
+                    what: "\(environmentVariable)=\(name) names no headless EGL platform",
+                    hint: "use one of \(headless.map(\.rawValue).joined(separator: ", ")), or unset it "
+                        + "(windows open their display with RenderContext(windowSystem:))")
             }
             return [platform]
         }
-        return allCases
+        return headless
     }
 
     public var description: String { rawValue }
@@ -42,9 +53,13 @@ final class EGLDisplayHandle: @unchecked Sendable {
     let extensions: Set<String>
     private let gbmDevice: OpaquePointer?
     private let gbmFile: Int32
+    /// The window system's connection, kept open while the display is in use.
+    private let windowSystem: (any WindowSystemDisplay)?
 
-    private init(display: EGLDisplay, platform: EGLPlatform, source: String, gbmDevice: OpaquePointer?, gbmFile: Int32) {
+    private init(display: EGLDisplay, platform: EGLPlatform, source: String, gbmDevice: OpaquePointer?, gbmFile: Int32,
+                 windowSystem: (any WindowSystemDisplay)? = nil) {
         self.display = display
+        self.windowSystem = windowSystem
         self.platform = platform
         self.source = source
         self.gbmDevice = gbmDevice
@@ -84,6 +99,28 @@ final class EGLDisplayHandle: @unchecked Sendable {
                 + "\(EGLPlatform.environmentVariable) picks a platform")
     }
 
+    /// Opens the EGL display of a window system's connection (X11 or Wayland).
+    static func open(windowSystem: any WindowSystemDisplay) throws -> EGLDisplayHandle {
+        let platform = windowSystem.platform
+        let (eglPlatform, extensionNames): (Int32, [String]) = platform == .wayland
+            ? (EGL_PLATFORM_WAYLAND_KHR, ["EGL_KHR_platform_wayland", "EGL_EXT_platform_wayland"])
+            : (EGL_PLATFORM_X11_KHR, ["EGL_KHR_platform_x11", "EGL_EXT_platform_x11"])
+        let hint = "install Mesa's EGL (apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri), or use a headless RenderContext()"
+        guard platform.isWindowSystem else {
+            throw ELImageError.noDisplay(tried: ["\(platform): not a window system"], hint: hint)
+        }
+        guard extensionNames.contains(where: clientExtensions.contains) else {
+            throw ELImageError.noDisplay(tried: ["\(platform): \(extensionNames[0]) is not offered by libEGL"], hint: hint)
+        }
+        do {
+            let display = try initialize(eglGetPlatformDisplay(EGLenum(eglPlatform), windowSystem.nativeDisplay, nil))
+            return EGLDisplayHandle(display: display, platform: platform, source: windowSystem.name,
+                                    gbmDevice: nil, gbmFile: -1, windowSystem: windowSystem)
+        } catch {
+            throw ELImageError.noDisplay(tried: ["\(platform) \(windowSystem.name): \(error.reason)"], hint: hint)
+        }
+    }
+
     private struct PlatformFailure: Error { let reason: String }
 
     private static var clientExtensions: Set<String> {
@@ -108,6 +145,8 @@ final class EGLDisplayHandle: @unchecked Sendable {
             return try openDevice(client: client, allowSoftware: explicitlyRequested)
         case .gbm:
             return try openGBM(client: client)
+        case .x11, .wayland:
+            throw PlatformFailure(reason: "needs a window system's display: use RenderContext(windowSystem:)")
         }
     }
 

@@ -60,11 +60,22 @@ public actor RenderContext {
     ///   otherwise tries GBM, then GPU devices, then Mesa surfaceless.
     public init(platform: EGLPlatform? = nil) throws {
         let candidates = try EGLPlatform.candidates(requested: platform)
+        try self.init { try EGLDisplayHandle.open(candidates: candidates) }
+    }
+
+    /// Creates the context on a window system's display (X11 or Wayland), so that its frames can
+    /// be drawn into that connection's windows (`PreviewWindow`) without a copy. Offscreen work
+    /// runs as on a headless context.
+    public init(windowSystem: any WindowSystemDisplay) throws {
+        try self.init { try EGLDisplayHandle.open(windowSystem: windowSystem) }
+    }
+
+    private init(openDisplay: @escaping @Sendable () throws -> EGLDisplayHandle) throws {
         let thread = try RenderThread(name: "ELImage.render")
         let made: (EGLContextHandle, RenderContextInfo)
         do {
             made = try thread.sync {
-                let display = try EGLDisplayHandle.open(candidates: candidates)
+                let display = try openDisplay()
                 let egl = try EGLContextHandle(display: display)
                 try egl.makeCurrent()
                 let info = RenderContextInfo.queryCurrent(platform: display.platform, device: display.source)
@@ -236,6 +247,23 @@ public actor RenderContext {
         try checkOpen()
         return SharedContext(handle: try thread.sync { try EGLContextHandle(display: egl.display, sharing: egl) })
     }
+
+    /// Creates a context sharing objects with this one that draws into `window` (an X11 `Window*`
+    /// or a `wl_egl_window*` of the context's window system), for a presentation thread.
+    package nonisolated func makeWindowContext(window: UnsafeMutableRawPointer) throws -> WindowContext {
+        try checkOpen()
+        guard info.platform.isWindowSystem else {
+            throw ELImageError.invalidState(node: "RenderContext",
+                                            reason: "it runs on \(info.platform), not on a window system's display; "
+                                                + "create it with RenderContext(windowSystem:)")
+        }
+        return WindowContext(handle: try thread.sync {
+            try EGLContextHandle(display: egl.display, sharing: egl, window: window)
+        })
+    }
+
+    /// The X11 visual that windows drawn by this context must have (0 off X11).
+    package nonisolated var nativeVisualID: Int32 { egl.nativeVisualID }
 
     /// Inserts a fence after the commands issued so far, and flushes them.
     public func insertFence() throws -> GLFence {

@@ -1,0 +1,67 @@
+import ELImage
+import ELImagePreview
+import Foundation
+import Testing
+
+/// The preview window on a real X server (a private Xvfb), checked on screenshots (`xwd -root`).
+@Suite("Preview window on X11 (Xvfb)")
+struct PreviewX11Tests {
+    @Test("Colour bars fill a window of their own size, pixel for pixel")
+    func barsFullWindow() async throws {
+        let server = try DisplayServer(.xvfb)
+        defer { server.stop() }
+        let bars = try ColorBars(width: DisplayServer.width, height: DisplayServer.height)
+        let problems = try await withPreviewWindow(on: server, options: .init(title: "bars")) { context, window in
+            let input = RawDataInput()
+            input --> window
+            try await input.process(bars.pixels, width: bars.width, height: bars.height, format: .rgba,
+                                    timestamp: .zero, on: context)
+            return try await waitForScreen(server) { bars.mismatches(in: $0, viewport: (0, 0, bars.width, bars.height)) }
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+    }
+
+    @Test("A 4:3 picture in a 16:9 window is letterboxed: bars scaled into the middle, black at the sides")
+    func letterbox() async throws {
+        let server = try DisplayServer(.xvfb)
+        defer { server.stop() }
+        let bars = try ColorBars(width: 640, height: 480)
+        let options = PreviewWindow.Options(title: "letterbox", size: (DisplayServer.width, DisplayServer.height))
+        let problems = try await withPreviewWindow(on: server, options: options) { context, window in
+            let input = RawDataInput()
+            input --> window
+            try await input.process(bars.pixels, width: bars.width, height: bars.height, format: .rgba,
+                                    timestamp: .zero, on: context)
+            // 640x480 scaled by 1.5 is 960x720, centred: 160 pixels of black on each side.
+            return try await waitForScreen(server) { bars.mismatches(in: $0, viewport: (160, 0, 960, 720)) }
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+    }
+
+    @Test("A preview slower than the source drops preview frames, counted; a sink beside it gets every frame")
+    func slowPreviewDropsOnlyPreviewFrames() async throws {
+        let server = try DisplayServer(.xvfb)
+        defer { server.stop() }
+        let frames = 40
+        // At most 4 frames a second shown: far slower than the frames are pushed.
+        let options = PreviewWindow.Options(title: "slow", maximumFrameRate: 4)
+        let (counted, statistics) = try await withPreviewWindow(on: server, options: options) { context, window in
+            let input = RawDataInput()
+            let (recorder, received) = imageCollector()
+            input --> window
+            input --> recorder
+            let pixels = [UInt8](repeating: 200, count: 64 * 48 * 4)
+            for index in 0..<frames {
+                try await input.process(pixels, width: 64, height: 48, format: .rgba,
+                                        timestamp: MediaTime(frame: Int64(index), framesPerSecond: 30), on: context)
+            }
+            await window.close()
+            return (received.count, window.statistics)
+        }
+        #expect(counted == frames)
+        #expect(statistics.received == frames)
+        #expect(statistics.presented >= 1)
+        #expect(statistics.dropped >= 1)
+        #expect(statistics.presented + statistics.dropped == frames)
+    }
+}
