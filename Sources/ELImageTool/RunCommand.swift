@@ -1,6 +1,7 @@
 import ArgumentParser
 import ELImage
 import ELImageMedia
+import ELImagePreview
 import Foundation
 import UnixSignals
 
@@ -85,19 +86,23 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Detection") var detection: DetectionOptions
 
+    @Flag(help: "Show the output in a window (X11 or Wayland) while it runs: q, Escape or closing it stops, space pauses a file, f is fullscreen.")
+    var preview = false
+
     func run() async throws {
         let options = try validatedOptions()
         let outputKind = try output.map { try OutputKind(path: $0) }
         if let input, let output { try Self.refuseOverwriting(input: input, with: output) }
         let limit = outputKind?.wantsOneFrame == true ? 1 : frames
         let failures = FailureLog()
-        let context = try RenderContext()
+        let (context, previewDisplay) = try PreviewOutput.makeContext(preview: preview)
         context.setErrorHandler { failures.record($0) }
         // Whatever happens below, the context is closed before this returns: sources stopped, the
         // output finished, every thread joined. Only then may the process exit.
         let run: (frames: Int, signal: UnixSignal?, timing: String)
         do {
-            run = try await runGraph(options, output: outputKind, limit: limit, failures: failures, context: context)
+            run = try await runGraph(options, output: outputKind, limit: limit, failures: failures, context: context,
+                                     preview: previewDisplay)
         } catch {
             await context.close()
             throw error
@@ -115,7 +120,7 @@ struct RunCommand: AsyncParsableCommand {
     /// Connects INPUT → filters → OUTPUT and runs it until the input ends or a signal stops it.
     /// The output is finished on every path; a failure of the input or the output is thrown after.
     private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?, failures: FailureLog,
-                          context: RenderContext) async throws -> (frames: Int, signal: UnixSignal?, timing: String) {
+                          context: RenderContext, preview: PreviewDisplay?) async throws -> (frames: Int, signal: UnixSignal?, timing: String) {
         let input = try openInput(options, limit: limit, context: context)
         let isCamera = if case .camera = input.kind { true } else { false }
         let detection = try self.detection.attach(to: input.node, live: isCamera,
@@ -139,6 +144,14 @@ struct RunCommand: AsyncParsableCommand {
             last.addTarget(overlay)
             last = overlay
         }
+        let outputName = output ?? "the output"
+        let window = try preview.map { display in
+            try PreviewOutput.attach(after: last, display: display, input: input, title: self.input ?? "bundled clip",
+                                     context: context) { [weak input] in
+                Terminal.say("window closed: finishing \(outputName)")
+                input?.cancel()
+            }
+        }
         // Outputs without timestamps get frames at one constant rate.
         let converter = outputKind?.hasConstantRate == true ? FrameRateConverter(rate: rate) : nil
         if let converter {
@@ -149,10 +162,10 @@ struct RunCommand: AsyncParsableCommand {
         last.addTarget(counter)
 
         if case .camera(let path) = input.kind { Terminal.say("capturing from \(path)") }
-        let outputName = output ?? "the output"
         let (inputFailure, signal) = try await GracefulStop.run(onSignal: { signal in
             FileHandle.standardError.write(Data(
                 "\nelimage: \(signal): finishing \(outputName) (press Ctrl-C again to quit at once)\n".utf8))
+            window?.endPacing()
             input.cancel()
         }) { () async -> (any Error)? in
             do {
