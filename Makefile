@@ -20,18 +20,21 @@ OUT ?= out
 #           x264 (the command-line encoder the benchmark compares with)
 #   detectors: OpenCV's objdetect (faces; headers and libraries, no pkg-config file needed), its
 #           Haar cascades (opencv-data), zxing-cpp (codes); zint and qrencode make test codes
-#   preview windows: libx11-dev (build); xvfb, x11-apps (xwd) and xdotool (keys) for the X11 tests
+#   preview windows: libx11-dev, libwayland-dev (build); xvfb, x11-apps (xwd), xdotool (keys) and
+#           weston (headless compositor, weston-screenshooter) for the window tests;
+#           wayland-protocols and libwayland-bin (wayland-scanner) for `make wayland-glue`
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
             libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libx264-dev \
             libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 \
             glslang-tools ffmpeg x264 \
             libopencv-objdetect-dev opencv-data libzxing-dev zint qrencode \
-            libx11-dev xvfb x11-apps xdotool
+            libx11-dev xvfb x11-apps xdotool \
+            libwayland-dev weston wayland-protocols libwayland-bin
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test bench fuzz clean sanitize sanitize-address sanitize-thread
+.PHONY: all deps build demo test bench fuzz clean sanitize sanitize-address sanitize-thread wayland-glue
 
 all: build
 
@@ -143,6 +146,13 @@ fuzz: deps
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed"; exit 1; fi; \
 	echo "fuzz: no crash, hang or leak in $(FUZZ_PARSERS)"
+
+## Regenerates the committed xdg-shell client glue (Sources/CXDGShell) with wayland-scanner from
+## the installed wayland-protocols' xdg-shell.xml (MIT; the licence is copied into the files).
+XDG_SHELL_XML = $(shell pkg-config --variable=pkgdatadir wayland-protocols)/stable/xdg-shell/xdg-shell.xml
+wayland-glue: deps
+	wayland-scanner client-header $(XDG_SHELL_XML) Sources/CXDGShell/include/xdg-shell-client-protocol.h
+	wayland-scanner private-code $(XDG_SHELL_XML) Sources/CXDGShell/xdg-shell-protocol.c
 
 clean:
 	rm -rf .build .build-asan .build-tsan .build-fuzz $(OUT)

@@ -34,6 +34,7 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
 
     enum Connection {
         case x11(OpaquePointer)
+        case wayland(WaylandConnection)
     }
 
     private init(system: System, nativeDisplay: UnsafeMutableRawPointer, name: String, connection: Connection) {
@@ -46,6 +47,7 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
     deinit {
         switch connection {
         case let .x11(display): XCloseDisplay(display)
+        case let .wayland(connection): connection.disconnect()
         }
     }
 
@@ -90,7 +92,13 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
                     tried.append("WAYLAND_DISPLAY is not set")
                     continue
                 }
-                tried.append("WAYLAND_DISPLAY=\(name): Wayland windows are not built yet")
+                do {
+                    let connection = try WaylandConnection(name: name)
+                    return PreviewDisplay(system: .wayland, nativeDisplay: connection.nativeDisplay,
+                                          name: "Wayland display \(name)", connection: .wayland(connection))
+                } catch {
+                    tried.append("WAYLAND_DISPLAY=\(name): \(error)")
+                }
             }
         }
         throw PreviewError.noWindowSystem(tried: tried)
@@ -102,6 +110,8 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
         case let .x11(display):
             return try X11Window(display: display, visualID: context.nativeVisualID, title: title,
                                  width: width, height: height)
+        case let .wayland(connection):
+            return try WaylandWindow(connection: connection, title: title, width: width, height: height)
         }
     }
 

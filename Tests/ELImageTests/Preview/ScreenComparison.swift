@@ -69,10 +69,14 @@ struct ColorBars {
 }
 
 /// Takes screenshots until `check` finds nothing wrong, for up to `seconds`; returns the last problems.
-func waitForScreen(_ server: DisplayServer, seconds: Double = 20, check: ([UInt8]) -> [String]) async throws -> [String] {
+/// `before` runs before each screenshot (e.g. sends the frame again).
+func waitForScreen(_ server: DisplayServer, seconds: Double = 20, check: ([UInt8]) -> [String],
+                   before: () async throws -> Void = {}) async throws -> [String] {
     let deadline = Date().addingTimeInterval(seconds)
     var problems = ["no screenshot taken"]
     repeat {
+        try await before()
+        try await Task.sleep(for: .milliseconds(100))
         problems = check(try server.screenshot())
         if problems.isEmpty { return [] }
         try await Task.sleep(for: .milliseconds(200))
