@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "ELImagePreview", targets: ["ELImagePreview"]),
         .executable(name: "camera-devices", targets: ["CameraDevicesExample"]),
         .executable(name: "record", targets: ["RecordExample"]),
+        .executable(name: "camera-app", targets: ["CameraAppExample"]),
         .executable(name: "elimage", targets: ["ELImageTool"]),
         .executable(name: "grayscale", targets: ["GrayscaleExample"]),
         .executable(name: "beauty", targets: ["BeautyExample"]),
@@ -152,6 +153,11 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Examples/Record"),
+        .executableTarget(
+            name: "CameraAppExample",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImagePreview",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/CameraApp"),
         .executableTarget(
             name: "ELImageBench",
             dependencies: ["ELImage", "ELImageMedia", "ELImageDetection", "CEGL", "CGLES",

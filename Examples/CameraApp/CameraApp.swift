@@ -1,0 +1,178 @@
+import ELImage
+import ELImageCamera
+import ELImageMedia
+import ELImagePreview
+import Foundation
+import Synchronization
+
+/// The camera app's graph and its commands:
+///
+///     source --> beauty --> hub --> preview window
+///        \___(beauty off)__/  \--> video encoder (while recording), snapshot (photos)
+///
+/// Keys arrive on the window's thread and are queued as commands; `run()` handles them one at a
+/// time, so that photos and recordings finish before the program ends.
+final class CameraApp: Sendable {
+    enum Command: Sendable {
+        case record, photo, switchCamera, toggleBeauty, tick, quit
+    }
+
+    private let context: RenderContext
+    private let source: AppSource
+    private let beauty = Beauty()
+    private let hub = Passthrough()
+    private let encoder: VideoEncoder
+    private let snapshot = Snapshot()
+    private let window: PreviewWindow
+    private let folder: String
+    private let frameLimit: Int?
+    private let beautyOn = Atomic<Bool>(true)
+
+    init(context: RenderContext, display: PreviewDisplay, input: String?, folder: String, frameLimit: Int?) throws {
+        self.context = context
+        self.folder = folder
+        self.frameLimit = frameLimit
+        source = try AppSource.open(input, context: context)
+        encoder = try VideoEncoder()
+        window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
+        source.node --> beauty --> hub
+        hub --> window
+        hub --> encoder
+        hub --> snapshot
+    }
+
+    /// Shows the source until `q`, the close button, Ctrl-C, the end of the input or the frame limit.
+    func run() async throws {
+        let (commands, queue) = AsyncStream<Command>.makeStream()
+        window.onCloseRequest = { queue.yield(.quit) }
+        window.onKey = { key in
+            switch key {
+            case .character("r"): queue.yield(.record)
+            case .character("p"): queue.yield(.photo)
+            case .character("c"): queue.yield(.switchCamera)
+            case .character("b"): queue.yield(.toggleBeauty)
+            default: break
+            }
+        }
+        say("camera-app: showing \(source.name); keys: r record, p photo, c camera, b beauty, f fullscreen, q quit")
+        let stopped = Locked(false)
+        _ = try await GracefulStop.run(onSignal: { _ in queue.yield(.quit) }) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { [source, context] in
+                    defer { queue.yield(.quit) }
+                    try await source.run(context)
+                }
+                group.addTask {  // the title's status, twice a second
+                    while !stopped.withLock({ $0 }) {
+                        try? await Task.sleep(for: .milliseconds(500))
+                        queue.yield(.tick)
+                    }
+                }
+                for await command in commands {
+                    if case .quit = command { break }
+                    await handle(command)
+                }
+                stopped.withLock { $0 = true }
+                source.cancel()
+                try await group.waitForAll()
+            }
+        }
+        if encoder.currentState != .idle { await finishRecording() }
+        say("camera-app: \(statusLine)")
+    }
+
+    private func handle(_ command: Command) async {
+        switch command {
+        case .record:
+            if encoder.currentState == .idle {
+                let path = "\(folder)/video-\(Self.stamp()).mp4"
+                do {
+                    try encoder.start(recordingTo: path)
+                    say("recording to \(path)")
+                } catch {
+                    say("cannot record: \(error)")
+                }
+            } else {
+                await finishRecording()
+            }
+        case .photo:
+            let path = "\(folder)/photo-\(Self.stamp()).png"
+            do {
+                let capture = try await snapshot.capture(to: path)
+                say("photo saved to \(capture.path)")
+            } catch {
+                say("cannot take the photo: \(error)")
+            }
+        case .switchCamera:
+            say(source.switchCamera())
+        case .toggleBeauty:
+            let on = !beautyOn.load(ordering: .relaxed)
+            beautyOn.store(on, ordering: .relaxed)
+            if on {
+                source.node.removeTarget(hub)
+                source.node.addTarget(beauty)
+            } else {
+                source.node.removeTarget(beauty)
+                source.node.addTarget(hub)
+            }
+            say("beauty \(on ? "on" : "off")")
+        case .tick:
+            window.setTitle("ELImage camera: \(statusLine)")
+            if let frameLimit, window.statistics.received >= frameLimit { source.cancel() }
+        case .quit:
+            break
+        }
+    }
+
+    private func finishRecording() async {
+        do {
+            let summary = try await encoder.stop()
+            say("recorded \(summary.statistics.encoded) frames to \(summary.path)")
+        } catch {
+            say("recording failed: \(error)")
+        }
+    }
+
+    /// "REC 0:04 | 29.9 fps | 3 dropped | beauty on | bundled clip".
+    private var statusLine: String {
+        let preview = window.statistics
+        var parts: [String] = []
+        if encoder.currentState == .recording {
+            let seconds = Int(encoder.statistics.recordedDuration.components.seconds)
+            parts.append(String(format: "REC %d:%02d", seconds / 60, seconds % 60))
+        }
+        parts.append(String(format: "%.1f fps", previewRate.update(presented: preview.presented)))
+        parts.append("\(preview.dropped + source.droppedFrames) dropped")
+        parts.append("beauty \(beautyOn.load(ordering: .relaxed) ? "on" : "off")")
+        parts.append(source.name)
+        return parts.joined(separator: " | ")
+    }
+
+    private let previewRate = RateMeter()
+
+    private static func stamp() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss-SSS"
+        return formatter.string(from: Date())
+    }
+}
+
+/// Frames a second, from a growing count sampled now and then.
+final class RateMeter: Sendable {
+    private let last = Locked<(count: Int, time: ContinuousClock.Instant)?>(nil)
+
+    func update(presented count: Int) -> Double {
+        let now = ContinuousClock.now
+        return last.withLock { last in
+            defer { last = (count, now) }
+            guard let previous = last else { return 0 }
+            let seconds = Double((now - previous.time).components.attoseconds) / 1e18 + Double((now - previous.time).components.seconds)
+            return seconds > 0 ? Double(count - previous.count) / seconds : 0
+        }
+    }
+}
+
+/// Prints a line at once, so a parent process reading the pipe sees it live.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

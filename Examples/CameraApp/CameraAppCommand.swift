@@ -1,0 +1,51 @@
+// camera-app: the seeds' camera controller in one program. A live preview of the first camera
+// (or of the bundled clip, looping, when there is none) through the beauty filter, with keys:
+//
+//     r  start / stop recording (MP4)      p  still photo (PNG)
+//     c  next camera                       b  beauty on / off
+//     f  fullscreen                        q, Escape or closing the window: quit
+//
+//     swift run camera-app [INPUT] [--folder out] [--frames N]
+//
+// The window's title shows the state: recording time, preview frame rate and dropped frames.
+// Needs a desktop (DISPLAY or WAYLAND_DISPLAY); `xvfb-run -a swift run camera-app` works too.
+import ArgumentParser
+import ELImage
+import ELImageCamera
+import ELImageMedia
+import ELImagePreview
+import Foundation
+
+@main
+struct CameraAppCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "camera-app",
+        abstract: "Live camera preview through beauty, with recording (r), photos (p), camera switch (c) and beauty toggle (b).")
+
+    @Argument(help: "A camera (/dev/videoN) or a movie to show; none: the first camera, else the bundled clip (looping).")
+    var input: String?
+
+    @Option(help: "Where recordings and photos are saved.")
+    var folder = "."
+
+    @Option(help: "Quit after this many frames reached the window (for scripts); none: run until q.")
+    var frames: Int?
+
+    func run() async throws {
+        let display: PreviewDisplay
+        do {
+            display = try PreviewDisplay.connect()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let context = try RenderContext(windowSystem: display)
+        do {
+            try await CameraApp(context: context, display: display, input: input, folder: folder, frameLimit: frames).run()
+        } catch {
+            await context.close()
+            throw error
+        }
+        await context.close()
+    }
+}
