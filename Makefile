@@ -1,6 +1,7 @@
 # ELImage — the two commands of the quick start, and a few more.
 #
-#   make demo    the main job: camera or bundled clip -> beauty -> MP4 + snapshot (installs packages first)
+#   make demo    the main job: camera or bundled clip -> beauty -> MP4 + snapshot (installs packages first);
+#                on a desktop (DISPLAY or WAYLAND_DISPLAY set) the camera app: live preview, r records, p shoots
 #   make test    build everything and run the test suite (installs missing system packages first)
 #   make bench   per-frame latency benchmark (release build)
 #   make sanitize  AddressSanitizer over the suite and a CLI stress loop, ThreadSanitizer over the
@@ -54,9 +55,15 @@ build: deps
 	$(SWIFT) build
 
 ## The main job: the first camera (or the bundled clip) --> Beauty --> MP4, plus a snapshot PNG.
+## With a display, the camera app instead (recordings and photos go to $(OUT)); q quits.
 demo: deps
 	@mkdir -p $(OUT)
-	$(SWIFT) run record -o $(OUT)/demo.mp4 --snapshot $(OUT)/demo-snapshot.png
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
+	  echo "$(SWIFT) run camera-app --folder $(OUT)"; $(SWIFT) run camera-app --folder $(OUT); \
+	else \
+	  echo "$(SWIFT) run record -o $(OUT)/demo.mp4 --snapshot $(OUT)/demo-snapshot.png"; \
+	  $(SWIFT) run record -o $(OUT)/demo.mp4 --snapshot $(OUT)/demo-snapshot.png; \
+	fi
 
 ## Builds every product (library, examples, benchmark) and runs the tests. Suites that measure the
 ## whole process (`Lifecycle`: 100 pipelines in one process, 200 CLI runs, signals) or wait for
