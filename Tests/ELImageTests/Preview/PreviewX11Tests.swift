@@ -21,6 +21,27 @@ struct PreviewX11Tests {
         #expect(problems.isEmpty, "\(problems.prefix(5))")
     }
 
+    @Test("The window follows the frames' size: a small frame, then full-size bars fill the screen")
+    func followsFrameSize() async throws {
+        let server = try DisplayServer(.xvfb)
+        defer { server.stop() }
+        let bars = try ColorBars(width: DisplayServer.width, height: DisplayServer.height)
+        let small = try ColorBars(width: 320, height: 240)
+        let problems = try await withPreviewWindow(on: server, options: .init(title: "sizes")) { context, window in
+            let input = RawDataInput()
+            input --> window
+            try await input.process(small.pixels, width: small.width, height: small.height, format: .rgba,
+                                    timestamp: .zero, on: context)
+            let smallProblems = try await waitForScreen(server) { small.mismatches(in: $0, viewport: (0, 0, 320, 240)) }
+            try await input.process(bars.pixels, width: bars.width, height: bars.height, format: .rgba,
+                                    timestamp: MediaTime(value: 1, timescale: 25), on: context)
+            return smallProblems + (try await waitForScreen(server) {
+                bars.mismatches(in: $0, viewport: (0, 0, bars.width, bars.height))
+            })
+        }
+        #expect(problems.isEmpty, "\(problems.prefix(5))")
+    }
+
     @Test("A 4:3 picture in a 16:9 window is letterboxed: bars scaled into the middle, black at the sides")
     func letterbox() async throws {
         let server = try DisplayServer(.xvfb)
