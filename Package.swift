@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(
             name: "ELImageTests",
             dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "ELImageDetection",
-                           "ELImagePreview", "CGLES", "CTurboJPEG"],
+                           "ELImagePreview", "CGLES", "CTurboJPEG", "CX11"],
             path: "Tests/ELImageTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import CX11
 import ELImage
 import ELImagePreview
 import Foundation
@@ -57,6 +58,42 @@ struct PreviewX11Tests {
             return try await waitForScreen(server) { bars.mismatches(in: $0, viewport: (160, 0, 960, 720)) }
         }
         #expect(problems.isEmpty, "\(problems.prefix(5))")
+    }
+
+    @Test("The close button (WM_DELETE_WINDOW) and q call onCloseRequest once")
+    func closeRequests() async throws {
+        let server = try DisplayServer(.xvfb)
+        defer { server.stop() }
+        let calls = Locked(0)
+        let requested = try await withPreviewWindow(on: server, options: .init(title: "close me")) { context, window in
+            window.onCloseRequest = { calls.withLock { $0 += 1 } }
+            let found = try runTool("env", ["DISPLAY=\(server.name)", "xdotool", "search", "--sync", "--name", "close me"])
+            let id = try #require(UInt(String(decoding: found, as: UTF8.self).split(separator: "\n").first ?? ""))
+            try Self.sendDeleteWindow(to: id, display: server.name)
+            let deadline = Date().addingTimeInterval(20)
+            while !window.isCloseRequested, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            let byCloseButton = window.isCloseRequested
+            // q after it must not call the handler again.
+            try runTool("env", ["DISPLAY=\(server.name)", "xdotool", "key", "--window", String(id), "q"])
+            try await Task.sleep(for: .milliseconds(300))
+            return byCloseButton
+        }
+        #expect(requested)
+        #expect(calls.withLock { $0 } == 1)
+    }
+
+    /// What a window manager sends when the close button is pressed.
+    private static func sendDeleteWindow(to window: UInt, display name: String) throws {
+        guard let display = XOpenDisplay(name) else { throw ServerFailure("cannot open \(name)") }
+        defer { XCloseDisplay(display) }
+        var event = XEvent()
+        event.xclient.type = ClientMessage
+        event.xclient.window = Window(window)
+        event.xclient.message_type = XInternAtom(display, "WM_PROTOCOLS", 0)
+        event.xclient.format = 32
+        event.xclient.data.l.0 = Int(XInternAtom(display, "WM_DELETE_WINDOW", 0))
+        XSendEvent(display, Window(window), 0, NoEventMask, &event)
+        XFlush(display)
     }
 
     @Test("A preview slower than the source drops preview frames, counted; a sink beside it gets every frame")
