@@ -221,6 +221,7 @@ private final class Presenter {
     private var fullscreen = false
     private var lastPresent: ContinuousClock.Instant?
     private let clock = ContinuousClock()
+    private var closeState: Locked<PreviewState>?
 
     init(window: NativeWindow, windowContext: WindowContext, options: PreviewWindow.Options,
          screen: (width: Int, height: Int)?) {
@@ -235,6 +236,8 @@ private final class Presenter {
     /// The presentation loop: window events, changes asked for, and the newest frame, until the
     /// mailbox is stopped; then the GL context and the window are destroyed on this thread.
     func run(mailbox: PresentationMailbox, state: Locked<PreviewState>, report: (Error, AnyObject) -> Void) {
+        closeState = state
+        defer { closeState = nil }
         var failed = false
         do {
             try windowContext.makeCurrent(swapInterval: options.swapInterval)
@@ -270,8 +273,11 @@ private final class Presenter {
         do {
             try windowContext.present(shown, fence: fence, viewport: viewport)
         } catch {
+            // The window is gone (its server quit, its surface was lost): the user can no longer
+            // see or stop the pipeline there, so it is asked to end, as with the close button.
             failed = true
             if let node { report(error, node) }
+            if let state = closeState { requestClose(state: state) }
         }
     }
 

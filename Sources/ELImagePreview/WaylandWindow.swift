@@ -16,6 +16,7 @@ final class WaylandWindow: NativeWindow, @unchecked Sendable {
     private let size: Locked<(width: Int, height: Int)>
     private let configured = Locked(false)
     private var destroyed = false
+    private var lost = false
 
     var eglWindow: UnsafeMutableRawPointer { UnsafeMutableRawPointer(window) }
 
@@ -60,6 +61,10 @@ final class WaylandWindow: NativeWindow, @unchecked Sendable {
 
     func pendingEvents() -> [WindowEvent] {
         connection.dispatchPending()
+        if wl_display_get_error(connection.display) != 0, !lost {
+            lost = true  // the compositor quit or dropped the connection
+            post(.closeRequested)
+        }
         return events.withLock { pending in
             defer { pending = [] }
             return pending
