@@ -100,10 +100,12 @@ final class SignalledRun {
     let process = Process()
     let folder: TemporaryFolder
 
-    init(program: BuiltProgram, arguments: [String]) throws {
+    /// `environment`: the program's (nil: this process's).
+    init(program: BuiltProgram, arguments: [String], environment: [String: String]? = nil) throws {
         folder = try TemporaryFolder()
         process.executableURL = program.url
         process.arguments = arguments
+        if let environment { process.environment = environment }
         _ = FileManager.default.createFile(atPath: folder.path("out"), contents: nil)
         _ = FileManager.default.createFile(atPath: folder.path("err"), contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("out")))

@@ -10,48 +10,20 @@ struct CameraAppTests {
     func photoRecordingQuit() async throws {
         let server = try DisplayServer(.xvfb)
         defer { server.stop() }
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
         let saved = try TemporaryFolder()
         defer { saved.remove() }
-        let process = Process()
-        process.executableURL = BuiltProgram(name: "camera-app").url
-        process.arguments = ["--folder", saved.url.path]
-        process.environment = server.clientEnvironment
-        let outputPath = folder.path("stdout")
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: folder.path("stderr"), contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("stderr")))
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        func said() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
-        func waitFor(_ text: String) async throws -> Bool {
-            let deadline = Date().addingTimeInterval(60)
-            while !said().contains(text), process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-            return said().contains(text)
-        }
-        var window: String?
-        let deadline = Date().addingTimeInterval(60)
-        while window == nil, process.isRunning, Date() < deadline {
-            let found = try? runTool("env", ["DISPLAY=\(server.name)", "xdotool", "search", "--onlyvisible", "--name", "ELImage camera"])
-            window = found.flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first.map(String.init) }
-            if window == nil { try await Task.sleep(for: .milliseconds(200)) }
-        }
-        let id = try #require(window, "no camera-app window appeared: \(said())")
-        func press(_ key: String) throws {
-            try runTool("env", ["DISPLAY=\(server.name)", "xdotool", "key", "--window", id, key])
-        }
-        try press("p")
-        #expect(try await waitFor("photo saved"), "\(said())")
-        try press("r")
-        #expect(try await waitFor("recording to"), "\(said())")
+        let run = try SignalledRun(program: BuiltProgram(name: "camera-app"), arguments: ["--folder", saved.url.path],
+                                   environment: server.clientEnvironment)
+        let window = try await server.window(titled: "ELImage camera", while: { run.process.isRunning })
+        let id = try #require(window, "no camera-app window appeared: \(run.output) \(run.errors)")
+        try server.press("p", in: id)
+        #expect(try await run.waitUntilSaid("photo saved"), "\(run.output)")
+        try server.press("r", in: id)
+        #expect(try await run.waitUntilSaid("recording to"), "\(run.output)")
         try await Task.sleep(for: .seconds(2))
-        try press("q")
-        let end = Date().addingTimeInterval(60)
-        while process.isRunning, Date() < end { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(!process.isRunning, "camera-app did not quit on q")
-        #expect(process.terminationStatus == 0, "\(said())")
+        try server.press("q", in: id)
+        #expect(try await run.waitForExit(seconds: 60), "camera-app did not quit on q")
+        #expect(run.process.terminationStatus == 0, "\(run.output) \(run.errors)")
 
         let files = try FileManager.default.contentsOfDirectory(atPath: saved.url.path)
         let photo = try #require(files.first { $0.hasSuffix(".png") }, "no photo in \(files)")
@@ -59,10 +31,8 @@ struct CameraAppTests {
         let size = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
                                            saved.path(photo)])
         #expect(String(decoding: size, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1280,720")
-        let counted = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
-                                              "stream=nb_read_frames", "-of", "csv=p=0", saved.path(video)])
-        let frames = Int(String(decoding: counted, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let frames = try countFrames(saved.path(video))
         #expect(frames >= 1)
-        #expect(said().contains("recorded \(frames) frames"), "\(said())")
+        #expect(run.output.contains("recorded \(frames) frames"), "\(run.output)")
     }
 }

@@ -117,6 +117,23 @@ final class DisplayServer: @unchecked Sendable {
             .withUnsafeBytes { Array($0) }
     }
 
+    /// The id of the first visible window whose title contains `title` (X11, xdotool), waiting up
+    /// to a minute while `alive()` holds.
+    func window(titled title: String, while alive: () -> Bool = { true }) async throws -> String? {
+        let deadline = Date().addingTimeInterval(60)
+        while alive(), Date() < deadline {
+            let found = try? runTool("env", ["DISPLAY=\(name)", "xdotool", "search", "--onlyvisible", "--name", title])
+            if let id = found.flatMap({ String(decoding: $0, as: UTF8.self).split(separator: "\n").first }) { return String(id) }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return nil
+    }
+
+    /// Types `key` into `window` (X11, xdotool).
+    func press(_ key: String, in window: String) throws {
+        try runTool("env", ["DISPLAY=\(name)", "xdotool", "key", "--window", window, key])
+    }
+
     /// Stops the server by its PID and waits for it. SIGKILL: a child of the test process starts
     /// with SIGTERM blocked (the mask of the thread that spawned it), so SIGTERM would never arrive.
     func stop() {

@@ -67,14 +67,14 @@ struct PreviewX11Tests {
         let calls = Locked(0)
         let requested = try await withPreviewWindow(on: server, options: .init(title: "close me")) { context, window in
             window.onCloseRequest = { calls.withLock { $0 += 1 } }
-            let found = try runTool("env", ["DISPLAY=\(server.name)", "xdotool", "search", "--sync", "--name", "close me"])
-            let id = try #require(UInt(String(decoding: found, as: UTF8.self).split(separator: "\n").first ?? ""))
+            let found = try await server.window(titled: "close me")
+            let id = try #require(found.flatMap { UInt($0) }, "no window appeared")
             try Self.sendDeleteWindow(to: id, display: server.name)
             let deadline = Date().addingTimeInterval(20)
             while !window.isCloseRequested, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
             let byCloseButton = window.isCloseRequested
             // q after it must not call the handler again.
-            try runTool("env", ["DISPLAY=\(server.name)", "xdotool", "key", "--window", String(id), "q"])
+            try server.press("q", in: String(id))
             try await Task.sleep(for: .milliseconds(300))
             return byCloseButton
         }
