@@ -1,6 +1,7 @@
 import CX11
 import ELImage
 import Foundation
+import Synchronization
 
 /// A connection to the desktop's window system, X11 or Wayland, for preview windows. A
 /// `RenderContext(windowSystem:)` made on it draws the graph's textures straight into its windows.
@@ -31,6 +32,8 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
     public let nativeDisplay: UnsafeMutableRawPointer
     public let name: String
     let connection: Connection
+    /// Set when the X server went away (Wayland reports it through `wl_display_get_error`).
+    let lost = Atomic<Bool>(false)
 
     enum Connection {
         case x11(OpaquePointer)
@@ -46,7 +49,9 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
 
     deinit {
         switch connection {
-        case let .x11(display): XCloseDisplay(display)
+        case let .x11(display):
+            // After a lost server Xlib must not be called again: the connection is left as it is.
+            if !lost.load(ordering: .acquiring) { XCloseDisplay(display) }
         case let .wayland(connection): connection.disconnect()
         }
     }
@@ -85,8 +90,16 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
                     tried.append("DISPLAY=\(name): cannot open the X11 display")
                     continue
                 }
-                return PreviewDisplay(system: .x11, nativeDisplay: UnsafeMutableRawPointer(display),
-                                      name: "X11 display \(name)", connection: .x11(display))
+                let connected = PreviewDisplay(system: .x11, nativeDisplay: UnsafeMutableRawPointer(display),
+                                               name: "X11 display \(name)", connection: .x11(display))
+                // A lost X server ends the process in Xlib's default handlers: instead, the
+                // connection is marked lost and its windows ask their pipelines to end.
+                XSetIOErrorHandler { _ in 0 }
+                XSetIOErrorExitHandler(display, { _, data in
+                    guard let data else { return }
+                    Unmanaged<PreviewDisplay>.fromOpaque(data).takeUnretainedValue().lost.store(true, ordering: .releasing)
+                }, Unmanaged.passUnretained(connected).toOpaque())
+                return connected
             case .wayland:
                 guard let name = displayName ?? environment["WAYLAND_DISPLAY"], !name.isEmpty else {
                     tried.append("WAYLAND_DISPLAY is not set")
@@ -109,7 +122,9 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
         switch connection {
         case let .x11(display):
             return try X11Window(display: display, visualID: context.nativeVisualID, title: title,
-                                 width: width, height: height)
+                                 width: width, height: height) { [weak self] in
+                self?.lost.load(ordering: .acquiring) ?? true
+            }
         case let .wayland(connection):
             return try WaylandWindow(connection: connection, title: title, width: width, height: height)
         }

@@ -20,6 +20,9 @@ enum WindowEvent: Sendable, Equatable {
 protocol NativeWindow: AnyObject {
     /// What `eglCreatePlatformWindowSurface` takes: a pointer to the X11 `Window`, or the `wl_egl_window*`.
     var eglWindow: UnsafeMutableRawPointer { get }
+    /// True once the window system went away: nothing may be drawn any more (Mesa's X11 swap
+    /// spins forever on a dead connection).
+    var isLost: Bool { get }
     /// The events that arrived since the last call; never blocks.
     func pendingEvents() -> [WindowEvent]
     func setTitle(_ title: String)

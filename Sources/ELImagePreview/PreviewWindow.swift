@@ -266,7 +266,7 @@ private final class Presenter {
     }
 
     private func present(_ fence: GLFence?, failed: inout Bool, report: (Error, AnyObject) -> Void) {
-        guard !failed else { return }
+        guard !failed, !window.isLost else { return }
         let drawable = windowContext.drawableSize
         let viewport = shown.map { options.scaling.viewport(frame: ($0.width, $0.height), window: drawable) }
             ?? (0, 0, 0, 0)

@@ -59,6 +59,8 @@ final class WaylandWindow: NativeWindow, @unchecked Sendable {
         events.withLock { $0.append(event) }
     }
 
+    var isLost: Bool { lost }
+
     func pendingEvents() -> [WindowEvent] {
         connection.dispatchPending()
         if wl_display_get_error(connection.display) != 0, !lost {

@@ -8,11 +8,16 @@ final class X11Window: NativeWindow {
     private let colormap: Colormap
     private let deleteWindow: Atom
     private var destroyed = false
+    private let isConnectionLost: () -> Bool
+    private var lossReported = false
 
     var eglWindow: UnsafeMutableRawPointer { UnsafeMutableRawPointer(window) }
 
-    init(display: OpaquePointer, visualID: Int32, title: String, width: Int, height: Int) throws {
+    /// `isConnectionLost` says when the X server went away (then the window only asks to close).
+    init(display: OpaquePointer, visualID: Int32, title: String, width: Int, height: Int,
+         isConnectionLost: @escaping () -> Bool) throws {
         self.display = display
+        self.isConnectionLost = isConnectionLost
         var template = XVisualInfo()
         template.visualid = VisualID(visualID)
         var count: Int32 = 0
@@ -46,7 +51,13 @@ final class X11Window: NativeWindow {
         XFlush(display)
     }
 
+    var isLost: Bool { isConnectionLost() }
+
     func pendingEvents() -> [WindowEvent] {
+        if isConnectionLost() {
+            defer { lossReported = true }
+            return lossReported ? [] : [.closeRequested]
+        }
         var events: [WindowEvent] = []
         while XPending(display) > 0 {
             var event = XEvent()
@@ -73,6 +84,7 @@ final class X11Window: NativeWindow {
     }
 
     func setTitle(_ title: String) {
+        guard !isConnectionLost() else { return }  // Xlib must not be called on a dead connection
         XStoreName(display, window.pointee, title)
         let utf8 = XInternAtom(display, "UTF8_STRING", 0)
         let name = XInternAtom(display, "_NET_WM_NAME", 0)
@@ -83,6 +95,7 @@ final class X11Window: NativeWindow {
 
     /// Asks the window manager (EWMH `_NET_WM_STATE_FULLSCREEN`); without one nothing changes.
     func setFullscreen(_ fullscreen: Bool) {
+        guard !isConnectionLost() else { return }
         var event = XEvent()
         event.xclient.type = ClientMessage
         event.xclient.window = window.pointee
@@ -96,6 +109,7 @@ final class X11Window: NativeWindow {
     }
 
     func resize(width: Int, height: Int) {
+        guard !isConnectionLost() else { return }
         XResizeWindow(display, window.pointee, UInt32(max(1, width)), UInt32(max(1, height)))
         XFlush(display)
     }
@@ -103,9 +117,11 @@ final class X11Window: NativeWindow {
     func destroy() {
         guard !destroyed else { return }
         destroyed = true
-        XDestroyWindow(display, window.pointee)
-        XFreeColormap(display, colormap)
-        XFlush(display)
+        if !isConnectionLost() {
+            XDestroyWindow(display, window.pointee)
+            XFreeColormap(display, colormap)
+            XFlush(display)
+        }
         window.deallocate()
     }
 
