@@ -27,6 +27,8 @@ final class CameraApp: Sendable {
     private let folder: String
     private let frameLimit: Int?
     private let beautyOn = Atomic<Bool>(true)
+    /// A recording was started with r and not stopped yet (it may have ended by itself: end of stream).
+    private let recording = Atomic<Bool>(false)
 
     init(context: RenderContext, display: PreviewDisplay, input: String?, folder: String, frameLimit: Int?) throws {
         self.context = context
@@ -77,17 +79,18 @@ final class CameraApp: Sendable {
                 try await group.waitForAll()
             }
         }
-        if encoder.currentState != .idle { await finishRecording() }
+        if recording.load(ordering: .acquiring) { await finishRecording() }
         say("camera-app: \(statusLine)")
     }
 
     private func handle(_ command: Command) async {
         switch command {
         case .record:
-            if encoder.currentState == .idle {
+            if !recording.load(ordering: .acquiring) {
                 let path = "\(folder)/video-\(Self.stamp()).mp4"
                 do {
                     try encoder.start(recordingTo: path)
+                    recording.store(true, ordering: .releasing)
                     say("recording to \(path)")
                 } catch {
                     say("cannot record: \(error)")
@@ -125,6 +128,7 @@ final class CameraApp: Sendable {
     }
 
     private func finishRecording() async {
+        recording.store(false, ordering: .releasing)
         do {
             let summary = try await encoder.stop()
             say("recorded \(summary.statistics.encoded) frames to \(summary.path)")

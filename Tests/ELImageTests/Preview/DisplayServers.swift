@@ -118,9 +118,10 @@ final class DisplayServer: @unchecked Sendable {
     }
 
     /// The id of the first visible window whose title contains `title` (X11, xdotool), waiting up
-    /// to a minute while `alive()` holds.
+    /// to two minutes while `alive()` holds (generous: on a loaded 2-core machine a debug build
+    /// takes long to show its first frame).
     func window(titled title: String, while alive: () -> Bool = { true }) async throws -> String? {
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(120)
         while alive(), Date() < deadline {
             let found = try? runTool("env", ["DISPLAY=\(name)", "xdotool", "search", "--onlyvisible", "--name", title])
             if let id = found.flatMap({ String(decoding: $0, as: UTF8.self).split(separator: "\n").first }) { return String(id) }

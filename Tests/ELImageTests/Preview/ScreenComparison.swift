@@ -70,7 +70,7 @@ struct ColorBars {
 
 /// Takes screenshots until `check` finds nothing wrong, for up to `seconds`; returns the last problems.
 /// `before` runs before each screenshot (e.g. sends the frame again).
-func waitForScreen(_ server: DisplayServer, seconds: Double = 20, check: ([UInt8]) -> [String],
+func waitForScreen(_ server: DisplayServer, seconds: Double = 90, check: ([UInt8]) -> [String],
                    before: () async throws -> Void = {}) async throws -> [String] {
     let deadline = Date().addingTimeInterval(seconds)
     var problems = ["no screenshot taken"]
