@@ -70,7 +70,9 @@ demo: deps
 ## threads against deadlines (a stuck encoder, a full disk, a killed recording) run after the
 ## others, on their own and one at a time: in parallel, tests that wait for ffmpeg or the CLI hold
 ## the two cooperative threads of a 2-core machine, and a deadline would measure that instead.
-SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests
+## The preview suites (Preview*, CameraAppTests) start display servers and programs and poll
+## screenshots and windows against deadlines: they run there too.
+SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
