@@ -113,6 +113,9 @@ struct PreviewX11Tests {
                 try await input.process(pixels, width: 64, height: 48, format: .rgba,
                                         timestamp: MediaTime(frame: Int64(index), framesPerSecond: 30), on: context)
             }
+            // The last frame waits in the mailbox until the window shows it.
+            let deadline = Date().addingTimeInterval(60)
+            while window.statistics.presented == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
             await window.close()
             return (received.count, window.statistics)
         }
