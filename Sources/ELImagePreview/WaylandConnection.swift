@@ -4,7 +4,8 @@ import ELImage
 import Foundation
 
 /// A Wayland connection with the globals a preview window needs: the compositor, xdg-shell's
-/// `xdg_wm_base` and the seat's keyboard. Its default event queue is dispatched by the windows'
+/// `xdg_wm_base`, the seat's keyboard and the outputs' scale factors (HiDPI). Its default event
+/// queue is dispatched by the windows'
 /// presentation threads (`dispatchPending()`); EGL uses queues of its own.
 final class WaylandConnection: @unchecked Sendable {
     // @unchecked Sendable: the globals are set during init's round trips, before any other thread
@@ -15,6 +16,9 @@ final class WaylandConnection: @unchecked Sendable {
     private(set) var windowManager: OpaquePointer?
     private var seat: OpaquePointer?
     private var keyboard: OpaquePointer?
+    private var outputs: [OpaquePointer] = []
+    /// Each output's scale factor (`wl_output.scale`), by the output's address.
+    private let outputScales = Locked<[UInt: Int32]>([:])
     private let windows = Locked<[WeakWindow]>([])
 
     private struct WeakWindow { weak var window: WaylandWindow? }
@@ -31,7 +35,7 @@ final class WaylandConnection: @unchecked Sendable {
         registry = wl_display_get_registry(display)
         wl_registry_add_listener(registry, Self.registryListener, Unmanaged.passUnretained(self).toOpaque())
         wl_display_roundtrip(display)  // the globals
-        wl_display_roundtrip(display)  // the seat's capabilities
+        wl_display_roundtrip(display)  // the seat's capabilities, the outputs' scales
         guard compositor != nil, windowManager != nil else {
             disconnect()
             throw PreviewError.windowSystem(what: "the Wayland compositor \(name) offers no xdg_wm_base (xdg-shell)",
@@ -41,6 +45,8 @@ final class WaylandConnection: @unchecked Sendable {
 
     /// Destroys the globals and closes the connection (after every window and EGL display on it).
     func disconnect() {
+        outputs.forEach { wl_output_destroy($0) }
+        outputs = []
         if let keyboard { wl_keyboard_destroy(keyboard) }
         if let seat { wl_seat_destroy(seat) }
         if let windowManager { xdg_wm_base_destroy(windowManager) }
@@ -65,6 +71,11 @@ final class WaylandConnection: @unchecked Sendable {
             wl_display_cancel_read(display)
         }
         wl_display_dispatch_pending(display)
+    }
+
+    /// The scale factor of `output` (1 until the compositor says otherwise).
+    func scale(of output: OpaquePointer) -> Int32 {
+        outputScales.withLock { $0[UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(output)))] } ?? 1
     }
 
     private func keyPressed(_ code: UInt32) {
@@ -97,6 +108,10 @@ final class WaylandConnection: @unchecked Sendable {
                 let base = OpaquePointer(wl_registry_bind(registry, name, elimage_xdg_wm_base_interface(), 1))
                 connection.windowManager = base
                 xdg_wm_base_add_listener(base, wmBaseListener, data)
+            case "wl_output" where version >= 2:  // version 2 brings the scale event
+                guard let output = OpaquePointer(wl_registry_bind(registry, name, elimage_wl_output_interface(), 2)) else { return }
+                connection.outputs.append(output)
+                wl_output_add_listener(output, outputListener, data)
             case "wl_seat" where connection.seat == nil:
                 let seat = OpaquePointer(wl_registry_bind(registry, name, elimage_wl_seat_interface(), min(version, 5)))
                 connection.seat = seat
@@ -109,6 +124,19 @@ final class WaylandConnection: @unchecked Sendable {
 
     private nonisolated(unsafe) static let wmBaseListener = listener(xdg_wm_base_listener(
         ping: { _, base, serial in xdg_wm_base_pong(base, serial) }))
+
+    private nonisolated(unsafe) static let outputListener = listener(wl_output_listener(
+        geometry: { _, _, _, _, _, _, _, _, _, _ in },
+        mode: { _, _, _, _, _, _ in },
+        done: { _, _ in },
+        scale: { data, output, factor in
+            guard let connection = connection(data), let output else { return }
+            let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(output)))
+            connection.outputScales.withLock { $0[key] = max(1, factor) }
+            connection.windows.withLock { $0.compactMap(\.window) }.forEach { $0.outputsChanged() }
+        },
+        name: { _, _, _ in },
+        description: { _, _, _ in }))
 
     private nonisolated(unsafe) static let seatListener = listener(wl_seat_listener(
         capabilities: { data, seat, capabilities in

@@ -4,6 +4,10 @@ import ELImage
 
 /// An xdg-shell toplevel with a `wl_egl_window` for EGL, its title, fullscreen, the close
 /// request and configure events; keys come through its connection.
+///
+/// HiDPI: sizes are in the compositor's logical units; the EGL window has the size times the
+/// highest scale factor of the outputs the surface is on, with that buffer scale, so the
+/// compositor shows its pixels 1:1 instead of enlarging a low-resolution picture.
 final class WaylandWindow: NativeWindow, @unchecked Sendable {
     // @unchecked Sendable: listeners may run on another window's thread; they only post events
     // (`events` is locked) or touch the EGL window size under `size`'s lock.
@@ -13,7 +17,8 @@ final class WaylandWindow: NativeWindow, @unchecked Sendable {
     private let toplevel: OpaquePointer
     private let window: OpaquePointer
     private let events = Locked<[WindowEvent]>([])
-    private let size: Locked<(width: Int, height: Int)>
+    /// The logical size, the outputs the surface is on (by address) and the buffer scale.
+    private let size: Locked<(width: Int, height: Int, outputs: [UInt: OpaquePointer], scale: Int32)>
     private let configured = Locked(false)
     private var destroyed = false
     private var lost = false
@@ -29,7 +34,7 @@ final class WaylandWindow: NativeWindow, @unchecked Sendable {
         self.surface = surface
         xdgSurface = xdg_wm_base_get_xdg_surface(windowManager, surface)
         toplevel = xdg_surface_get_toplevel(xdgSurface)
-        size = Locked((max(1, width), max(1, height)))
+        size = Locked((max(1, width), max(1, height), [:], 1))
         guard let window = wl_egl_window_create(surface, Int32(max(1, width)), Int32(max(1, height))) else {
             xdg_toplevel_destroy(toplevel)
             xdg_surface_destroy(xdgSurface)
@@ -38,6 +43,7 @@ final class WaylandWindow: NativeWindow, @unchecked Sendable {
         }
         self.window = window
         let me = Unmanaged.passUnretained(self).toOpaque()
+        wl_surface_add_listener(surface, Self.outputListener, me)
         xdg_surface_add_listener(xdgSurface, Self.surfaceListener, me)
         xdg_toplevel_add_listener(toplevel, Self.toplevelListener, me)
         xdg_toplevel_set_app_id(toplevel, "elimage")
@@ -83,12 +89,31 @@ final class WaylandWindow: NativeWindow, @unchecked Sendable {
         wl_display_flush(connection.display)
     }
 
-    /// A Wayland client chooses its window's size: the EGL window is resized at once.
+    /// A Wayland client chooses its window's size (logical units): the EGL window is resized at once.
     func resize(width: Int, height: Int) {
         size.withLock { size in
-            size = (max(1, width), max(1, height))
-            wl_egl_window_resize(window, Int32(size.width), Int32(size.height), 0, 0)
+            (size.width, size.height) = (max(1, width), max(1, height))
+            wl_egl_window_resize(window, Int32(size.width) * size.scale, Int32(size.height) * size.scale, 0, 0)
         }
+    }
+
+    /// The surface entered or left an output, or an output's scale changed: the buffer follows the
+    /// highest scale among the outputs the surface is on.
+    func outputsChanged() {
+        size.withLock { size in
+            let scale = size.outputs.values.map { connection.scale(of: $0) }.max() ?? 1
+            guard scale != size.scale else { return }
+            size.scale = scale
+            wl_surface_set_buffer_scale(surface, scale)
+            wl_egl_window_resize(window, Int32(size.width) * scale, Int32(size.height) * scale, 0, 0)
+        }
+    }
+
+    private func surface(_ output: OpaquePointer?, entered: Bool) {
+        guard let output else { return }
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(output)))
+        size.withLock { $0.outputs[key] = entered ? output : nil }
+        outputsChanged()
     }
 
     func destroy() {
@@ -106,6 +131,10 @@ final class WaylandWindow: NativeWindow, @unchecked Sendable {
     private static func window(_ data: UnsafeMutableRawPointer?) -> WaylandWindow? {
         data.map { Unmanaged<WaylandWindow>.fromOpaque($0).takeUnretainedValue() }
     }
+
+    private nonisolated(unsafe) static let outputListener = listener(wl_surface_listener(
+        enter: { data, _, output in window(data)?.surface(output, entered: true) },
+        leave: { data, _, output in window(data)?.surface(output, entered: false) }))
 
     private nonisolated(unsafe) static let surfaceListener = listener(xdg_surface_listener(
         configure: { data, xdgSurface, serial in

@@ -16,8 +16,9 @@ final class DisplayServer: @unchecked Sendable {
 
     static let width = 1280, height = 720
 
-    /// Starts the server and waits until it takes connections.
-    init(_ kind: Kind) throws {
+    /// Starts the server and waits until it takes connections. `scale`: weston's output scale
+    /// factor (a HiDPI screen: at 2, 2560x1440 pixels for the same 1280x720 logical size).
+    init(_ kind: Kind, scale: Int = 1) throws {
         self.kind = kind
         runtimeFolder = try TemporaryFolder()
         chmod(runtimeFolder.url.path, 0o700)
@@ -53,7 +54,7 @@ final class DisplayServer: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = ["--backend=headless-backend.so", "--use-pixman", "--width=\(Self.width)",
                                  "--height=\(Self.height)", "--socket=\(name)", "--shell=desktop-shell.so",
-                                 "--debug", "--idle-time=0"]
+                                 "--debug", "--idle-time=0", "--scale=\(scale)"]
             var environment = ProcessInfo.processInfo.environment
             environment["XDG_RUNTIME_DIR"] = runtimeFolder.url.path
             environment.removeValue(forKey: "WAYLAND_DISPLAY")
