@@ -156,22 +156,16 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     private func shrink(_ frame: TextureFrame, to size: (width: Int, height: Int),
                         in context: isolated RenderContext) throws -> TextureFrame {
         if size.width == frame.width, size.height == frame.height { return frame }
-        let small = try context.makeFrame(width: size.width, height: size.height, timestamp: frame.timestamp,
-                                          colorSpace: frame.colorSpace)
-        let program = try context.program(named: "detector_downsample", fragment: try Self.downsampleShader())
-        try context.draw(program, into: small, inputs: [frame]) { program in
-            program.set(.vec2([1 / Float(size.width), 1 / Float(size.height)]), for: "outputTexel")
-        }
-        return small
-    }
-
-    /// Shaders/detector_downsample.fsh, embedded in ELImage.
-    private static func downsampleShader() throws -> String {
-        guard let source = ShaderLibrary.source(named: "detector_downsample.fsh") else {
+        guard let source = Self.downsampleSource else {
             throw ELImageError.invalidState(node: "DetectorOutput", reason: "ELImage was built without Shaders/detector_downsample.fsh")
         }
-        return source
+        return try context.renderPass("detector_downsample", fragment: source, inputs: [frame],
+                                      width: size.width, height: size.height, like: frame,
+                                      uniforms: ["outputTexel": .vec2([1 / Float(size.width), 1 / Float(size.height)])])
     }
+
+    /// Shaders/detector_downsample.fsh, embedded in ELImage; looked up once.
+    private static let downsampleSource = ShaderLibrary.source(named: "detector_downsample.fsh")
 
     private func startWorker(in context: isolated RenderContext) throws {
         let thread = try context.makeWorker(name: "ELImage.detect") { [self] failure in

@@ -67,12 +67,8 @@ struct DetectionOptions: ParsableArguments {
         }
         guard detectEvery >= 1 else { throw UsageError("--detect-every \(detectEvery): give at least 1") }
         if let detectRate, !(detectRate > 0) { throw UsageError("--detect-rate \(detectRate): give a positive rate") }
-        let size = try detectSize.map { text throws(UsageError) -> (width: Int, height: Int) in
-            let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] >= 8, parts[1] >= 8 else {
-                throw UsageError("--detect-size \(text): write WIDTHxHEIGHT of at least 8x8, e.g. 640x360")
-            }
-            return (parts[0], parts[1])
+        let size = try detectSize.map { text throws(UsageError) in
+            try SizeArgument.parse(text, option: "--detect-size", minimum: 8, example: "640x360")
         }
         var detectors: [any MetadataDetector] = []
         for kind in detect.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {

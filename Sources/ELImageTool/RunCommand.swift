@@ -242,9 +242,7 @@ struct RunCommand: AsyncParsableCommand {
             return value
         }
         let parsedSize = try size.map { text throws(UsageError) in
-            let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw UsageError("--size \(text): write WIDTHxHEIGHT, e.g. 1280x720") }
-            return (parts[0], parts[1])
+            try SizeArgument.parse(text, option: "--size", example: "1280x720")
         }
         let pixelFormat = try format.map { text throws(UsageError) in
             guard let value = PixelFormat(rawValue: text.lowercased()) else {

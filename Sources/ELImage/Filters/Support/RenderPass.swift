@@ -7,7 +7,7 @@ extension RenderContext {
     ///   - inputs: sampled as `inputImageTexture`, `inputImageTexture2`, ...
     ///   - like: the frame whose timestamp and colour space the output carries.
     ///   - uniforms: values set on the program before drawing; names the program lacks are ignored.
-    func renderPass(
+    package func renderPass(
         _ name: String, fragment: String, inputs: [TextureFrame], width: Int, height: Int,
         like reference: TextureFrame, uniforms: [String: UniformValue] = [:]
     ) throws -> TextureFrame {
