@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "ELImageMedia", targets: ["ELImageMedia"]),
         .library(name: "ELImageDetection", targets: ["ELImageDetection"]),
         .library(name: "ELImagePreview", targets: ["ELImagePreview"]),
+        .library(name: "ELImageTesting", targets: ["ELImageTesting"]),
         .executable(name: "camera-devices", targets: ["CameraDevicesExample"]),
         .executable(name: "record", targets: ["RecordExample"]),
         .executable(name: "camera-app", targets: ["CameraAppExample"]),
@@ -125,6 +126,13 @@ let package = Package(
             dependencies: ["ELImage", "CX11", "CWayland", "CXDGShell"],
             path: "Sources/ELImagePreview"),
 
+        // MARK: Test support (a product of its own: test doubles never ship inside the framework)
+        // The emulated V4L2 camera, frame collectors and an in-memory pipeline harness.
+        .target(
+            name: "ELImageTesting",
+            dependencies: ["ELImage", "ELImageCamera", "CV4L2", "CTurboJPEG"],
+            path: "Sources/ELImageTesting"),
+
         // MARK: Programs
         .executableTarget(
             name: "ELImageTool",
@@ -144,7 +152,7 @@ let package = Package(
             path: "Examples/Beauty"),
         .executableTarget(
             name: "CameraDevicesExample",
-            dependencies: ["ELImage", "ELImageCamera",
+            dependencies: ["ELImage", "ELImageCamera", "ELImageTesting",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/CameraDevices"),
         .executableTarget(
@@ -180,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "ELImageTests",
             dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "ELImageDetection",
-                           "ELImagePreview", "CGLES", "CTurboJPEG", "CX11"],
+                           "ELImagePreview", "ELImageTesting", "CGLES", "CTurboJPEG", "CX11"],
             path: "Tests/ELImageTests"),
     ],
     swiftLanguageModes: [.v6]

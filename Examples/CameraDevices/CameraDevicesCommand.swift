@@ -8,6 +8,7 @@
 import ArgumentParser
 import ELImage
 import ELImageCamera
+import ELImageTesting
 import Foundation
 
 @main

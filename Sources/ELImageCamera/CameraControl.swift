@@ -78,7 +78,8 @@ public enum CameraControlType: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    var rawValue: UInt32 {
+    /// The V4L2 number (`V4L2_CTRL_TYPE_*`).
+    package var rawValue: UInt32 {
         switch self {
         case .integer: V4L2_CTRL_TYPE_INTEGER.rawValue
         case .boolean: V4L2_CTRL_TYPE_BOOLEAN.rawValue

@@ -173,7 +173,7 @@ public enum FrameIntervals: Hashable, Sendable {
         }
     }
 
-    static func distance(_ a: FrameInterval, _ b: FrameInterval) -> Double {
+    package static func distance(_ a: FrameInterval, _ b: FrameInterval) -> Double {
         guard a.seconds > 0, b.seconds > 0 else { return .infinity }
         return abs(log(a.seconds / b.seconds))
     }

@@ -3,13 +3,13 @@ import ELImage
 /// Where the planes of an uncompressed V4L2 frame lie in its buffer (single-planar API): each
 /// plane follows the previous one, luma rows `bytesperline` apart and chroma rows at the stride
 /// the V4L2 format defines from it.
-struct FrameLayout: Equatable {
-    let format: PixelFormat
-    let planes: [PixelBuffer.Plane]
+package struct FrameLayout: Equatable {
+    package let format: PixelFormat
+    package let planes: [PixelBuffer.Plane]
     /// Bytes from the start of the buffer to the end of the last plane's last row.
-    let byteCount: Int
+    package let byteCount: Int
 
-    init?(fourCC: FourCC, width: Int, height: Int, bytesPerLine: Int) {
+    package init?(fourCC: FourCC, width: Int, height: Int, bytesPerLine: Int) {
         guard let format = fourCC.pixelFormat, width > 0, height > 0 else { return nil }
         let lumaRow = format.planeShape(0, width: width, height: height).rowBytes
         let stride = max(bytesPerLine, lumaRow)

@@ -2,7 +2,7 @@ import CV4L2
 
 /// The `VIDIOC_*` ioctl numbers, which Swift cannot import (they are function-like macros), built
 /// the way `<asm-generic/ioctl.h>` does: `direction << 30 | size << 16 | 'V' << 8 | number`.
-enum VIDIOC {
+package enum VIDIOC {
     private static let write: UInt = 1
     private static let read: UInt = 2
 
@@ -10,31 +10,31 @@ enum VIDIOC {
         (direction << 30) | (UInt(MemoryLayout<Argument>.size) << 16) | (UInt(UInt8(ascii: "V")) << 8) | number
     }
 
-    static let querycap = request(read, 0, v4l2_capability.self)
-    static let enumFormat = request(read | write, 2, v4l2_fmtdesc.self)
-    static let getFormat = request(read | write, 4, v4l2_format.self)
-    static let setFormat = request(read | write, 5, v4l2_format.self)
-    static let requestBuffers = request(read | write, 8, v4l2_requestbuffers.self)
-    static let queryBuffer = request(read | write, 9, v4l2_buffer.self)
-    static let queueBuffer = request(read | write, 15, v4l2_buffer.self)
-    static let dequeueBuffer = request(read | write, 17, v4l2_buffer.self)
-    static let streamOn = request(write, 18, Int32.self)
-    static let streamOff = request(write, 19, Int32.self)
-    static let getParameters = request(read | write, 21, v4l2_streamparm.self)
-    static let setParameters = request(read | write, 22, v4l2_streamparm.self)
-    static let getControl = request(read | write, 27, v4l2_control.self)
-    static let setControl = request(read | write, 28, v4l2_control.self)
-    static let queryControl = request(read | write, 36, v4l2_queryctrl.self)
-    static let queryMenu = request(read | write, 37, v4l2_querymenu.self)
-    static let tryFormat = request(read | write, 64, v4l2_format.self)
-    static let getExtendedControls = request(read | write, 71, v4l2_ext_controls.self)
-    static let setExtendedControls = request(read | write, 72, v4l2_ext_controls.self)
-    static let enumFrameSizes = request(read | write, 74, v4l2_frmsizeenum.self)
-    static let enumFrameIntervals = request(read | write, 75, v4l2_frmivalenum.self)
-    static let queryExtendedControl = request(read | write, 103, v4l2_query_ext_ctrl.self)
+    package static let querycap = request(read, 0, v4l2_capability.self)
+    package static let enumFormat = request(read | write, 2, v4l2_fmtdesc.self)
+    package static let getFormat = request(read | write, 4, v4l2_format.self)
+    package static let setFormat = request(read | write, 5, v4l2_format.self)
+    package static let requestBuffers = request(read | write, 8, v4l2_requestbuffers.self)
+    package static let queryBuffer = request(read | write, 9, v4l2_buffer.self)
+    package static let queueBuffer = request(read | write, 15, v4l2_buffer.self)
+    package static let dequeueBuffer = request(read | write, 17, v4l2_buffer.self)
+    package static let streamOn = request(write, 18, Int32.self)
+    package static let streamOff = request(write, 19, Int32.self)
+    package static let getParameters = request(read | write, 21, v4l2_streamparm.self)
+    package static let setParameters = request(read | write, 22, v4l2_streamparm.self)
+    package static let getControl = request(read | write, 27, v4l2_control.self)
+    package static let setControl = request(read | write, 28, v4l2_control.self)
+    package static let queryControl = request(read | write, 36, v4l2_queryctrl.self)
+    package static let queryMenu = request(read | write, 37, v4l2_querymenu.self)
+    package static let tryFormat = request(read | write, 64, v4l2_format.self)
+    package static let getExtendedControls = request(read | write, 71, v4l2_ext_controls.self)
+    package static let setExtendedControls = request(read | write, 72, v4l2_ext_controls.self)
+    package static let enumFrameSizes = request(read | write, 74, v4l2_frmsizeenum.self)
+    package static let enumFrameIntervals = request(read | write, 75, v4l2_frmivalenum.self)
+    package static let queryExtendedControl = request(read | write, 103, v4l2_query_ext_ctrl.self)
 
     /// The name of a request, for error messages.
-    static func name(of request: UInt) -> String {
+    package static func name(of request: UInt) -> String {
         names[request] ?? "ioctl 0x\(String(request, radix: 16))"
     }
 
@@ -52,16 +52,16 @@ enum VIDIOC {
 }
 
 /// Reading and writing the fixed-size, NUL-terminated strings of V4L2 structs (imported as tuples).
-enum CString {
+package enum CString {
     /// The string in a `char[N]` field.
-    static func read<Field>(_ field: Field) -> String {
+    package static func read<Field>(_ field: Field) -> String {
         withUnsafeBytes(of: field) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
     }
 
     /// Writes `string` into a `char[N]` field, truncated to leave room for the terminating NUL.
-    static func write<Field>(_ string: String, into field: inout Field) {
+    package static func write<Field>(_ string: String, into field: inout Field) {
         withUnsafeMutableBytes(of: &field) { bytes in
             bytes.initializeMemory(as: UInt8.self, repeating: 0)
             for (index, byte) in string.utf8.prefix(max(0, bytes.count - 1)).enumerated() {

@@ -1,5 +1,6 @@
 import ELImage
 @testable import ELImageCamera
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -22,7 +23,7 @@ struct CameraColorTests {
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(width: 512, height: 512, framesPerSecond: 30),
                             context: context, io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         device.emitFrames()
@@ -133,7 +134,7 @@ struct CameraMJPEGDecoderTests {
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         device.emitFrames()

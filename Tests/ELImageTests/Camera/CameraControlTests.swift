@@ -1,6 +1,7 @@
 import CV4L2
 import ELImage
 @testable import ELImageCamera
+import ELImageTesting
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import ELImage
 @testable import ELImageCamera
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ struct CameraDropTests {
         let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         sink.hold(frameIndex: 0)
         camera --> sink
         try camera.start()
@@ -44,7 +45,7 @@ struct CameraDropTests {
         let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(width: 128, framesPerSecond: 100), context: context,
                             io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         let slow = SlowNode(delay: .milliseconds(40))
         camera --> slow
         camera --> sink

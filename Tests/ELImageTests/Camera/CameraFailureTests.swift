@@ -1,5 +1,6 @@
 import ELImage
 @testable import ELImageCamera
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -11,7 +12,7 @@ struct CameraFailureTests {
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         #expect(await waitUntil { sink.count >= 5 })
@@ -44,7 +45,7 @@ struct CameraFailureTests {
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .milliseconds(250)),
                             context: context, io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         #expect(await waitUntil { sink.count >= 3 })
@@ -68,7 +69,7 @@ struct CameraFailureTests {
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: io)
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         let thrown = #expect(throws: ELImageError.self) { try camera.start() }
         #expect(thrown?.ioErrno == code)

@@ -1,5 +1,6 @@
 import ELImage
 @testable import ELImageCamera
+import ELImageTesting
 import Testing
 
 @Suite("Camera mode selection", .closesContexts)

@@ -1,5 +1,6 @@
 import ELImage
 @testable import ELImageCamera
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -12,7 +13,7 @@ struct CameraStreamingTests {
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 500), context: context,
                             io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         #expect(await waitUntil { camera.statistics.captured >= 120 })
@@ -50,7 +51,7 @@ struct CameraStreamingTests {
         let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         for frame in 1...6 {
@@ -72,7 +73,7 @@ struct CameraStreamingTests {
         var settings = testSettings(framesPerSecond: 30)
         settings.timestamps = .monotonicClock
         let camera = Camera(device: "/dev/video0", settings: settings, context: context, io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         let before = EmulatedVideoDevice.monotonicMicroseconds()
         try camera.start()
@@ -95,7 +96,7 @@ struct CameraStreamingTests {
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         device.addSpuriousWakeups(25)
         try camera.start()
@@ -121,7 +122,7 @@ struct CameraStreamingTests {
         let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
                             io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         try camera.start()  // already running: nothing happens
@@ -147,7 +148,7 @@ struct CameraStreamingTests {
     func droppedWhileRunning() async throws {
         let device = emulatedCamera(framesPerSecond: 200)
         let context = try TestContexts.make()
-        let sink = CameraSink()
+        let sink = FrameCollector()
         do {
             let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
                                 io: EmulatedDeviceIO([device]))

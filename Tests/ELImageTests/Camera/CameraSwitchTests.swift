@@ -1,5 +1,6 @@
 import ELImage
 @testable import ELImageCamera
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ struct CameraSwitchTests {
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
                             io: EmulatedDeviceIO([front, back]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         #expect(await waitUntil { sink.count >= 5 })
@@ -54,7 +55,7 @@ struct CameraSwitchTests {
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
                             io: EmulatedDeviceIO([front, locked]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         #expect(await waitUntil { sink.count >= 3 })
@@ -76,7 +77,7 @@ struct CameraSwitchTests {
         ])
         let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: EmulatedDeviceIO([device]))
-        let sink = CameraSink()
+        let sink = FrameCollector()
         camera --> sink
         try camera.start()
         #expect(await waitUntil { sink.count >= 3 })

@@ -3,63 +3,9 @@
 import Dispatch
 import ELImage
 @testable import ELImageCamera
+import ELImageTesting
 import ELImageMedia
 import Foundation
-
-/// A sink that reads every frame back and records it, counts end-of-stream, and can hold the
-/// render thread on chosen frames (a slow consumer).
-final class CameraSink: ImageInput, @unchecked Sendable {
-    // @unchecked Sendable: the recorded values live behind locks; `gate` is a semaphore.
-    let inputSlots = InputSlots()
-    private let images = Locked<[RGBAImage]>([])
-    private let ends = Locked(0)
-    private let holding = Locked<Set<Int>>([])
-    /// Signalled once per frame that `hold(frameIndex:)` asked to hold; the frame then waits for `release()`.
-    let gate = DispatchSemaphore(value: 0)
-    private let held = Locked(0)
-
-    /// The frames so far, read back as RGBA with their times.
-    var received: [RGBAImage] { images.withLock { $0 } }
-    var count: Int { images.withLock { $0.count } }
-    var endOfStreamCount: Int { ends.withLock { $0 } }
-    /// How many frames are being held on the render thread now.
-    var heldCount: Int { held.withLock { $0 } }
-
-    /// Holds the render thread on the `index`-th received frame (0-based) until `release()`.
-    func hold(frameIndex index: Int) { holding.withLock { _ = $0.insert(index) } }
-
-    func release() { gate.signal() }
-
-    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        var rgba = try PixelBuffer(format: .rgba, width: frame.width, height: frame.height)
-        try context.readPixels(of: frame, into: &rgba)
-        let position = images.withLock { list in
-            list.append(RGBAImage(width: frame.width, height: frame.height, pixels: rgba.data, timestamp: frame.timestamp))
-            return list.count - 1
-        }
-        if holding.withLock({ $0.contains(position) }) {
-            held.withLock { $0 += 1 }
-            gate.wait()
-            held.withLock { $0 -= 1 }
-        }
-    }
-
-    func endOfStream(at index: Int, in context: isolated RenderContext) {
-        ends.withLock { $0 += 1 }
-    }
-}
-
-/// Records what reaches a context's error handler.
-final class FailureRecorder: Sendable {
-    private let failures = Locked<[NodeFailure]>([])
-    var all: [NodeFailure] { failures.withLock { $0 } }
-    /// The ELImageErrors among the failures.
-    var errors: [ELImageError] { all.compactMap { $0.error as? ELImageError } }
-
-    init(_ context: RenderContext) {
-        context.setErrorHandler { [self] failure in failures.withLock { $0.append(failure) } }
-    }
-}
 
 /// Waits until `condition` holds, polling; false when `timeout` passed first. The timeout is
 /// generous for a loaded machine; a passing condition returns at once.

@@ -1,5 +1,6 @@
 import ELImage
 import ELImageCamera
+import ELImageTesting
 import ELImageMedia
 import Foundation
 import Testing

@@ -1,12 +1,13 @@
 import CTurboJPEG
 import ELImage
+import ELImageCamera
 
 /// The pictures an emulated camera serves: a photo (or a test pattern) scaled to the mode's size
 /// and encoded in its format, on the CPU: Y'CbCr with the colour space the device reports
 /// (chroma averaged over each 2x1 or 2x2 block), or JPEG (4:2:2, as webcams send it).
-enum EmulatedFrames {
+public enum EmulatedFrames {
     /// Colour bars over a grey ramp.
-    static func testPattern(width: Int, height: Int) -> RGBAImage {
+    public static func testPattern(width: Int, height: Int) -> RGBAImage {
         let bars: [SIMD3<UInt8>] = [[235, 235, 235], [235, 235, 16], [16, 235, 235], [16, 235, 16],
                                     [235, 16, 235], [235, 16, 16], [16, 16, 235], [16, 16, 16]]
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
@@ -63,7 +64,7 @@ enum EmulatedFrames {
     }
 
     /// The picture in `fourCC`, tightly packed (PixelBuffer.packedPlanes), or as a JPEG.
-    static func encode(_ picture: RGBAImage, as fourCC: FourCC, colorSpace: ColorSpace) throws -> [UInt8] {
+    public static func encode(_ picture: RGBAImage, as fourCC: FourCC, colorSpace: ColorSpace) throws -> [UInt8] {
         if fourCC.isJPEG { return try jpeg(picture) }
         guard let format = fourCC.pixelFormat else {
             throw ELImageError.invalidInput(what: "the emulated camera cannot make \(fourCC) frames",
@@ -142,7 +143,7 @@ enum EmulatedFrames {
     }
 
     /// A baseline JFIF JPEG of `picture`, 4:2:2, quality 95.
-    static func jpeg(_ picture: RGBAImage) throws -> [UInt8] {
+    public static func jpeg(_ picture: RGBAImage) throws -> [UInt8] {
         guard let handle = tjInitCompress() else {
             throw ELImageError.invalidState(node: "EmulatedVideoDevice", reason: "libturbojpeg could not create a compressor")
         }

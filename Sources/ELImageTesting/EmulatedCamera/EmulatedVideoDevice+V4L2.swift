@@ -1,5 +1,6 @@
 import CV4L2
 import ELImage
+import ELImageCamera
 import Foundation
 
 /// The V4L2 contract of an emulated device: what each call does to its state.

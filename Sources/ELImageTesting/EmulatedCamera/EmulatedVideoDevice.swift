@@ -1,5 +1,6 @@
 import CV4L2
 import ELImage
+import ELImageCamera
 import Foundation
 
 /// A camera in memory that follows the V4L2 contract, for demos and tests without hardware.
@@ -300,7 +301,8 @@ public final class EmulatedVideoDevice: @unchecked Sendable {
 
     // MARK: Time
 
-    static func monotonicMicroseconds() -> Int64 {
+    /// Now on `CLOCK_MONOTONIC`, the clock V4L2 stamps buffers with, in microseconds.
+    public static func monotonicMicroseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageCamera
 
 /// The mutable state of an `EmulatedVideoDevice`, touched only with its lock held.
 struct EmulatedDeviceState {

@@ -1,3 +1,4 @@
+import ELImageCamera
 /// A control of an emulated camera: its description and current value.
 public struct EmulatedControl: Hashable, Sendable {
     /// The V4L2 control id.

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageCamera
 
 /// Draws a frame number into tightly packed Y'CbCr (or RGB) planes: the same cells as
 /// `EmulatedFrames.mark`, white for 1 and black for 0, with neutral chroma, so the number reads

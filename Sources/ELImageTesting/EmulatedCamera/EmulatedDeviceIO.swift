@@ -1,4 +1,5 @@
 import ELImage
+import ELImageCamera
 import Glibc
 
 /// The device calls served by emulated cameras instead of the kernel: pass it as the `io` of a
