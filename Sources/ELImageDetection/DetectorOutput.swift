@@ -82,7 +82,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     public let metadata: AsyncStream<Metadata>
     private let continuation: AsyncStream<Metadata>.Continuation
     private let handler: (@Sendable (Metadata) -> Void)?
-    private let mailbox = DetectorMailbox<Job>()
+    private let mailbox = NewestWinsSlot<Job>()
     private let state = Locked(State())
 
     /// - Parameters:
@@ -145,7 +145,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
                                             colorSpace: frame.colorSpace)
         let job = Job(planes: planes, fence: try context.insertFence(), frame: ticket.number,
                       frameWidth: frame.width, frameHeight: frame.height)
-        switch mailbox.post(job, waitForResult: settings.waitsForDetector) {
+        switch mailbox.put(job, waitForResult: settings.waitsForDetector) {
         case .queued: break
         case .replacedOlder: state.withLock { $0.statistics.dropped += 1 }
         case .closed: state.withLock { $0.statistics.sampled -= 1 }
@@ -202,7 +202,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
                 state.withLock { $0.statistics.analysed += 1 }
                 handler?(found)
                 continuation.yield(found)
-                mailbox.finishJob()
+                mailbox.finish()
             } catch {
                 fail(error as? ELImageError
                     ?? .invalidState(node: "DetectorOutput(\(detector.name))", reason: "frame \(job.frame): \(error)"))
@@ -217,8 +217,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
             state.failed = true
             return state.context
         }
-        mailbox.close()
-        if mailbox.discard() { state.withLock { $0.statistics.dropped += 1 } }
+        if mailbox.close(discarding: true) { state.withLock { $0.statistics.dropped += 1 } }
         if let context { context.report(error, from: self) } else {
             FileHandle.standardError.write(Data("ELImage: DetectorOutput(\(detector.name)) failed: \(error)\n".utf8))
         }

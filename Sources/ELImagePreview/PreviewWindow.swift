@@ -76,7 +76,7 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     public let options: Options
 
     private let state = Locked(PreviewState())
-    private let mailbox = PresentationMailbox()
+    private let mailbox = NewestWinsSlot<Presentation>()
     private let display: PreviewDisplay
     private let window: NativeWindow
     private let windowContext: WindowContext
@@ -163,17 +163,17 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         state.withLock { $0.received += 1 }
         if options.pacing == .timestamps { waitUntilDue(frame.timestamp) }
-        guard !mailbox.isStopped else {
+        guard !mailbox.isClosed else {
             mailbox.countDropped()
             return
         }
-        mailbox.put(.init(frame: frame, fence: try context.insertFence()))
+        if mailbox.put(Presentation(frame: frame, fence: try context.insertFence())) == .closed { mailbox.countDropped() }
     }
 
     /// Holds the render thread (and so the file source feeding it) until `timestamp` is due, in
     /// short steps that notice a pause, the end of pacing and the window's close.
     private func waitUntilDue(_ timestamp: MediaTime) {
-        while !mailbox.isStopped {
+        while !mailbox.isClosed {
             let delay = state.withLock { state -> Duration? in
                 if state.pacingEnded || state.closeRequested { return nil }
                 return state.clock.isPaused ? .milliseconds(10) : state.clock.delay(until: timestamp)
@@ -184,13 +184,19 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     }
 
     /// The safety net for a window never closed: its thread ends on its own (never waited for here).
-    deinit { mailbox.stop() }
+    deinit { mailbox.close(discarding: true) }
 
     /// Stops the presentation thread, destroys the window and joins the thread. Idempotent.
     public func close() async {
-        mailbox.stop()
+        mailbox.close(discarding: true)
         await thread.join()
     }
+}
+
+/// A frame on its way to the window, with the fence that says when the render thread's work on it is done.
+struct Presentation: Sendable {
+    let frame: TextureFrame
+    let fence: GLFence?
 }
 
 /// What the render thread, the presentation thread and the window's users share.
@@ -235,7 +241,7 @@ private final class Presenter {
 
     /// The presentation loop: window events, changes asked for, and the newest frame, until the
     /// mailbox is stopped; then the GL context and the window are destroyed on this thread.
-    func run(mailbox: PresentationMailbox, state: Locked<PreviewState>, report: (Error, AnyObject) -> Void) {
+    func run(mailbox: NewestWinsSlot<Presentation>, state: Locked<PreviewState>, report: (Error, AnyObject) -> Void) {
         closeState = state
         defer { closeState = nil }
         var failed = false
@@ -245,11 +251,13 @@ private final class Presenter {
             if let node { report(error, node) }
             failed = true
         }
-        while !mailbox.isStopped {
+        while !mailbox.isClosed {
             var redraw = handleEvents(state: state)
             applyRequests(state: state)
             let due = isPresentationDue()
-            if let delivery = mailbox.next(timeout: due ? 0.01 : 0.005, take: due) {
+            // Not due: wait a little for news (events, a frame) without taking the frame.
+            if !due { mailbox.wait(until: Date(timeIntervalSinceNow: 0.005)) }
+            if due, let delivery = mailbox.take(waitingUntil: Date(timeIntervalSinceNow: 0.01)) {
                 adaptWindow(to: delivery.frame)
                 shown = delivery.frame
                 redraw = true
