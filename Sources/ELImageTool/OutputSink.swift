@@ -106,21 +106,6 @@ final class OutputSink: @unchecked Sendable {
     }
 }
 
-/// Counts the frames that reach the end of the graph (a fan-out target beside the sink).
-final class FrameCounter: ImageInput, @unchecked Sendable {
-    let inputSlots = InputSlots()
-    private let frames = Locked(0)
-    private let onFrame: (Int) -> Void  // called on the render thread only
-
-    init(onFrame: @escaping (Int) -> Void) { self.onFrame = onFrame }
-
-    var count: Int { frames.withLock { $0 } }
-
-    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        onFrame(frames.withLock { value in value += 1; return value })
-    }
-}
-
 /// The first failure anywhere in the graph of one run (a sink, a node through the error handler).
 final class FailureLog: Sendable {
     private let first = Locked<String?>(nil)
