@@ -41,7 +41,7 @@ enum OutputKind {
 }
 
 /// The sink node for an output, plus how to finish it.
-final class OutputSink: @unchecked Sendable {
+final class OutputSink: Sendable {
     let node: any ImageInput
     private let finishing: @Sendable () async throws -> Void
 

@@ -159,6 +159,7 @@ public final class MediaSource: Sendable {
 
 /// A file reader's `nextFrame`, called by one run task at a time (never concurrently).
 private final class FrameReader: @unchecked Sendable {
+    // @unchecked Sendable: `next` is not Sendable; one run task calls it at a time.
     let next: () throws -> PixelBuffer?
     init(_ next: @escaping () throws -> PixelBuffer?) { self.next = next }
 }
