@@ -14,6 +14,26 @@ private final class TestFilter: ParameterizedFilter {
     let parameters = TestParameters()
 }
 
+/// A point filter written outside the framework, as the README shows: scales R, G and B by 1 - amount.
+private final class Fade: PointFilter {
+    struct Parameters: Sendable {
+        @Uniform("amount", in: 0...1) var amount: Float = 0
+    }
+    let parameters = Parameters()
+    let colorPiece: ColorPiece
+    let pass: ShaderPass
+    let outputs = OutputTargets()
+
+    init(amount: Float) throws {
+        colorPiece = try ColorPiece(name: "fade", source: """
+            uniform float PIECE_amount;
+            vec4 PIECE_apply(vec4 color) { return vec4(color.rgb * (1.0 - PIECE_amount), color.a); }
+            """)
+        pass = ShaderPass(colorPiece: colorPiece)
+        self.amount = amount
+    }
+}
+
 @Suite("@Uniform parameters", .closesContexts)
 struct UniformParameterTests {
     @Test("Values are clamped to the declared range; NaN means the declared default")
@@ -74,5 +94,19 @@ struct UniformParameterTests {
         brightness.brightness = 0.5
         let last = try await render(gray, through: brightness, on: context)
         #expect([191, 192].contains(last.pixels[0]))
+    }
+
+    @Test("A point filter declared outside the framework renders alone and fused, its parameter clamped")
+    func customPointFilter() async throws {
+        let context = try TestContexts.make()
+        let image = randomImage(width: 16, height: 4, seed: 31)
+        let fade = try Fade(amount: 0.5)
+        let reference = DoubleImage(image).map { rgb($0) { $0 * 0.5 } }
+        expectClose(try await render(image, through: fade, on: context), reference, tolerance: 1, "alone")
+        let chain = ColorChain([fade, Brightness(0.1)])
+        let fused = DoubleImage(image).map { rgb($0) { level($0 * 0.5) + 0.1 * 255 } }
+        expectClose(try await render(image, through: chain, on: context), fused, tolerance: 1, "fused")
+        fade.amount = 3
+        #expect(fade.amount == 1)
     }
 }

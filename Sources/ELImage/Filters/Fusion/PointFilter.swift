@@ -6,15 +6,19 @@
 /// named as the piece declares them without `PIECE_`:
 ///
 /// ```swift
-/// public final class Brightness: PointFilter {
-///     public struct Parameters: Sendable {
-///         @Uniform("amount", in: -1...1) public var brightness: Float = 0
+/// final class Fade: PointFilter {
+///     struct Parameters: Sendable {
+///         @Uniform("amount", in: 0...1) var amount: Float = 0   // `uniform float PIECE_amount;`
 ///     }
-///     public let parameters = Parameters()
-///     public let colorPiece = try! ColorPiece(name: "brightness", source: source)  // your piece
-///     public let pass: ShaderPass
-///     public let outputs = OutputTargets()
-///     public init() { pass = ShaderPass(colorPiece: colorPiece) }
+///     let parameters = Parameters()
+///     let colorPiece: ColorPiece
+///     let pass: ShaderPass
+///     let outputs = OutputTargets()
+///
+///     init(source: String) throws {
+///         colorPiece = try ColorPiece(name: "fade", source: source)
+///         pass = ShaderPass(colorPiece: colorPiece)
+///     }
 /// }
 /// ```
 public protocol PointFilter: SinglePassFilter, ColorOperation, ParameterizedFilter {}
