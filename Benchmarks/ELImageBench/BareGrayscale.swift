@@ -15,7 +15,7 @@ final class BareGrayscale {
         uploadTexture = BareGL.texture(width: width, height: height, format: GL_RGBA8)
         outputTexture = BareGL.texture(width: width, height: height, format: GL_RGBA8)
         framebuffer = BareGL.framebuffer(for: outputTexture)
-        program = try BareGL.program(vertex: try BareGL.shader("fullscreen.vsh"), fragment: try BareGL.shader("grayscale.fsh"))
+        program = try BareGL.program(vertex: try BareGL.shader("fullscreen.vsh"), fragment: Grayscale().pass.fragmentShader)
         glGenVertexArrays(1, &vertexArray)
     }
 

@@ -15,7 +15,8 @@ final class AppSource: Sendable {
     private init(camera: Camera? = nil, movie: MovieInput? = nil) {
         self.camera = camera
         self.movie = movie
-        node = camera ?? movie ?? ImageOutput()
+        let node: (any ImageOutput)? = camera ?? movie
+        self.node = node ?? RawDataInput()  // never taken: one of the two is given
     }
 
     /// `path` (a camera or a movie), else the first camera, else the bundled clip.

@@ -32,9 +32,8 @@ import Synchronization
 /// naming the device, the step and the errno. A fatal failure stops the camera and sends
 /// end-of-stream to the targets, after any frame still waiting. Failures of `start()`,
 /// `restart(with:)` and `switchDevice(to:)` are also thrown to the caller.
-public final class Camera: ImageOutput, CameraControlling, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: ImageOutput is an open class marked @unchecked Sendable, so subclasses
-    // must say so too. Every mutable property here lives behind a lock (Locked) or in an Atomic.
+public final class Camera: ImageOutput, CameraControlling, ClosableNode {
+    public let outputs = OutputTargets()
 
     /// The context frames are uploaded to and delivered on.
     public let context: RenderContext
@@ -80,7 +79,6 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode, @unchec
             guard let camera = target.camera else { return }
             _ = try? camera.context.performAndWait { context in camera.deliverNext(in: context) }
         }
-        super.init()
         target.camera = self
         context.register(self, stage: .source)
     }

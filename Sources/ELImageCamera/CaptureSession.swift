@@ -41,6 +41,7 @@ final class CaptureSession: Sendable {
     /// A driver buffer mapped into this process. The address is only read by the capture thread
     /// (while the buffer is dequeued) and unmapped by `release()` after that thread has stopped.
     struct MappedBuffer: @unchecked Sendable {
+        // @unchecked Sendable: a raw pointer, read by the capture thread alone (see above).
         let address: UnsafeMutableRawPointer
         let length: Int
     }

@@ -7,8 +7,7 @@ import Foundation
 ///
 /// The shapes are drawn on the CPU into a transparent picture at the frame's size (at most 1280
 /// pixels wide) when the metadata changes, uploaded once, and alpha-blended over every frame.
-public final class MetadataOverlay: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is in `state` (Locked); ShaderFilter's is its own.
+public final class MetadataOverlay: SinglePassFilter {
     private struct State {
         var shown: [String: Metadata] = [:]
         var version = 0
@@ -19,15 +18,19 @@ public final class MetadataOverlay: ShaderFilter, @unchecked Sendable {
     /// Line width in the frame's pixels.
     public let lineWidth: Int
     private let state = Locked(State())
+    /// The core's alpha blend (`BlendFilter(mode: .alpha)`), with the overlay picture as its top layer.
+    public let pass = ShaderPass(name: "blend_alpha", fragmentShader: ShaderLibrary.source(named: "blend_alpha.fsh") ?? "")
+    public let outputs = OutputTargets()
 
     public static let faceColour = SIMD4<UInt8>(40, 230, 60, 255)
     public static let codeColour = SIMD4<UInt8>(255, 210, 0, 255)
 
     public init(lineWidth: Int = 3) {
         self.lineWidth = max(1, lineWidth)
-        // The core's alpha blend (`AlphaBlend`), with the overlay picture as its top layer.
-        super.init(name: "blend_alpha", fragmentShader: ShaderLibrary.source(named: "blend_alpha.fsh") ?? "")
-        setUniform("opacity", .float(1))
+    }
+
+    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+        ["opacity": .float(1)]
     }
 
     /// Shows `metadata` from now on, in place of the earlier metadata of the same detector (so
@@ -47,7 +50,7 @@ public final class MetadataOverlay: ShaderFilter, @unchecked Sendable {
         }
     }
 
-    public override func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture] {
+    public func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture] {
         let pending = state.withLock { state -> (shown: [Metadata], version: Int)? in
             state.drawnVersion == state.version && state.texture != nil
                 ? nil : (state.shown.keys.sorted().compactMap { state.shown[$0] }, state.version)

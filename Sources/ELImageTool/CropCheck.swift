@@ -4,8 +4,7 @@ import ELImage
 /// inside the picture it gets; otherwise fails with the rectangle and the frame size, and stops
 /// the input. (A crop wholly outside would leave a 1x1 picture that the outputs reject in their
 /// own words.) Sizes are followed through the filters: `scale` and `crop` change them.
-final class CropCheck: ImageInput, @unchecked Sendable {
-    // @unchecked Sendable: `checked` is behind a lock; the filters are only read.
+final class CropCheck: ImageInput {
     let inputSlots = InputSlots()
     private let filters: [FilterCatalog.Filter]
     private let inputName: String

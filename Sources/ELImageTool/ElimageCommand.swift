@@ -34,10 +34,18 @@ struct ElimageCommand: AsyncParsableCommand {
                 exit(withError: error)  // --help, --version
             }
             // ArgumentParser's own validation errors are usage errors.
-            let message = self.message(for: error).replacingOccurrences(of: "\n", with: " ")
+            let message = oneLine(self.message(for: error))
             fail(code == .validationFailure ? "usage: \(message)" : "error: \(message)",
                  code: code == .validationFailure ? 2 : 1)
         }
+    }
+
+    /// ArgumentParser's message on one line; a list of valid values ("  - fast" lines) comma-separated.
+    private static func oneLine(_ message: String) -> String {
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let items = lines.filter { $0.hasPrefix("- ") }.map { $0.dropFirst(2) }
+        let text = lines.filter { !$0.hasPrefix("- ") }.joined(separator: " ")
+        return items.isEmpty ? text : text + " " + items.joined(separator: ", ")
     }
 
     private static func fail(_ message: String, code: Int32) -> Never {

@@ -41,7 +41,7 @@ enum OutputKind {
 }
 
 /// The sink node for an output, plus how to finish it.
-final class OutputSink: @unchecked Sendable {
+final class OutputSink: Sendable {
     let node: any ImageInput
     private let finishing: @Sendable () async throws -> Void
 
@@ -103,21 +103,6 @@ final class OutputSink: @unchecked Sendable {
             }
             return OutputSink(node: node, finish: { try writer.withLock { try $0?.close() } })
         }
-    }
-}
-
-/// Counts the frames that reach the end of the graph (a fan-out target beside the sink).
-final class FrameCounter: ImageInput, @unchecked Sendable {
-    let inputSlots = InputSlots()
-    private let frames = Locked(0)
-    private let onFrame: (Int) -> Void  // called on the render thread only
-
-    init(onFrame: @escaping (Int) -> Void) { self.onFrame = onFrame }
-
-    var count: Int { frames.withLock { $0 } }
-
-    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        onFrame(frames.withLock { value in value += 1; return value })
     }
 }
 

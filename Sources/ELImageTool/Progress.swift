@@ -2,17 +2,21 @@ import ELImage
 import Foundation
 
 /// Progress on a terminal for long jobs (frames, fps, elapsed, ETA); silent when stderr is not a TTY.
-final class Progress {
+final class Progress: Sendable {
     private let total: Int?
     private let start = ContinuousClock.now
-    private var lastDraw = ContinuousClock.now - .seconds(1)
+    private let lastDraw = Locked(ContinuousClock.now - .seconds(1))
     private let enabled = isatty(STDERR_FILENO) == 1
 
     init(total: Int?) { self.total = total }
 
     func update(frames: Int) {
-        guard enabled, ContinuousClock.now - lastDraw > .milliseconds(200) else { return }
-        lastDraw = .now
+        let due = lastDraw.withLock { last in
+            guard ContinuousClock.now - last > .milliseconds(200) else { return false }
+            last = .now
+            return true
+        }
+        guard enabled, due else { return }
         draw(frames: frames, final: false)
     }
 

@@ -48,17 +48,17 @@ struct RunCommand: AsyncParsableCommand {
             """))
     var fps: String?
 
-    @Option(help: "Pixel format of raw input: \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var format: String?
+    @Option(help: "Pixel format of raw input.")
+    var format: PixelFormat?
 
-    @Option(help: "Override the input's colour matrix: bt601, bt709 or bt2020.")
-    var matrix: String?
+    @Option(help: "Override the input's colour matrix.")
+    var matrix: ColorMatrix?
 
-    @Option(help: "Override the input's range: limited or full.")
-    var range: String?
+    @Option(help: "Override the input's range.")
+    var range: ColorRange?
 
-    @Option(help: "Rotate clockwise by 0, 90, 180 or 270 degrees (after the input's own orientation).")
-    var rotate = 0
+    @Option(help: "Rotate clockwise by this many degrees (after the input's own orientation).")
+    var rotate = Orientation.Rotation.none
 
     @Flag(name: .customLong("no-autorotate"),
           help: "Take movies and JPEGs as stored: ignore their rotation tag (display matrix) and EXIF Orientation.")
@@ -67,8 +67,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Mirror left to right (after rotating).")
     var mirror = false
 
-    @Option(help: "x264 preset for .mp4/.h264: \(EncoderSettings.Preset.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var preset: String?
+    @Option(help: "x264 preset for .mp4/.h264.")
+    var preset: EncoderSettings.Preset?
 
     @Option(help: "x264 constant rate factor 0...51 (default 23; lower is better).")
     var crf: Double?
@@ -80,9 +80,9 @@ struct RunCommand: AsyncParsableCommand {
     var keyint: Int?
 
     @Option(help: ArgumentHelp(
-        "Chroma filter for .mp4/.h264: average (default, fastest) or matched.",
+        "Chroma filter for .mp4/.h264 (average: default, fastest).",
         discussion: "matched undoes the blur of the trip through RGBA: Cb/Cr about 1 dB closer to the source, at about seven times the texture reads of the chroma passes."))
-    var chromaFilter: String?
+    var chromaFilter: ChromaDownsampling?
 
     @OptionGroup(title: "Detection") var detection: DetectionOptions
 
@@ -227,37 +227,13 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func validatedOptions() throws(UsageError) -> Options {
-        guard let rotation = Orientation.Rotation(rawValue: rotate) else {
-            throw UsageError("--rotate \(rotate): use 0, 90, 180 or 270")
-        }
         let frameRate = try fps.map { text throws(UsageError) in try Self.parseRate(text) }
-        let matrixValue = try matrix.map { text throws(UsageError) in
-            guard let value = ColorMatrix(rawValue: text.lowercased()) else {
-                throw UsageError("--matrix \(text): use bt601, bt709 or bt2020")
-            }
-            return value
-        }
-        let rangeValue = try range.map { text throws(UsageError) in
-            guard let value = ColorRange(rawValue: text.lowercased()) else { throw UsageError("--range \(text): use limited or full") }
-            return value
-        }
         let parsedSize = try size.map { text throws(UsageError) in
             try SizeArgument.parse(text, option: "--size", example: "1280x720")
         }
-        let pixelFormat = try format.map { text throws(UsageError) in
-            guard let value = PixelFormat(rawValue: text.lowercased()) else {
-                throw UsageError("--format \(text): use one of \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return value
-        }
         if let frames, frames < 1 { throw UsageError("--frames \(frames): give at least 1") }
         var encoder = EncoderSettings()
-        if let preset {
-            guard let value = EncoderSettings.Preset(rawValue: preset.lowercased()) else {
-                throw UsageError("--preset \(preset): use one of \(EncoderSettings.Preset.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            encoder.preset = value
-        }
+        if let preset { encoder.preset = preset }
         if let crf {
             guard (0...51).contains(crf) else { throw UsageError("--crf \(crf): use 0...51") }
             encoder.rateControl = .constantQuality(crf)
@@ -270,18 +246,13 @@ struct RunCommand: AsyncParsableCommand {
             guard keyint > 0 else { throw UsageError("--keyint \(keyint): give at least 1") }
             encoder.keyframeInterval = keyint
         }
-        switch chromaFilter {
-        case nil: break
-        case "average": encoder.chromaDownsampling = .average
-        case "matched": encoder.chromaDownsampling = .matched
-        case let other?: throw UsageError("--chroma-filter \(other): use average or matched")
-        }
+        if let chromaFilter { encoder.chromaDownsampling = chromaFilter }
         let catalog = FilterCatalog.standard
         var made: [FilterCatalog.Filter] = []
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
-        return Options(frameRate: frameRate, orientation: Orientation(rotation: rotation, mirrored: mirror),
-                       filters: made, colorOverride: ColorOverride(matrix: matrixValue, range: rangeValue), size: parsedSize,
-                       pixelFormat: pixelFormat, encoder: encoder)
+        return Options(frameRate: frameRate, orientation: Orientation(rotation: rotate, mirrored: mirror),
+                       filters: made, colorOverride: ColorOverride(matrix: matrix, range: range), size: parsedSize,
+                       pixelFormat: format, encoder: encoder)
     }
 
     /// Refuses an output that is the input file itself (the same file through another name, a

@@ -1,12 +1,13 @@
 
 /// Copies its input into a new frame, optionally at another size (bilinear scaling).
-public final class Passthrough: ShaderFilter, @unchecked Sendable {
+public final class Passthrough: SinglePassFilter {
+    public let pass = ShaderPass(name: "passthrough", fragmentShader: EmbeddedShaders.passthroughFsh)
+    public let outputs = OutputTargets()
     private let size: Locked<(width: Int, height: Int)?>
 
     /// - Parameter outputSize: the size to scale to; `nil` keeps the input's size.
     public init(outputSize: (width: Int, height: Int)? = nil) {
         size = Locked(outputSize)
-        super.init(name: "passthrough", fragmentShader: EmbeddedShaders.passthroughFsh)
     }
 
     /// The size to scale to; `nil` keeps the input's size.
@@ -15,7 +16,11 @@ public final class Passthrough: ShaderFilter, @unchecked Sendable {
         set { size.withLock { $0 = newValue } }
     }
 
-    public override func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
+    public func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
         outputSize ?? (input.width, input.height)
+    }
+
+    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+        [:]
     }
 }

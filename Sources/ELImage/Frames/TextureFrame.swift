@@ -7,7 +7,7 @@ import CGLES
 /// `FramePool` on the render thread (a frame keeps its context's resources, not the context).
 /// There is nothing to lock or unlock. A frame's pixels never
 /// change after the node that made it has rendered them, so any number of targets may hold it.
-public final class TextureFrame: @unchecked Sendable {
+public final class TextureFrame: Sendable {
     /// The GL texture name (valid in the owning context and its shared contexts).
     public let texture: GLuint
     /// A framebuffer with `texture` attached as colour 0.

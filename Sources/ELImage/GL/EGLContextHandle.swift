@@ -3,6 +3,7 @@ import Synchronization
 
 /// One EGL context on a display, with the (optional) surface it is made current with.
 final class EGLContextHandle: @unchecked Sendable {
+    // @unchecked Sendable: immutable EGL handles (opaque pointers); EGL calls on them are thread-safe.
     let display: EGLDisplayHandle
     let context: EGLContext
     /// The configuration the context was made with (nil: a configless context).

@@ -46,6 +46,7 @@ public enum EGLPlatform: String, Sendable, CaseIterable, CustomStringConvertible
 
 /// An initialized EGL display with what it took to open it (a GBM device and its file for `.gbm`).
 final class EGLDisplayHandle: @unchecked Sendable {
+    // @unchecked Sendable: immutable EGL/GBM handles (opaque pointers), released once in deinit.
     let display: EGLDisplay
     let platform: EGLPlatform
     /// What the display runs on: the render node path, the EGL device's name, or "Mesa surfaceless".

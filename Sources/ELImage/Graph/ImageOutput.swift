@@ -1,70 +1,42 @@
-
 /// A node that produces frames (a source or a filter) and pushes each one to its targets.
 ///
-/// Targets can be added and removed from any thread while frames flow: each frame goes to the
-/// targets connected when it is delivered. A target that throws is reported through the context's
-/// error handler and the other targets still get the frame.
-open class ImageOutput: @unchecked Sendable {
+/// A node conforms by holding its targets: `public let outputs = OutputTargets()`. Targets can be
+/// added and removed from any thread while frames flow (see `OutputTargets`).
+public protocol ImageOutput: AnyObject, Sendable {
+    /// The node's targets and the fan-out to them.
+    var outputs: OutputTargets { get }
+}
+
+extension ImageOutput {
     /// A target and the input index it is connected on.
-    public struct Connection: Sendable {
-        public let target: any ImageInput
-        public let index: Int
-    }
-
-    private let connections = Locked<[Connection]>([])
-
-    public init() {}
+    public typealias Connection = OutputTargets.Connection
 
     /// The current targets.
-    public var targets: [Connection] { connections.withLock { $0 } }
+    public var targets: [Connection] { outputs.all }
 
     /// Connects `target`, on input `index` or on its next free input.
     public func addTarget(_ target: any ImageInput, atIndex index: Int? = nil) {
-        let slot: Int
-        if let index {
-            target.inputSlots.claim(index)
-            slot = index
-        } else {
-            slot = target.inputSlots.claimNextFree()
-        }
-        connections.withLock { $0.append(Connection(target: target, index: slot)) }
+        outputs.add(target, atIndex: index)
     }
 
     /// Disconnects `target` (every input it was connected on).
     public func removeTarget(_ target: any ImageInput) {
-        let removed = connections.withLock { list in
-            let gone = list.filter { $0.target === target }
-            list.removeAll { $0.target === target }
-            return gone
-        }
-        removed.forEach { $0.target.inputSlots.release($0.index) }
+        outputs.remove(target)
     }
 
     /// Disconnects every target.
     public func removeAllTargets() {
-        let removed = connections.withLock { list in
-            defer { list.removeAll() }
-            return list
-        }
-        removed.forEach { $0.target.inputSlots.release($0.index) }
+        outputs.removeAll()
     }
 
     /// Sends `frame` to every target. Failures are reported, never thrown.
     public func deliver(_ frame: TextureFrame, in context: isolated RenderContext) {
-        for connection in targets {
-            do {
-                try connection.target.receive(frame, at: connection.index, in: context)
-            } catch {
-                context.report(error, from: connection.target)
-            }
-        }
+        outputs.deliver(frame, in: context)
     }
 
     /// Tells every target that no more frames will come from this node.
     public func deliverEndOfStream(in context: isolated RenderContext) {
-        for connection in targets {
-            connection.target.endOfStream(at: connection.index, in: context)
-        }
+        outputs.deliverEndOfStream(in: context)
     }
 }
 
@@ -73,12 +45,12 @@ infix operator --> : AdditionPrecedence
 /// Connects `source` to `target` on the target's next free input and returns `target`, so that
 /// chains read like the graph: `camera --> beauty --> encoder`.
 @discardableResult
-public func --> <Target: ImageOutput & ImageInput>(source: ImageOutput, target: Target) -> Target {
+public func --> <Target: ImageOutput & ImageInput>(source: any ImageOutput, target: Target) -> Target {
     source.addTarget(target)
     return target
 }
 
 /// Connects `source` to a sink (a node with no outputs).
-public func --> (source: ImageOutput, target: any ImageInput) {
+public func --> (source: any ImageOutput, target: any ImageInput) {
     source.addTarget(target)
 }

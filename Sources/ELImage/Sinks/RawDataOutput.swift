@@ -3,7 +3,7 @@
 ///
 /// The closure runs on the render thread, so keep it short. The pixel buffer is reused for the
 /// next frame unless the closure keeps the image, in which case it becomes the closure's own copy.
-public final class RawDataOutput: ImageInput, @unchecked Sendable {
+public final class RawDataOutput: ImageInput {
     public let inputSlots = InputSlots(count: 1)
     private let handler: @Sendable (RGBAImage) -> Void
     private let buffer = Locked<[UInt8]>([])

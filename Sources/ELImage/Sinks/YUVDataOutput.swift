@@ -4,7 +4,7 @@
 ///
 /// The closure runs on the render thread. The buffer is reused for the next frame unless the closure
 /// keeps it (then the closure's copy is its own).
-public final class YUVDataOutput: ImageInput, @unchecked Sendable {
+public final class YUVDataOutput: ImageInput {
     public let inputSlots = InputSlots(count: 1)
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
     public let format: PixelFormat

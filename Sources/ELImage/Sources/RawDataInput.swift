@@ -6,8 +6,10 @@
 /// input --> Grayscale() --> RawDataOutput { image in ... }
 /// try await input.process(pixels, width: 641, height: 479, format: .bgra, timestamp: .zero, on: context)
 /// ```
-public final class RawDataInput: ImageOutput, @unchecked Sendable {
-    public override init() { super.init() }
+public final class RawDataInput: ImageOutput {
+    public let outputs = OutputTargets()
+
+    public init() {}
 
     /// Uploads one image and sends it through the graph; returns once every target has taken it.
     ///

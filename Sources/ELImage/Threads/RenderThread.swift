@@ -143,6 +143,7 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
 
 /// A mutable box handed between threads where a semaphore orders the accesses.
 final class UncheckedBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: the semaphore that hands it over orders every access to `value`.
     var value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -15,8 +15,8 @@ import Foundation
 /// Orientation: a JPEG's EXIF Orientation tag (a phone's upright photo is stored sideways) turns
 /// the picture upright on the way in, width and height trading places for 90° and 270°
 /// (`sourceOrientation`; `Options.autorotate` turns it off).
-public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable or a Sendable (lock-guarded) type.
+public final class StillImageInput: ImageOutput, ClosableNode {
+    public let outputs = OutputTargets()
 
     /// How many frames to make and how fast.
     public struct Options: Sendable {
@@ -113,7 +113,6 @@ public final class StillImageInput: ImageOutput, ClosableNode, @unchecked Sendab
         self.image = image
         self.sourceOrientation = sourceOrientation
         self.options = options
-        super.init()
     }
 
     /// Feeds the frames into the graph, then sends end-of-stream; returns when the last frame went

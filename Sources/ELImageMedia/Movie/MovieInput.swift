@@ -26,8 +26,8 @@ import Foundation
 /// context's error handler (`ELImageError.malformedMedia` with the file and frame number) and the
 /// run goes on. A file that cannot be read on (cut short, damaged container) ends the run: the
 /// frames before the fault are delivered, then end-of-stream, then `run(on:)` throws.
-public final class MovieInput: ImageOutput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable or a Sendable (lock-guarded) type.
+public final class MovieInput: ImageOutput, ClosableNode {
+    public let outputs = OutputTargets()
 
     /// What to decode and how fast.
     public struct Options: Sendable {
@@ -121,7 +121,6 @@ public final class MovieInput: ImageOutput, ClosableNode, @unchecked Sendable {
         }
         self.info = info
         self.options = options
-        super.init()
     }
 
     /// Decodes the file and feeds its frames into the graph, then sends end-of-stream; returns when

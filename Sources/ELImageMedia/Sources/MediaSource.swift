@@ -125,7 +125,7 @@ public final class MediaSource: Sendable {
         settings.orientation = options.orientation
         let camera = Camera(device: path, settings: settings, context: context)
         let wanted = options.frames ?? 300
-        let counter = DeliveryCounter()
+        let counter = FrameCounter()
         camera.addTarget(counter)
         let cancelled = Atomic<Bool>(false)
         // The rate the capture mode is chosen for (30 unless told): constant-rate outputs use it.
@@ -159,16 +159,7 @@ public final class MediaSource: Sendable {
 
 /// A file reader's `nextFrame`, called by one run task at a time (never concurrently).
 private final class FrameReader: @unchecked Sendable {
+    // @unchecked Sendable: `next` is not Sendable; one run task calls it at a time.
     let next: () throws -> PixelBuffer?
     init(_ next: @escaping () throws -> PixelBuffer?) { self.next = next }
-}
-
-/// Counts the frames a node delivers (a fan-out target that does nothing else).
-final class DeliveryCounter: ImageInput, Sendable {
-    let inputSlots = InputSlots()
-    private let frames = Locked(0)
-    var count: Int { frames.withLock { $0 } }
-    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        frames.withLock { $0 += 1 }
-    }
 }

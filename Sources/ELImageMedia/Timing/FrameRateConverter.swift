@@ -7,15 +7,14 @@ import ELImage
 ///
 /// It holds one frame back (a frame's slots are known when the next one arrives) and sends the
 /// last at end-of-stream.
-public final class FrameRateConverter: ImageOutput, ImageInput, @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is behind `state`'s lock; frames arrive on the render thread.
+public final class FrameRateConverter: ImageOutput, ImageInput {
+    public let outputs = OutputTargets()
     public let inputSlots = InputSlots()
     private let state: Locked<(schedule: ConstantRateSchedule, held: TextureFrame?)>
 
     /// A converter to `rate` frames per second (positive numerator and denominator).
     public init(rate: Y4MHeader.Ratio) {
         state = Locked((ConstantRateSchedule(rate: rate), nil))
-        super.init()
     }
 
     /// The counts so far: frames sent, extra copies, frames left out.

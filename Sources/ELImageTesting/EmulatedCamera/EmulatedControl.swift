@@ -1,41 +1,38 @@
 import ELImageCamera
 /// A control of an emulated camera: its description and current value.
+@dynamicMemberLookup
 public struct EmulatedControl: Hashable, Sendable {
-    /// The V4L2 control id.
-    public var id: CameraControlID
-    /// The name the driver reports.
-    public var name: String
-    /// The kind of value.
-    public var type: CameraControlType
-    /// The smallest value.
-    public var minimum: Int64
-    /// The largest value.
-    public var maximum: Int64
-    /// The distance between valid values.
-    public var step: Int64
-    /// The value after a reset, and at the start.
-    public var defaultValue: Int64
-    /// Fixed flags (read-only, write-only, ...). `inactive` is added while the matching automatic
-    /// mode is on (white balance temperature, exposure time, focus position), as UVC drivers do.
-    public var flags: CameraControlFlags
-    /// Menu entries by index (menu controls: names; integer-menu controls: decimal numbers).
-    public var menu: [Int64: String]
+    /// What the control is, as the device reports it: id, name, type, range, step, default, fixed
+    /// flags (read-only, write-only, ...) and menu entries; its fields read as the emulated
+    /// control's own (`control.minimum` is `emulated.minimum`). `inactive` is added to the flags
+    /// while the matching automatic mode is on (white balance temperature, exposure time, focus
+    /// position), as UVC drivers do.
+    public var control: CameraControl
     /// The current value.
     public var value: Int64
 
+    /// - Parameter menu: entries by index (menu controls: names; integer-menu controls: decimal numbers).
     public init(id: CameraControlID, name: String, type: CameraControlType = .integer, minimum: Int64 = 0,
                 maximum: Int64 = 255, step: Int64 = 1, defaultValue: Int64 = 0, flags: CameraControlFlags = [],
                 menu: [Int64: String] = [:]) {
-        self.id = id
-        self.name = name
-        self.type = type
-        self.minimum = minimum
-        self.maximum = maximum
-        self.step = step
-        self.defaultValue = defaultValue
-        self.flags = flags
-        self.menu = menu
-        self.value = defaultValue
+        let items = menu.sorted { $0.key < $1.key }.map { index, entry in
+            type == .integerMenu ? CameraControlMenuItem(index: index, value: Int64(entry) ?? 0)
+                                 : CameraControlMenuItem(index: index, name: entry)
+        }
+        control = CameraControl(id: id, name: name, type: type, minimum: minimum, maximum: maximum, step: step,
+                                defaultValue: defaultValue, flags: flags, menuItems: items)
+        value = defaultValue
+    }
+
+    /// A field of the control's description.
+    public subscript<Field>(dynamicMember field: WritableKeyPath<CameraControl, Field>) -> Field {
+        get { control[keyPath: field] }
+        set { control[keyPath: field] = newValue }
+    }
+
+    /// The menu entry at `index`, if the control has one there.
+    func menuItem(at index: Int64) -> CameraControlMenuItem? {
+        control.menuItems.first { $0.index == index }
     }
 
     /// The controls of a typical UVC webcam, plus a flash LED and a read-only 64-bit control.

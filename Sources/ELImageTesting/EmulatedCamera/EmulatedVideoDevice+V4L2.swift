@@ -524,11 +524,11 @@ extension EmulatedVideoDevice {
 
     private func queryMenu(_ query: UnsafeMutablePointer<v4l2_querymenu>) throws(DeviceErrno) {
         guard let found = control(query.pointee.id)?.control, found.type == .menu || found.type == .integerMenu,
-              let entry = found.menu[Int64(query.pointee.index)] else { throw DeviceErrno(EINVAL) }
+              let entry = found.menuItem(at: Int64(query.pointee.index)) else { throw DeviceErrno(EINVAL) }
         if found.type == .menu {
-            CString.write(entry, into: &query.pointee.name)
+            CString.write(entry.name ?? "", into: &query.pointee.name)
         } else {
-            query.pointee.value = Int64(entry) ?? 0
+            query.pointee.value = entry.value ?? 0
         }
     }
 
@@ -545,7 +545,7 @@ extension EmulatedVideoDevice {
         case .button:
             return
         case .menu, .integerMenu:
-            guard found.menu[value] != nil else { throw DeviceErrno(EINVAL) }
+            guard found.menuItem(at: value) != nil else { throw DeviceErrno(EINVAL) }
         case .boolean:
             guard value == 0 || value == 1 else { throw DeviceErrno(ERANGE) }
         default:

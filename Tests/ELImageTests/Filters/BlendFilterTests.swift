@@ -25,11 +25,11 @@ struct BlendCase: Sendable, CustomTestStringConvertible {
 @Suite("Blend modes", .closesContexts)
 struct BlendFilterTests {
     static let cases = [
-        BlendCase(name: "alpha", make: { AlphaBlend(opacity: $0) }, formula: { _, s in s }),
-        BlendCase(name: "multiply", make: { MultiplyBlend(opacity: $0) }, formula: BlendFormula.multiply),
-        BlendCase(name: "screen", make: { ScreenBlend(opacity: $0) }, formula: BlendFormula.screen),
-        BlendCase(name: "overlay", make: { OverlayBlend(opacity: $0) }, formula: BlendFormula.overlay),
-        BlendCase(name: "soft light", make: { SoftLightBlend(opacity: $0) }, formula: BlendFormula.softLight),
+        BlendCase(name: "alpha", make: { BlendFilter(mode: .alpha, opacity: $0) }, formula: { _, s in s }),
+        BlendCase(name: "multiply", make: { BlendFilter(mode: .multiply, opacity: $0) }, formula: BlendFormula.multiply),
+        BlendCase(name: "screen", make: { BlendFilter(mode: .screen, opacity: $0) }, formula: BlendFormula.screen),
+        BlendCase(name: "overlay", make: { BlendFilter(mode: .overlay, opacity: $0) }, formula: BlendFormula.overlay),
+        BlendCase(name: "soft light", make: { BlendFilter(mode: .softLight, opacity: $0) }, formula: BlendFormula.softLight),
     ]
 
     /// rgb = base + (B(base, top) - base) * top.a * opacity; alpha = coverage + base.a (1 - coverage).
@@ -68,8 +68,8 @@ struct BlendFilterTests {
 
     @Test("Opacity is clamped to 0...1; NaN means 1")
     func badOpacity() {
-        #expect(AlphaBlend(opacity: .nan).opacity == 1)
-        #expect(MultiplyBlend(opacity: 5).opacity == 1)
-        #expect(ScreenBlend(opacity: -1).opacity == 0)
+        #expect(BlendFilter(mode: .alpha, opacity: .nan).opacity == 1)
+        #expect(BlendFilter(mode: .multiply, opacity: 5).opacity == 1)
+        #expect(BlendFilter(mode: .screen, opacity: -1).opacity == 0)
     }
 }

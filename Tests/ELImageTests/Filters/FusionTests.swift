@@ -3,8 +3,7 @@ import Foundation
 import Testing
 
 /// Inverts R, G and B: a colour operation made at run time from GLSL source.
-private final class Invert: ColorOperation, @unchecked Sendable {
-    // Immutable.
+private final class Invert: ColorOperation {
     let colorPiece: ColorPiece
     var colorUniforms: [String: UniformValue] { [:] }
     init() throws {
@@ -110,7 +109,7 @@ struct FusionTests {
         let image = randomImage(width: 20, height: 12, seed: 9)
         let entry = Passthrough()
         let blur = BoxBlur(radius: 1)
-        let blend = MultiplyBlend()
+        let blend = BlendFilter(mode: .multiply)
         // Input 0 triggers a blend, so the blur (input 1) must be fed first: entry's first target.
         entry --> blur
         blur.addTarget(blend, atIndex: 1)
@@ -169,7 +168,7 @@ struct FusionTests {
         let context = try TestContexts.make()
 
         let broken = try ColorPiece(name: "broken", source: "vec4 PIECE_apply(vec4 color) {\n    return color * undefinedThing;\n}")
-        final class Broken: ColorOperation, @unchecked Sendable {
+        final class Broken: ColorOperation {
             let colorPiece: ColorPiece
             var colorUniforms: [String: UniformValue] { [:] }
             init(_ piece: ColorPiece) { colorPiece = piece }

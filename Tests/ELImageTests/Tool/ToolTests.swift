@@ -162,10 +162,12 @@ struct ToolTests {
         (["run", "--filter", "nosuchfilter"], "unknown filter 'nosuchfilter'"),
         (["run", "--filter", "scale:width=abc"], "'width' has value 'abc'"),
         (["run", "--filter", "scale:width"], "'width' has no value"),
-        (["run", "--rotate", "45"], "--rotate 45"),
+        (["run", "--rotate", "45"], "'45' is invalid for '--rotate <rotate>'. Please provide one of '0', '90', '180' or '270'"),
+        (["run", "--matrix", "bt999"], "'bt999' is invalid for '--matrix <matrix>'. Please provide one of 'bt601', 'bt709' or 'bt2020'"),
         (["run", "--no-such-option"], "--no-such-option"),
         (["run", "x.yuv"], "needs --size"),
-        (["run", "--preset", "fastest"], "--preset fastest"),
+        (["run", "--preset", "fastest"], "'fastest' is invalid for '--preset <preset>'. Please provide one of the following: ultrafast, superfast,"),
+        (["run", "--chroma-filter", "sharp"], "Please provide one of 'average' and 'matched'"),
         (["run", "--crf", "60"], "--crf 60.0"),
     ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) async throws {

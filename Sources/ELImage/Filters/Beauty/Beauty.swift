@@ -26,8 +26,9 @@
 /// `strength` 0 returns the input frame untouched; the smoothing grows monotonically with
 /// `strength` and `smoothing` (the blend, ε and the texture taken away all grow with them).
 /// `showsSkinMask` renders the skin likelihood instead of the picture.
-public final class Beauty: FrameFilter, @unchecked Sendable {
-    // The mutable state is `state` and `history`, each behind a lock (Locked).
+public final class Beauty: FrameFilter {
+    public let inputSlots = InputSlots()
+    public let outputs = OutputTargets()
 
     /// The filter's settings (the numbers 0...1, except `radius`).
     public struct Settings: Sendable, Equatable {
@@ -118,15 +119,14 @@ public final class Beauty: FrameFilter, @unchecked Sendable {
     }
 
     public init(strength: Float = 0.7) {
-        super.init()
         self.strength = strength
     }
 
-    public override func prepare(in context: isolated RenderContext) throws {
+    public func prepare(in context: isolated RenderContext) throws {
         for pass in Pass.allCases { _ = try context.program(named: pass.name, fragment: pass.source) }
     }
 
-    public override func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
+    public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
         let settings = self.settings
         let amount = settings.strength * settings.smoothing
         let whitening = settings.strength * settings.whitening

@@ -1,6 +1,7 @@
 /// A two-input filter that lays input 1 (the top layer) over input 0 (the base) with a blend mode.
 ///
 /// ```swift
+/// let blend = BlendFilter(mode: .screen, opacity: 0.8)
 /// camera --> blend          // input 0: base
 /// overlay --> blend         // input 1: top layer, stretched to the base's size
 /// ```
@@ -8,59 +9,58 @@
 /// rgb = mix(base, B(base, top), top.a * opacity), where B is the mode's formula (W3C Compositing
 /// and Blending); the output's alpha is source-over coverage. A frame on input 0 renders with the
 /// latest frame from input 1.
-open class BlendFilter: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
-    /// 0...1: 0 shows the base only. Clamped; NaN means 1.
-    public var opacity: Float {
-        get { floatUniform("opacity", or: 1) }
-        set { setUniform("opacity", .float(FilterParameter.clamp(newValue, to: 0...1, neutral: 1))) }
+public final class BlendFilter: SinglePassFilter, ParameterizedFilter {
+    /// A blend mode: B(base, top) per channel.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Normal alpha blending: the top layer over the base (`Shaders/blend_alpha.fsh`).
+        case alpha
+        /// base * top, always darker (`Shaders/blend_multiply.fsh`).
+        case multiply
+        /// base + top - base * top, always lighter (`Shaders/blend_screen.fsh`).
+        case screen
+        /// Multiply where the base is dark, screen where it is light (`Shaders/blend_overlay.fsh`).
+        case overlay
+        /// Soft light, the W3C formula (`Shaders/blend_soft_light.fsh`).
+        case softLight
+
+        /// The program's cache name.
+        var programName: String {
+            switch self {
+            case .alpha: "blend_alpha"
+            case .multiply: "blend_multiply"
+            case .screen: "blend_screen"
+            case .overlay: "blend_overlay"
+            case .softLight: "blend_soft_light"
+            }
+        }
+
+        /// The mode's fragment shader; it samples the base as `inputImageTexture` and the top as
+        /// `inputImageTexture2`.
+        var fragmentShader: String {
+            switch self {
+            case .alpha: EmbeddedShaders.blendAlphaFsh
+            case .multiply: EmbeddedShaders.blendMultiplyFsh
+            case .screen: EmbeddedShaders.blendScreenFsh
+            case .overlay: EmbeddedShaders.blendOverlayFsh
+            case .softLight: EmbeddedShaders.blendSoftLightFsh
+            }
+        }
     }
 
-    /// - Parameters:
-    ///   - name: the program's cache name.
-    ///   - fragmentShader: samples the base as `inputImageTexture`, the top as `inputImageTexture2`.
-    public init(name: String, fragmentShader: String, opacity: Float) {
-        super.init(name: name, fragmentShader: fragmentShader, inputCount: 2)
+    public struct Parameters: Sendable {
+        /// 0...1: 0 shows the base only. Clamped; NaN means 1.
+        @Uniform("opacity", in: 0...1) public var opacity: Float = 1
+    }
+
+    /// The blend mode.
+    public let mode: Mode
+    public let parameters = Parameters()
+    public let pass: ShaderPass
+    public let outputs = OutputTargets()
+
+    public init(mode: Mode, opacity: Float = 1) {
+        self.mode = mode
+        pass = ShaderPass(name: mode.programName, fragmentShader: mode.fragmentShader, inputCount: 2)
         self.opacity = opacity
-    }
-}
-
-/// Normal alpha blending: the top layer over the base (`Shaders/blend_alpha.fsh`).
-public final class AlphaBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
-    public init(opacity: Float = 1) {
-        super.init(name: "blend_alpha", fragmentShader: EmbeddedShaders.blendAlphaFsh, opacity: opacity)
-    }
-}
-
-/// Multiply: base * top, always darker (`Shaders/blend_multiply.fsh`).
-public final class MultiplyBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
-    public init(opacity: Float = 1) {
-        super.init(name: "blend_multiply", fragmentShader: EmbeddedShaders.blendMultiplyFsh, opacity: opacity)
-    }
-}
-
-/// Screen: base + top - base * top, always lighter (`Shaders/blend_screen.fsh`).
-public final class ScreenBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
-    public init(opacity: Float = 1) {
-        super.init(name: "blend_screen", fragmentShader: EmbeddedShaders.blendScreenFsh, opacity: opacity)
-    }
-}
-
-/// Overlay: multiply where the base is dark, screen where it is light (`Shaders/blend_overlay.fsh`).
-public final class OverlayBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
-    public init(opacity: Float = 1) {
-        super.init(name: "blend_overlay", fragmentShader: EmbeddedShaders.blendOverlayFsh, opacity: opacity)
-    }
-}
-
-/// Soft light, the W3C formula (`Shaders/blend_soft_light.fsh`).
-public final class SoftLightBlend: BlendFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
-    public init(opacity: Float = 1) {
-        super.init(name: "blend_soft_light", fragmentShader: EmbeddedShaders.blendSoftLightFsh, opacity: opacity)
     }
 }

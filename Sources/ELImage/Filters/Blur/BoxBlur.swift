@@ -1,8 +1,9 @@
 
 /// The mean over a (2 radius + 1)² square, in two separable passes whose taps each read two
 /// texels (`Shaders/separable_blur.fsh`). Edges repeat the border pixels.
-public final class BoxBlur: FrameFilter, @unchecked Sendable {
-    // The only mutable state is `state`, behind a lock (Locked).
+public final class BoxBlur: FrameFilter {
+    public let inputSlots = InputSlots()
+    public let outputs = OutputTargets()
     private let state = Locked<Int>(0)
 
     /// The largest radius, in pixels.
@@ -15,15 +16,14 @@ public final class BoxBlur: FrameFilter, @unchecked Sendable {
     }
 
     public init(radius: Int = 2) {
-        super.init()
         self.radius = radius
     }
 
-    public override func prepare(in context: isolated RenderContext) throws {
+    public func prepare(in context: isolated RenderContext) throws {
         try SeparableKernel.prepare(in: context)
     }
 
-    public override func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
+    public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
         let radius = self.radius
         guard radius > 0 else { return frame }
         return try SeparableKernel.box(radius: radius).apply(to: frame, in: context)

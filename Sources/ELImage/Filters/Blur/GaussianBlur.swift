@@ -5,8 +5,9 @@
 ///
 /// The kernel is exp(-x² / 2σ²) on whole texels, cut at ceil(3σ) and normalised; edges repeat the
 /// border pixels. For a very large sigma, scale the picture down first: the cost grows with sigma.
-public final class GaussianBlur: FrameFilter, @unchecked Sendable {
-    // The only mutable state is `state`, behind a lock (Locked).
+public final class GaussianBlur: FrameFilter {
+    public let inputSlots = InputSlots()
+    public let outputs = OutputTargets()
     private let state = Locked<Float>(0)
 
     /// The largest sigma, in pixels.
@@ -19,15 +20,14 @@ public final class GaussianBlur: FrameFilter, @unchecked Sendable {
     }
 
     public init(sigma: Float = 2) {
-        super.init()
         self.sigma = sigma
     }
 
-    public override func prepare(in context: isolated RenderContext) throws {
+    public func prepare(in context: isolated RenderContext) throws {
         try SeparableKernel.prepare(in: context)
     }
 
-    public override func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
+    public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
         let sigma = self.sigma
         guard sigma > 0 else { return frame }
         return try SeparableKernel.gaussian(sigma: Double(sigma)).apply(to: frame, in: context)

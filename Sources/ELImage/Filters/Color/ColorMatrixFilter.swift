@@ -1,28 +1,31 @@
 /// Transforms each colour by a 4x4 matrix plus an offset: (R, G, B, A) -> M (R, G, B, A) + offset,
 /// mixed with the original by `intensity` (`Shaders/color_matrix.glsl`).
-public final class ColorMatrixFilter: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live in ShaderFilter's lock-guarded uniform storage.
+public final class ColorMatrixFilter: PointFilter {
+    public struct Parameters: Sendable {
+        /// 0...1: 0 leaves the picture unchanged, 1 applies the matrix fully. Clamped; NaN means 1.
+        @Uniform("intensity", in: 0...1) public var intensity: Float = 1
+    }
+
+    public let parameters = Parameters()
+    public let colorPiece = ColorPiece(builtIn: "color_matrix", source: EmbeddedShaders.colorMatrixGlsl)
+    public let pass: ShaderPass
+    public let outputs = OutputTargets()
+    /// The matrix (column-major, as the shader reads it) and the offset: checked as a whole by
+    /// `setMatrix`, so they are not `@Uniform` parameters.
+    private let transform = Locked<(columns: [Float], offset: SIMD4<Float>)>((ColorMatrixFilter.identity, .zero))
+
     /// The identity matrix, row-major.
     public static let identity: [Float] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
 
     /// The matrix, row-major (16 values: the first four make output R).
-    public var matrix: [Float] {
-        guard case .mat4(let columns)? = uniformValues[colorPiece.prefix(at: 0) + "matrix"], columns.count == 16 else {
-            return Self.identity
-        }
-        return Self.transposed(columns)
-    }
+    public var matrix: [Float] { Self.transposed(transform.withLock { $0.columns }) }
 
     /// Added after the matrix, in 0...1 units.
-    public var offset: SIMD4<Float> {
-        if case .vec4(let value)? = uniformValues[colorPiece.prefix(at: 0) + "offset"] { return value }
-        return .zero
-    }
+    public var offset: SIMD4<Float> { transform.withLock { $0.offset } }
 
-    /// 0...1: 0 leaves the picture unchanged, 1 applies the matrix fully. Clamped; NaN means 1.
-    public var intensity: Float {
-        get { pieceFloat("intensity", or: 1) }
-        set { setPieceFloat("intensity", newValue, in: 0...1, neutral: 1) }
+    public var colorUniforms: [String: UniformValue] {
+        let (columns, offset) = transform.withLock { $0 }
+        return parameterUniforms.merging(["matrix": .mat4(columns), "offset": .vec4(offset)]) { $1 }
     }
 
     /// - Parameters:
@@ -30,7 +33,7 @@ public final class ColorMatrixFilter: PointFilter, @unchecked Sendable {
     ///   - offset: added after the matrix.
     /// - Throws: `ELImageError.invalidInput` for a matrix without 16 values or a value that is not finite.
     public init(matrix: [Float] = ColorMatrixFilter.identity, offset: SIMD4<Float> = .zero, intensity: Float = 1) throws {
-        super.init(piece: ColorPiece(builtIn: "color_matrix", source: EmbeddedShaders.colorMatrixGlsl))
+        pass = ShaderPass(colorPiece: colorPiece)
         try setMatrix(matrix, offset: offset)
         self.intensity = intensity
     }
@@ -44,8 +47,8 @@ public final class ColorMatrixFilter: PointFilter, @unchecked Sendable {
                                             hint: "pass a 4x4 matrix row by row")
         }
         try FilterParameter.requireFinite(matrix + [offset.x, offset.y, offset.z, offset.w], what: "the colour matrix")
-        setPieceUniform("matrix", .mat4(Self.transposed(matrix)))
-        setPieceUniform("offset", .vec4(offset))
+        let columns = Self.transposed(matrix)
+        transform.withLock { $0 = (columns, offset) }
     }
 
     /// Row-major to column-major (and back).

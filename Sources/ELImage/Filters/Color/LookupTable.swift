@@ -6,18 +6,20 @@
 ///
 /// Make a table by running `LookupTable.identityImage()` through any colour grading (an editor,
 /// a chain of ELImage filters) and loading the result.
-public final class LookupTable: PointFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live behind locks (here and in ShaderFilter's uniform storage).
+public final class LookupTable: PointFilter {
+    public struct Parameters: Sendable {
+        /// 0...1: 0 leaves the picture unchanged, 1 applies the table fully. Clamped; NaN means 1.
+        @Uniform("intensity", in: 0...1) public var intensity: Float = 1
+    }
+
+    public let parameters = Parameters()
+    public let colorPiece = ColorPiece(builtIn: "lookup", source: EmbeddedShaders.colorLookupGlsl)
+    public let pass: ShaderPass
+    public let outputs = OutputTargets()
     /// The table's pixels, uploaded once per render context on first use. The filter keeps the
     /// uploaded texture (and so its context) until it is used with another context or released.
     public let table: RGBAImage
     private let uploaded = Locked<(context: RenderContext, frame: TextureFrame)?>(nil)
-
-    /// 0...1: 0 leaves the picture unchanged, 1 applies the table fully. Clamped; NaN means 1.
-    public var intensity: Float {
-        get { pieceFloat("intensity", or: 1) }
-        set { setPieceFloat("intensity", newValue, in: 0...1, neutral: 1) }
-    }
 
     /// - Throws: `ELImageError.invalidInput` unless `table` is 512x512 with its pixels.
     public init(table: RGBAImage, intensity: Float = 1) throws {
@@ -27,7 +29,7 @@ public final class LookupTable: PointFilter, @unchecked Sendable {
                 hint: "start from LookupTable.identityImage() and grade it")
         }
         self.table = table
-        super.init(piece: ColorPiece(builtIn: "lookup", source: EmbeddedShaders.colorLookupGlsl))
+        pass = ShaderPass(colorPiece: colorPiece)
         self.intensity = intensity
     }
 
@@ -46,7 +48,7 @@ public final class LookupTable: PointFilter, @unchecked Sendable {
         return RGBAImage(width: 512, height: 512, pixels: pixels)
     }
 
-    public override func colorTextures(in context: isolated RenderContext) throws -> [String: TextureFrame] {
+    public func colorTextures(in context: isolated RenderContext) throws -> [String: TextureFrame] {
         if let current = uploaded.withLock({ $0 }), current.context === context {
             return ["table": current.frame]
         }

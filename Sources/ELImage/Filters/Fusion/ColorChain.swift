@@ -15,8 +15,9 @@
 /// nodes within one level (rounding ties). With `.full` precision it keeps floats between pieces:
 /// closer to the exact result, but each intermediate rounding the separate nodes make (up to half a
 /// level, amplified by later gains) is missing, so the two can differ by a few levels.
-public final class ColorChain: FrameFilter, @unchecked Sendable {
-    // Immutable after init; the operations hold their parameters behind their own locks.
+public final class ColorChain: FrameFilter {
+    public let inputSlots = InputSlots()
+    public let outputs = OutputTargets()
 
     /// What the chain does between its pieces.
     public enum Precision: Sendable, Hashable {
@@ -28,10 +29,12 @@ public final class ColorChain: FrameFilter, @unchecked Sendable {
 
     /// The operations, applied first to last.
     public let operations: [any ColorOperation]
+    /// The generated shader.
+    private let pass: ShaderPass
     /// The name of the generated program in the context's cache.
-    public let programName: String
+    public var programName: String { pass.programName }
     /// The generated GLSL.
-    public let fragmentShader: String
+    public var fragmentShader: String { pass.fragmentShader }
 
     /// What the chain does between its pieces.
     public let precision: Precision
@@ -43,17 +46,16 @@ public final class ColorChain: FrameFilter, @unchecked Sendable {
         self.operations = operations
         self.precision = precision
         let pieces = operations.map(\.colorPiece)
-        programName = ColorShader.programName(for: pieces, precision: precision)
-        fragmentShader = ColorShader.fragmentSource(for: pieces, precision: precision)
-        super.init()
+        pass = ShaderPass(name: ColorShader.programName(for: pieces, precision: precision),
+                          fragmentShader: ColorShader.fragmentSource(for: pieces, precision: precision))
     }
 
-    public override func prepare(in context: isolated RenderContext) throws {
+    public func prepare(in context: isolated RenderContext) throws {
         guard !operations.isEmpty else { return }
-        _ = try context.program(named: programName, fragment: fragmentShader)
+        try pass.prepare(in: context)
     }
 
-    public override func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
+    public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
         guard !operations.isEmpty else { return frame }
         var uniforms: [String: UniformValue] = [:]
         var textures: [SamplerTexture] = []
@@ -64,13 +66,6 @@ public final class ColorChain: FrameFilter, @unchecked Sendable {
                 textures.append(SamplerTexture(sampler: prefix + name, frame: texture))
             }
         }
-        let output = try context.makeFrame(width: frame.width, height: frame.height, timestamp: frame.timestamp,
-                                           colorSpace: frame.colorSpace, chromaLocation: frame.chromaLocation)
-        let program = try context.program(named: programName, fragment: fragmentShader)
-        try context.draw(program, into: output, inputs: [frame] + textures.map(\.frame)) { program in
-            for (name, value) in uniforms { program.set(value, for: name) }
-            for (offset, texture) in textures.enumerated() { program.setSampler(texture.sampler, unit: 1 + offset) }
-        }
-        return output
+        return try pass.draw([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms, in: context)
     }
 }

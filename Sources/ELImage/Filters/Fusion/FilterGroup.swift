@@ -10,16 +10,14 @@
 /// `ColorChain` pass each, unless `fusing` is false; the example above draws three passes, not five
 /// (the blur has two). A group can also wrap a sub-graph you wire yourself, from its entry node to
 /// its exit node.
-public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter, @unchecked Sendable {
-    // Immutable after init: the stages, their wiring and the relay are set up before any frame.
-
+public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter {
     public let inputSlots = InputSlots(count: 1)
+    public let outputs = OutputTargets()
     /// The filters the group was made from.
     public let filters: [any ImageInput]
     /// The nodes that actually run, in order (fused chains in place of colour operations).
     public let stages: [any ImageInput]
     private let entry: any ImageInput
-    private let relay: Relay
 
     /// Chains `filters` in order.
     /// - Parameter fusing: run consecutive colour operations as one pass (default).
@@ -48,26 +46,20 @@ public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter, @unch
         // A lone operation runs as itself, not as a chain of one.
         if filters.count == 1 { stages = [first] }
         for (source, target) in zip(stages, stages.dropFirst()) { source.addTarget(target) }
-        relay = Relay()
-        stages[stages.count - 1].addTarget(relay)
         self.filters = filters
         self.stages = stages
         entry = stages[0]
-        super.init()
-        relay.owner = self
+        stages[stages.count - 1].addTarget(Relay(to: outputs))
         entry.inputSlots.claim(0)
     }
 
     /// Wraps a sub-graph already wired from `entry` to `exit`: frames into the group go to the entry's
     /// input 0, and frames out of `exit` come out of the group.
-    public init(entry: any ImageInput, exit: ImageOutput) {
-        relay = Relay()
-        exit.addTarget(relay)
+    public init(entry: any ImageInput, exit: any ImageOutput) {
         filters = [entry]
         stages = [entry]
         self.entry = entry
-        super.init()
-        relay.owner = self
+        exit.addTarget(Relay(to: outputs))
         entry.inputSlots.claim(0)
     }
 
@@ -87,18 +79,21 @@ public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter, @unch
         if index == 0 { entry.endOfStream(at: 0, in: context) }
     }
 
-    /// Receives the exit's frames and sends them out of the group.
-    private final class Relay: ImageInput, @unchecked Sendable {
-        // `owner` is written once, in the group's init, before the relay can receive a frame.
+    /// Receives the exit's frames and sends them to the group's targets.
+    private final class Relay: ImageInput {
         let inputSlots = InputSlots(count: 1)
-        weak var owner: FilterGroup?
+        let outputs: OutputTargets
+
+        init(to outputs: OutputTargets) {
+            self.outputs = outputs
+        }
 
         func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-            owner?.deliver(frame, in: context)
+            outputs.deliver(frame, in: context)
         }
 
         func endOfStream(at index: Int, in context: isolated RenderContext) {
-            owner?.deliverEndOfStream(in: context)
+            outputs.deliverEndOfStream(in: context)
         }
     }
 }

@@ -3,8 +3,7 @@
 ///
 /// The rectangle is in pixels of the input, origin at the top-left. Parts outside the input are cut
 /// off; a rectangle entirely outside keeps at least the nearest 1x1 pixel, so the output is never empty.
-public final class Crop: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live behind locks (here and in ShaderFilter's uniform storage).
+public final class Crop: SinglePassFilter {
     /// A rectangle in pixels.
     public struct Region: Sendable, Equatable {
         public var x: Int
@@ -27,6 +26,8 @@ public final class Crop: ShaderFilter, @unchecked Sendable {
         }
     }
 
+    public let pass = ShaderPass(name: "crop", fragmentShader: EmbeddedShaders.cropFsh)
+    public let outputs = OutputTargets()
     private let state: Locked<Region>
 
     /// The rectangle to keep, before clamping to the input.
@@ -37,15 +38,14 @@ public final class Crop: ShaderFilter, @unchecked Sendable {
 
     public init(_ region: Region) {
         state = Locked(region)
-        super.init(name: "crop", fragmentShader: EmbeddedShaders.cropFsh)
     }
 
-    public override func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
+    public func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
         let region = self.region.clamped(toWidth: input.width, height: input.height)
         return (region.width, region.height)
     }
 
-    public override func frameUniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
         let region = self.region.clamped(toWidth: input.width, height: input.height)
         let size = SIMD2(Float(input.width), Float(input.height))
         return [

@@ -6,8 +6,7 @@ import Foundation
 /// The input's centre goes to the output's centre plus `translation`. In between, the picture is
 /// flipped, scaled, then rotated by `rotation` radians, counter-clockwise as seen on screen.
 /// Rotating by π/2 with `outputSize` set to the input's height x width turns a picture exactly.
-public final class Transform: ShaderFilter, @unchecked Sendable {
-    // @unchecked Sendable: settings live behind locks (here and in ShaderFilter's uniform storage).
+public final class Transform: SinglePassFilter {
     /// The transform's settings.
     public struct Settings: Sendable, Equatable {
         /// Scale factors along x and y; magnitudes below 0.001 are raised to 0.001, NaN means 1.
@@ -27,6 +26,8 @@ public final class Transform: ShaderFilter, @unchecked Sendable {
         public init() {}
     }
 
+    public let pass = ShaderPass(name: "transform", fragmentShader: EmbeddedShaders.transformFsh)
+    public let outputs = OutputTargets()
     private let state: Locked<Settings>
 
     /// The current settings; changes apply from the next frame.
@@ -37,15 +38,14 @@ public final class Transform: ShaderFilter, @unchecked Sendable {
 
     public init(_ settings: Settings = Settings()) {
         state = Locked(settings)
-        super.init(name: "transform", fragmentShader: EmbeddedShaders.transformFsh)
     }
 
-    public override func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
+    public func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
         let settings = self.settings
         return (max(1, settings.outputWidth ?? input.width), max(1, settings.outputHeight ?? input.height))
     }
 
-    public override func frameUniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
         let settings = self.settings
         func sanitized(_ scale: Float) -> Float {
             guard !scale.isNaN else { return 1 }

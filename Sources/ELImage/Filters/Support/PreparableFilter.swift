@@ -7,5 +7,3 @@ public protocol PreparableFilter: AnyObject {
     /// Compiles and links every program the node uses in `context`.
     func prepare(in context: isolated RenderContext) throws
 }
-
-extension ShaderFilter: PreparableFilter {}

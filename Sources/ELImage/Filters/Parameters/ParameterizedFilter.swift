@@ -1,0 +1,31 @@
+/// A filter whose settings are the `@Uniform` properties of its `Parameters` struct, reachable as
+/// properties of the filter itself: `brightness.brightness = 0.2` sets
+/// `brightness.parameters.brightness`.
+///
+/// The parameters are declared once: the property, its uniform name, its range and its default.
+/// `Parameters` is a `Sendable` struct held in a `let`, and each property's storage is a
+/// lock-protected box (see `Uniform`), so the compiler checks the filter's `Sendable` conformance.
+@dynamicMemberLookup
+public protocol ParameterizedFilter: AnyObject, Sendable {
+    /// A struct of `@Uniform` properties (other stored properties are ignored by the render pass).
+    associatedtype Parameters: Sendable
+    /// The filter's settings.
+    var parameters: Parameters { get }
+}
+
+extension ParameterizedFilter {
+    /// A parameter, read or set as a property of the filter.
+    public subscript<Value>(dynamicMember keyPath: ReferenceWritableKeyPath<Parameters, Value>) -> Value {
+        get { parameters[keyPath: keyPath] }
+        set { parameters[keyPath: keyPath] = newValue }
+    }
+
+    /// The current value of every `@Uniform` parameter, by uniform name.
+    public var parameterUniforms: [String: UniformValue] {
+        var values: [String: UniformValue] = [:]
+        for child in Mirror(reflecting: parameters).children {
+            if let uniform = child.value as? any UniformReading { values[uniform.name] = uniform.uniformValue }
+        }
+        return values
+    }
+}

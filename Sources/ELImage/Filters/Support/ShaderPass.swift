@@ -1,0 +1,76 @@
+/// The one draw of a single-shader filter, held by the filter as a component: the fragment shader,
+/// the filter's inputs, and the latest frame of each input.
+///
+/// The shader samples `inputImageTexture` (input 0), `inputImageTexture2` (input 1), ... at
+/// `textureCoordinate` and writes `fragColor`. With several inputs, a frame on input 0 draws with
+/// the latest frame of every other input; until each connected input has delivered one, input-0
+/// frames are skipped.
+public final class ShaderPass: Sendable {
+    /// Names the program in the context's cache and in error messages (unique per shader source).
+    public let programName: String
+    /// GLSL ES 3.00 source.
+    public let fragmentShader: String
+    /// The filter's inputs (one per sampled input frame).
+    public let inputSlots: InputSlots
+    private let latest: Locked<[TextureFrame?]>
+
+    /// - Parameters:
+    ///   - name: unique per shader source (the cache key of the compiled program).
+    ///   - fragmentShader: GLSL ES 3.00 source.
+    ///   - inputCount: how many input frames the shader samples.
+    public init(name: String, fragmentShader: String, inputCount: Int = 1) {
+        programName = name
+        self.fragmentShader = fragmentShader
+        inputSlots = InputSlots(count: inputCount)
+        latest = Locked(Array(repeating: nil, count: max(1, inputCount)))
+    }
+
+    /// The pass that runs one colour piece alone: the shader a one-piece `ColorChain` generates,
+    /// so fused and unfused results agree.
+    public convenience init(colorPiece: ColorPiece) {
+        self.init(name: ColorShader.programName(for: [colorPiece]),
+                  fragmentShader: ColorShader.fragmentSource(for: [colorPiece]))
+    }
+
+    /// Compiles and links the program in `context`.
+    func prepare(in context: isolated RenderContext) throws {
+        _ = try context.program(named: programName, fragment: fragmentShader)
+    }
+
+    /// Keeps `frame` as the latest of input `index`; returns every input's frame when it is time
+    /// to draw (a frame on input 0, and a frame from each other connected input).
+    func inputsToDraw(after frame: TextureFrame, at index: Int) -> [TextureFrame]? {
+        latest.withLock { latest in
+            guard latest.indices.contains(index) else { return nil }
+            latest[index] = frame
+            guard index == 0 else { return nil }
+            var inputs: [TextureFrame] = []
+            for (slot, frame) in latest.enumerated() {
+                if let frame {
+                    inputs.append(frame)
+                } else if inputSlots.isConnected(slot) {
+                    return nil
+                }
+            }
+            latest[0] = nil
+            return inputs
+        }
+    }
+
+    /// Draws `inputs` (plus `extra` textures on the following units) into a new pooled frame of
+    /// `size` that carries the first input's timestamp and colour space.
+    func draw(_ inputs: [TextureFrame], extra: [SamplerTexture], size: (width: Int, height: Int),
+              uniforms: [String: UniformValue], in context: isolated RenderContext) throws -> TextureFrame {
+        let first = inputs[0]
+        let output = try context.makeFrame(width: size.width, height: size.height, timestamp: first.timestamp,
+                                           colorSpace: first.colorSpace, chromaLocation: first.chromaLocation)
+        let program = try context.program(named: programName, fragment: fragmentShader)
+        try context.draw(program, into: output, inputs: inputs + extra.map(\.frame)) { program in
+            for (name, value) in uniforms { program.set(value, for: name) }
+            for (offset, texture) in extra.enumerated() {
+                program.setSampler(texture.sampler, unit: inputs.count + offset)
+            }
+        }
+        return output
+    }
+}

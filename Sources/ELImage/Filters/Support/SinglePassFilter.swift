@@ -1,0 +1,60 @@
+/// A filter that renders each frame with one fragment shader (its `pass`): the colour filters,
+/// blends, sharpening, edges, geometry. Conforming takes a `pass`, an `outputs` and, for the
+/// uniforms, either `ParameterizedFilter` or `uniforms(forInput:outputSize:)`; the rest has defaults.
+public protocol SinglePassFilter: ImageOutput, ImageInput, PreparableFilter {
+    /// The shader and the inputs.
+    var pass: ShaderPass { get }
+    /// Every uniform for the frame about to be drawn from `input`.
+    func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue]
+    /// The size of the output for a given first input. Defaults to the input's size.
+    func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int)
+    /// Textures the shader samples besides the graph's inputs (a lookup table, a mask), each with
+    /// the sampler uniform it is bound to. Called on the render thread before every draw; the
+    /// default has none.
+    func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture]
+}
+
+extension SinglePassFilter {
+    public var inputSlots: InputSlots { pass.inputSlots }
+
+    /// Names the program in the context's cache and in error messages.
+    public var programName: String { pass.programName }
+
+    public func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
+        (input.width, input.height)
+    }
+
+    public func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture] { [] }
+
+    /// Compiles and links the filter's program in `context` now, instead of on the first frame, so
+    /// that a shader error is thrown here (`ELImageError.shaderCompile` with the line) rather than
+    /// reported through the context's error handler later.
+    public func prepare(in context: isolated RenderContext) throws {
+        try pass.prepare(in: context)
+    }
+
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        guard let inputs = pass.inputsToDraw(after: frame, at: index) else { return }
+        let size = outputSize(forInput: frame)
+        let extra = try additionalTextures(in: context)
+        let output = try pass.draw(inputs, extra: extra, size: size,
+                                   uniforms: uniforms(forInput: frame, outputSize: size), in: context)
+        deliver(output, in: context)
+    }
+
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        if index == 0 { deliverEndOfStream(in: context) }
+    }
+}
+
+extension SinglePassFilter where Self: ParameterizedFilter {
+    /// The `@Uniform` parameters' current values.
+    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+        parameterUniforms
+    }
+}
+
+/// The size of one input texel in texture coordinates, as the neighbourhood shaders read it.
+func texelSize(of frame: TextureFrame) -> UniformValue {
+    .vec2(SIMD2(1 / Float(frame.width), 1 / Float(frame.height)))
+}
