@@ -5,7 +5,10 @@ import PackageDescription
 ///
 /// Layers (dependencies point down only):
 ///   Examples/, Benchmarks/      small programs
+///   ELImageTesting              test support: the emulated V4L2 camera, collectors, EmbeddedPipeline
+///   ELImageKit                  MediaSource: any input by its path (cameras and media files)
 ///   ELImageMedia                media files: x264/MP4 (libav*), Y4M, PNG, JPEG
+///   ELImageDetection            faces and codes (OpenCV, zxing-cpp)
 ///   ELImagePreview              preview windows on X11 (libX11) and Wayland (libwayland-client)
 ///   ELImageCamera               V4L2 capture and controls (libv4l2)
 ///   ELImage (core)              RenderContext, ShaderProgram, TextureFrame/FramePool, graph, filters
@@ -20,6 +23,7 @@ let package = Package(
         .library(name: "ELImageDetection", targets: ["ELImageDetection"]),
         .library(name: "ELImagePreview", targets: ["ELImagePreview"]),
         .library(name: "ELImageTesting", targets: ["ELImageTesting"]),
+        .library(name: "ELImageKit", targets: ["ELImageKit"]),
         .executable(name: "camera-devices", targets: ["CameraDevicesExample"]),
         .executable(name: "record", targets: ["RecordExample"]),
         .executable(name: "camera-app", targets: ["CameraAppExample"]),
@@ -99,7 +103,7 @@ let package = Package(
         // MARK: Media files
         .target(
             name: "ELImageMedia",
-            dependencies: ["ELImage", "ELImageCamera", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264",
+            dependencies: ["ELImage", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264",
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageMedia"),
 
@@ -126,6 +130,12 @@ let package = Package(
             dependencies: ["ELImage", "CX11", "CWayland", "CXDGShell"],
             path: "Sources/ELImagePreview"),
 
+        // MARK: Any input by its path: the layer that knows both cameras and media files
+        .target(
+            name: "ELImageKit",
+            dependencies: ["ELImage", "ELImageCamera", "ELImageMedia"],
+            path: "Sources/ELImageKit"),
+
         // MARK: Test support (a product of its own: test doubles never ship inside the framework)
         // The emulated V4L2 camera, frame collectors and an in-memory pipeline harness.
         .target(
@@ -136,18 +146,18 @@ let package = Package(
         // MARK: Programs
         .executableTarget(
             name: "ELImageTool",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageDetection", "ELImagePreview",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageKit", "ELImageCamera", "ELImageDetection", "ELImagePreview",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageTool"),
         .executableTarget(
             name: "GrayscaleExample",
-            dependencies: ["ELImage", "ELImageMedia",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageKit",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Grayscale"),
         .executableTarget(
             name: "BeautyExample",
-            dependencies: ["ELImage", "ELImageMedia",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageKit",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/Beauty"),
         .executableTarget(
@@ -157,7 +167,7 @@ let package = Package(
             path: "Examples/CameraDevices"),
         .executableTarget(
             name: "RecordExample",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageKit", "ELImageCamera",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Examples/Record"),

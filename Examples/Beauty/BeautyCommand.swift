@@ -10,6 +10,7 @@
 //                 └─> Beauty (showsSkinMask) --> RawDataOutput (mask, with --mask)
 import ArgumentParser
 import ELImage
+import ELImageKit
 import ELImageMedia
 import Foundation
 import Synchronization

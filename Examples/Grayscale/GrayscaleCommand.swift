@@ -8,6 +8,7 @@
 // The graph:  source --> Grayscale --> RawDataOutput (→ PNG)
 import ArgumentParser
 import ELImage
+import ELImageKit
 import ELImageMedia
 import Foundation
 

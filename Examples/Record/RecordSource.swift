@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageKit
 import ELImageMedia
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageKit
 import ELImageMedia
 import ELImagePreview
 

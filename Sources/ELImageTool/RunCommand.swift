@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageKit
 import ELImageMedia
 import ELImagePreview
 import Foundation

@@ -1,5 +1,6 @@
 import ELImage
 import ELImageCamera
+import ELImageMedia
 import Foundation
 import Synchronization
 
