@@ -1,16 +1,15 @@
-import ELImage
 import Foundation
 
 /// A picture on its way from the render thread to a worker thread: its planes packed on the GPU
 /// and the fence after the commands that packed them.
-struct PendingReadback: Sendable {
-    let planes: PackedPlanes
-    let fence: GLFence
+package struct PendingReadback: Sendable {
+    package let planes: PackedPlanes
+    package let fence: GLFence
 
     /// Waits for the fence, then reads the planes into `buffer`, which is made (or remade) with
     /// the planes' format and size. Call on a thread where a `SharedContext` of the frame's render
     /// context is current.
-    func read(into buffer: inout PixelBuffer?, frame number: Int, file: String) throws {
+    package func read(into buffer: inout PixelBuffer?, frame number: Int, file: String) throws {
         var waits = 0
         while !fence.wait(timeoutNanoseconds: 1_000_000_000) {
             waits += 1
@@ -35,7 +34,7 @@ struct PendingReadback: Sendable {
 extension RenderContext {
     /// Packs `frame` into the planes of `format` on the GPU and inserts a fence after it, for a
     /// worker thread to read back without blocking the render thread.
-    func prepareReadback(of frame: TextureFrame, as format: PixelFormat, colorSpace: ColorSpace,
+    package func prepareReadback(of frame: TextureFrame, as format: PixelFormat, colorSpace: ColorSpace,
                          chromaLocation: ChromaLocation,
                          chromaDownsampling: ChromaDownsampling = .average) throws -> PendingReadback {
         let planes = try packPlanes(of: frame, as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
