@@ -54,14 +54,14 @@ final class OutputSink: @unchecked Sendable {
     func finish() async throws { try await finishing() }
 
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
-                     failures: FailureLog) throws -> OutputSink {
+                     failures: FailureLog, audio: (any AudioTrackSource)? = nil) throws -> OutputSink {
         switch kind {
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)
             encoder.setEventHandler { event in
                 if case let .failed(_, error) = event { failures.record(error) }
             }
-            try encoder.start(recordingTo: path)
+            try encoder.start(recordingTo: path, audio: audio)
             return OutputSink(node: encoder, finish: { _ = try await encoder.stop() })
         case .png(let pattern), .jpeg(let pattern):
             let counter = Locked(0)

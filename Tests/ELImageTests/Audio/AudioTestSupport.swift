@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// ffprobe/ffmpeg oracles for the sound tests: stream facts, decoded samples, and where a flash
+/// and a click are in a file.
+enum AudioProbe {
+    /// One stream's codec, start time and duration (seconds), as ffprobe reports them.
+    struct Stream {
+        var codec: String
+        var start: Double
+        var duration: Double
+    }
+
+    /// The file's streams of `kind` ("a" or "v").
+    static func streams(_ path: String, kind: String) throws -> [Stream] {
+        let text = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", kind, "-show_entries",
+                                                            "stream=codec_name,start_time,duration", "-of", "csv=p=0", path]),
+                          as: UTF8.self)
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ",").map(String.init)
+            guard fields.count >= 3 else { return nil }
+            return Stream(codec: fields[0], start: Double(fields[1]) ?? .nan, duration: Double(fields[2]) ?? .nan)
+        }
+    }
+
+    /// The first audio track decoded by ffmpeg to 32-bit float samples, interleaved (`channels`:
+    /// nil keeps the file's, 1 mixes down).
+    static func samples(_ path: String, channels: Int? = nil) throws -> [Float] {
+        let data = try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0"]
+                                         + (channels.map { ["-ac", "\($0)"] } ?? []) + ["-f", "f32le", "-"])
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+
+    /// The presentation time of the first frame brighter than mid-gray (a white flash).
+    static func flashTime(_ path: String) throws -> Double? {
+        let times = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                             "frame=pts_time", "-of", "csv=p=0", path]), as: UTF8.self)
+            .split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let luma = try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough",
+                                          "-vf", "scale=8:8", "-pix_fmt", "gray", "-f", "rawvideo", "-"])
+        let frames = luma.count / 64
+        for index in 0..<min(frames, times.count) {
+            let mean = luma[(index * 64)..<(index * 64 + 64)].reduce(0) { $0 + Int($1) } / 64
+            if mean > 128 { return times[index] }
+        }
+        return nil
+    }
+
+    /// The time of the first loud sample (a click): the audio stream's start plus its index.
+    static func clickTime(_ path: String, rate: Double = 48_000) throws -> Double? {
+        guard let start = try streams(path, kind: "a").first?.start else { return nil }
+        let samples = try samples(path, channels: 1)
+        return samples.firstIndex { abs($0) > 0.3 }.map { start + Double($0) / rate }
+    }
+
+    /// A 3 s 160x120 clip at 25 fps made by ffmpeg (H.264 + AAC, 48 kHz mono): black, with one
+    /// white frame at `flashFrame` and a 4 ms click at the same time.
+    static func makeSyncClip(_ path: String, flashFrame: Int = 25) throws {
+        let time = Double(flashFrame) / 25
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=160x120:r=25:d=3",
+                               "-f", "lavfi", "-i", "aevalsrc='0.9*between(t\\,\(time)\\,\(time + 0.004))':s=48000:d=3",
+                               "-vf", "drawbox=c=white:t=fill:enable='eq(n\\,\(flashFrame))'",
+                               "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", path])
+    }
+}
