@@ -62,7 +62,14 @@ final class OutputSink: @unchecked Sendable {
                 if case let .failed(_, error) = event { failures.record(error) }
             }
             try encoder.start(recordingTo: path, audio: audio)
-            return OutputSink(node: encoder, finish: { _ = try await encoder.stop() })
+            return OutputSink(node: encoder, finish: {
+                let audio = try await encoder.stop().statistics.audio
+                if let capture = audio.capture {
+                    Terminal.say(String(format: "sound: %lld samples captured, %lld inserted, %lld dropped, drift %.0f ppm, latency %.0f ms",
+                                        capture.samplesCaptured, capture.samplesInserted, capture.samplesDropped,
+                                        capture.driftPPM, capture.latency * 1000))
+                }
+            })
         case .png(let pattern), .jpeg(let pattern):
             let counter = Locked(0)
             let isPNG = if case .png = kind { true } else { false }

@@ -130,7 +130,7 @@ struct RunCommand: AsyncParsableCommand {
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate
-        let sound = try audio.track(for: input, output: outputKind)
+        let sound = try audio.track(for: input, output: outputKind, context: context)
         let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, failures: failures, audio: sound) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
@@ -322,6 +322,7 @@ struct RunCommand: AsyncParsableCommand {
                                                 size: options.size, rawFormat: options.pixelFormat,
                                                 autorotate: !noAutorotate)
         sourceOptions.frameRate = options.frameRate
+        sourceOptions.realTime = audio.realTime
         let override = options.colorOverride
         if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }
         return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions,

@@ -18,11 +18,15 @@ public protocol AudioTrackSource: AnyObject, Sendable {
     /// - Throws: `ELImageError` when the source fails (a damaged file, a device that vanished).
     func packets(before time: MediaTime, final: Bool) throws -> [AudioPacket]
 
-    /// Stops reading or capturing and releases the source. Idempotent.
-    func close()
+    /// A live source's counters (samples captured, dropped, drift); nil for a file's track.
+    var captureStatistics: AudioCaptureStatistics? { get }
+
+    /// Stops reading or capturing (without waiting for a capture thread; an owner that started
+    /// one joins it with its own `close()`). Idempotent.
+    func stop()
 }
 
 extension AudioTrackSource {
-    /// A live source's counters (samples captured, dropped, drift); nil for a file's track.
+    /// None: a file's track.
     public var captureStatistics: AudioCaptureStatistics? { nil }
 }

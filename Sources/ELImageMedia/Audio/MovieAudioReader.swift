@@ -97,7 +97,7 @@ public final class MovieAudioReader: AudioTrackSource, @unchecked Sendable {
         }
     }
 
-    public func close() {
+    public func stop() {
         state.withLock { $0 = nil }
     }
 

@@ -274,7 +274,9 @@ final class MP4Muxer: PacketContainer {
             throw ELImageError.invalidState(node: "VideoEncoder", reason: "\(output.path) is closed")
         }
         // With delay_moov, the first flush writes only the moov box (now that the start of the
-        // stream is known); a second one writes the fragment.
+        // stream is known); a second one writes the fragment. The audio track's start must be
+        // known then too: a live source is waited for (a bounded time) up to the fragment's end.
+        if fragmentIndex == 0 { try writeAudio(before: dts, final: true) }
         for _ in 0..<(fragmentIndex == 0 ? 2 : 1) {
             let code = av_write_frame(context, nil)
             guard code >= 0 else { throw output.error ?? Self.failure("write a fragment to", output.path, code) }

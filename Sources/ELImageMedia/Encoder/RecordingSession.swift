@@ -465,7 +465,7 @@ final class RecordingSession: Sendable {
     /// Records how the recording ended (the encoder thread's last act, when it ran).
     private func end(cancelled: Bool, outcome: Result<RecordingSummary, ELImageError>) {
         if cancelled { emit(.cancelled(path: path)) }
-        audio?.source.close()
+        audio?.source.stop()
         state.withLock { $0.phase = .ended }
         result.record(outcome)
     }
