@@ -74,8 +74,9 @@ demo: deps
 ## others, on their own and one at a time: in parallel, tests that wait for ffmpeg or the CLI hold
 ## the two cooperative threads of a 2-core machine, and a deadline would measure that instead.
 ## The preview suites (Preview*, CameraAppTests) start display servers and programs and poll
-## screenshots and windows against deadlines: they run there too.
-SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests
+## screenshots and windows against deadlines: they run there too, as do the sound suites (Audio*:
+## a private PulseAudio, files paced in real time, the CLI run and killed).
+SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'

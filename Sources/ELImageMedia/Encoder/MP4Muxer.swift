@@ -32,9 +32,9 @@ protocol PacketContainer: AnyObject {
 /// One packet is held back until the next arrives, so every sample gets its exact duration (the
 /// distance to the next decoding time).
 ///
-/// With an audio track (`RecordingAudio`), its packets up to each video packet's decoding time
-/// are written before it, so every fragment holds both tracks up to its end, and the audio is cut
-/// at the video's end when the file is finished.
+/// With an audio track (`RecordingAudio`), its packets up to the presentation end of the video
+/// muxed so far are written before each video packet, so every fragment holds both tracks up to
+/// the same time, and the audio is cut at the video's end when the file is finished.
 final class MP4Muxer: PacketContainer {
     private let output: AVIOOutput
     private var format: UnsafeMutablePointer<AVFormatContext>?
@@ -58,6 +58,7 @@ final class MP4Muxer: PacketContainer {
     private var audioStream: UnsafeMutablePointer<AVStream>?
     /// Where the video's presentation ends so far (the largest pts + duration).
     private var videoEnd: Int64?
+    private var audioWritten = false
 
     var bytesWritten: Int64 { output.bytes }
 
@@ -214,10 +215,15 @@ final class MP4Muxer: PacketContainer {
         guard let context = format, let packet else { return nil }
         var completed: FragmentInfo?
         if firstDTS == nil { firstDTS = encoded.dts }
-        try writeAudio(before: encoded.dts, final: false)
+        // Sound up to where the video muxed so far is shown (its reordered frames included), so a
+        // fragment ends with both tracks at the same time.
+        if let end = videoEnd { try writeAudio(before: end, final: false) }
         if let start = fragmentStart, framesInFragment > 0 {
             let elapsed = encoded.dts - start
-            if elapsed >= fragmentTicks {
+            // The moov box goes out with the first fragment and must know the audio track's start:
+            // the first fragment waits (up to five intervals) for a live source's first packets.
+            let audioKnown = audio == nil || audioWritten || fragmentIndex > 0 || elapsed >= 5 * fragmentTicks
+            if elapsed >= fragmentTicks, audioKnown {
                 completed = try flushFragment(endingAt: encoded.dts)
             }
         }
@@ -265,6 +271,7 @@ final class MP4Muxer: PacketContainer {
             av_packet_unref(packet)
             guard code >= 0 else { throw output.error ?? Self.failure("write audio to", output.path, code) }
             pendingBytes += Int64(encoded.data.count)
+            audioWritten = true
         }
     }
 
@@ -274,9 +281,7 @@ final class MP4Muxer: PacketContainer {
             throw ELImageError.invalidState(node: "VideoEncoder", reason: "\(output.path) is closed")
         }
         // With delay_moov, the first flush writes only the moov box (now that the start of the
-        // stream is known); a second one writes the fragment. The audio track's start must be
-        // known then too: a live source is waited for (a bounded time) up to the fragment's end.
-        if fragmentIndex == 0 { try writeAudio(before: dts, final: true) }
+        // stream is known); a second one writes the fragment.
         for _ in 0..<(fragmentIndex == 0 ? 2 : 1) {
             let code = av_write_frame(context, nil)
             guard code >= 0 else { throw output.error ?? Self.failure("write a fragment to", output.path, code) }

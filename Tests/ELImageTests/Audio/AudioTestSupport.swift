@@ -93,3 +93,15 @@ extension AudioProbe {
         return best
     }
 }
+
+extension AudioProbe {
+    /// Where each packet of the first stream of `kind` ends (pts + duration, seconds).
+    static func packetEnds(_ path: String, kind: String) throws -> [Double] {
+        String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "\(kind):0", "-show_entries",
+                                                 "packet=pts_time,duration_time", "-of", "csv=p=0", path]), as: UTF8.self)
+            .split(separator: "\n").compactMap { line in
+                let fields = line.split(separator: ",").compactMap { Double($0) }
+                return fields.count == 2 ? fields[0] + fields[1] : fields.first
+            }
+    }
+}
