@@ -159,7 +159,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         let limit = RecordingSession.ticks(time, timescale: Int32(rate)) + offsetTicks
         if final {
             // Wait (a bounded time) until the sound captured reaches the end of the video.
-            let deadline = ContinuousClock.now + .seconds(3)
+            let deadline = ContinuousClock.now + .seconds(5)
             while ContinuousClock.now < deadline {
                 let (end, ended) = shared.withLock { ($0.capturedEnd, $0.ended) }
                 if ended || (end ?? .min) >= limit { break }
