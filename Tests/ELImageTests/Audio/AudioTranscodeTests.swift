@@ -46,13 +46,14 @@ struct AudioTranscodeTests {
         #expect(result.status == 0, "\(result.errors)")
     }
 
-    @Test("A clip with a flash and a click at 1 s: transcoded, they stay within one frame (40 ms)")
-    func syncKept() async throws {
+    @Test("A clip with a flash and a click at 1 s: transcoded (as fast as possible, and paced with --realtime), they stay within one frame (40 ms)",
+          arguments: [[String](), ["--realtime"]])
+    func syncKept(pacing: [String]) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = folder.path("sync.mp4"), output = folder.path("out.mp4")
         try AudioProbe.makeSyncClip(source)
-        let result = try await elimage.run(["run", source, "--filter", "grayscale", "-o", output])
+        let result = try await elimage.run(["run", source, "--filter", "grayscale", "-o", output] + pacing)
         #expect(result.status == 0, "\(result.errors)")
         let flash = try #require(try AudioProbe.flashTime(output))
         let click = try #require(try AudioProbe.clickTime(output))
