@@ -16,31 +16,27 @@ public final class AudioTrackFormat: @unchecked Sendable {
     public var channels: Int { Int(parameters.pointee.ch_layout.nb_channels) }
 
     /// A copy of `source` (codec tag cleared: the container chooses its own).
-    init(copying source: UnsafePointer<AVCodecParameters>, what: String) throws {
+    convenience init(copying source: UnsafePointer<AVCodecParameters>, what: String) throws {
+        try self.init(what: what) { avcodec_parameters_copy($0, source) }
+        parameters.pointee.codec_tag = 0
+    }
+
+    /// Parameters for the output of an opened encoder.
+    convenience init(encoder: UnsafeMutablePointer<AVCodecContext>, what: String) throws {
+        try self.init(what: what) { avcodec_parameters_from_context($0, encoder) }
+    }
+
+    /// Fresh parameters filled by `fill` (an FFmpeg call returning a status).
+    private init(what: String, fill: (UnsafeMutablePointer<AVCodecParameters>) -> Int32) throws {
         guard let parameters = avcodec_parameters_alloc() else {
             throw ELImageError.invalidState(node: "AudioTrack", reason: "out of memory for the parameters of \(what)")
         }
-        let status = avcodec_parameters_copy(parameters, source)
+        let status = fill(parameters)
         guard status >= 0 else {
             var pointer: UnsafeMutablePointer<AVCodecParameters>? = parameters
             avcodec_parameters_free(&pointer)
             throw ELImageError.malformedMedia(file: what, frame: nil,
-                                              reason: "its audio parameters cannot be copied: \(FFmpegError.text(status))")
-        }
-        parameters.pointee.codec_tag = 0
-        self.parameters = parameters
-    }
-
-    /// Parameters for the output of an opened encoder.
-    init(encoder: UnsafeMutablePointer<AVCodecContext>, what: String) throws {
-        guard let parameters = avcodec_parameters_alloc() else {
-            throw ELImageError.invalidState(node: "AudioTrack", reason: "out of memory for the parameters of \(what)")
-        }
-        let status = avcodec_parameters_from_context(parameters, encoder)
-        guard status >= 0 else {
-            var pointer: UnsafeMutablePointer<AVCodecParameters>? = parameters
-            avcodec_parameters_free(&pointer)
-            throw ELImageError.invalidState(node: "AudioTrack", reason: "the \(what) encoder's parameters: \(FFmpegError.text(status))")
+                                              reason: "its audio parameters cannot be read: \(FFmpegError.text(status))")
         }
         self.parameters = parameters
     }

@@ -59,7 +59,9 @@ struct AudioTranscodeTests {
         let click = try #require(try AudioProbe.clickTime(output))
         #expect(abs(flash - 1.0) < 0.001, "the flash moved to \(flash) s")
         #expect(abs(click - flash) < 0.04, "click at \(click) s, flash at \(flash) s")
-        // Audio and video end together.
+        // Audio and video end together. (Paced in real time on a busy machine, late frames are
+        // dropped and the last one kept lasts as long as the gap before it, past the sound's end.)
+        guard pacing.isEmpty else { return }
         let video = try #require(try AudioProbe.streams(output, kind: "v").first)
         let audio = try #require(try AudioProbe.streams(output, kind: "a").first)
         let audioEnd: Double = audio.start + audio.duration
