@@ -30,15 +30,14 @@ struct AudioOptions: ParsableArguments {
 
     /// The sound track to record beside the video of `input` into `output`, or nil: the sound
     /// source of --audio (captured on the frames' clock), else a movie's first audio track (stream
-    /// copy) when the output is an MP4 file.
+    /// copy, or AAC when MP4 cannot hold its codec) when the output is an MP4 file.
     func track(for input: MediaSource, output: OutputKind?, context: RenderContext) throws -> (any AudioTrackSource)? {
         guard !noAudio, case .video(let path)? = output, case .mp4 = ContainerFormat.forPath(path) else { return nil }
         if let source { return try capture(source, for: input, context: context) }
         guard case .movie(let movie) = input.kind, let reader = try MovieAudioReader.open(path: movie) else { return nil }
         guard reader.format.fitsInMP4 else {
-            reader.stop()
-            Terminal.say("note: the \(reader.format.codecName) sound of \(movie) cannot be copied into \(path); writing video only")
-            return nil
+            Terminal.say("note: the \(reader.format.codecName) sound of \(movie) cannot be copied into \(path): encoding it to AAC")
+            return try TranscodedAudioTrack(reader: reader)
         }
         return reader
     }

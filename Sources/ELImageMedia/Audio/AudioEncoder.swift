@@ -25,8 +25,10 @@ final class AudioEncoder {
     /// Samples sent to the encoder so far (the next frame's pts).
     private var samplesIn: Int64 = 0
 
-    /// - Parameters: the input's rate and channels (interleaved floats), and the output's.
-    init(codec kind: AudioCodec, inputRate: Int, inputChannels: Int, sampleRate: Int, channels: Int, bitrate: Int) throws(AudioCaptureError) {
+    /// - Parameters: the input's rate, channels and sample format (interleaved floats unless
+    ///   told), and the output's.
+    init(codec kind: AudioCodec, inputRate: Int, inputChannels: Int, inputFormat: AVSampleFormat = AV_SAMPLE_FMT_FLT,
+         sampleRate: Int, channels: Int, bitrate: Int) throws(AudioCaptureError) {
         let name = kind == .aac ? "aac" : "libopus"
         func unsupported(_ reason: String) -> AudioCaptureError { .unsupportedFormat(what: "the \(kind.rawValue) encoder", reason: reason) }
         guard let encoder = avcodec_find_encoder_by_name(name) else { throw unsupported("this FFmpeg has no \(name) encoder") }
@@ -69,7 +71,7 @@ final class AudioEncoder {
         var inputLayout = AVChannelLayout()
         av_channel_layout_default(&inputLayout, Int32(inputChannels))
         status = swr_alloc_set_opts2(&resampler, &context.pointee.ch_layout, sampleFormat, Int32(outputRate),
-                                     &inputLayout, AV_SAMPLE_FMT_FLT, Int32(inputRate), 0, nil)
+                                     &inputLayout, inputFormat, Int32(inputRate), 0, nil)
         av_channel_layout_uninit(&inputLayout)
         guard status >= 0, let resampler, swr_init(resampler) >= 0 else {
             release()
@@ -96,6 +98,21 @@ final class AudioEncoder {
     /// Converts `count` interleaved input frames and encodes every full codec frame; returns the
     /// packets with times in samples of `sampleRate` from the first sample given.
     func encode(_ samples: UnsafeBufferPointer<Float>, frames count: Int) throws(AudioCaptureError) -> [AudioPacket] {
+        var input: UnsafePointer<UInt8>? = samples.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }
+        return try withUnsafeMutablePointer(to: &input) { planes throws(AudioCaptureError) in
+            try encode(planes: planes, frames: count)
+        }
+    }
+
+    /// Converts and encodes a decoded frame (in the input format given at creation).
+    func encode(_ frame: UnsafeMutablePointer<AVFrame>) throws(AudioCaptureError) -> [AudioPacket] {
+        guard let data = frame.pointee.extended_data else { return [] }
+        return try data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 1) { planes throws(AudioCaptureError) in
+            try encode(planes: planes, frames: Int(frame.pointee.nb_samples))
+        }
+    }
+
+    private func encode(planes input: UnsafeMutablePointer<UnsafePointer<UInt8>?>, frames count: Int) throws(AudioCaptureError) -> [AudioPacket] {
         guard let resampler, let fifo, let codec else { return [] }
         let capacity = Int(swr_get_out_samples(resampler, Int32(count))) + 64
         var planes: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?
@@ -106,10 +123,7 @@ final class AudioEncoder {
             var pointer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>? = planes
             av_freep(&pointer)
         }
-        var input: UnsafePointer<UInt8>? = samples.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }
-        let converted = withUnsafeMutablePointer(to: &input) { inputPlanes in
-            swr_convert(resampler, planes, Int32(capacity), inputPlanes, Int32(count))
-        }
+        let converted = swr_convert(resampler, planes, Int32(capacity), input, Int32(count))
         guard converted >= 0 else { throw .unsupportedFormat(what: "the sound converter", reason: FFmpegError.text(converted)) }
         planes.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: channels) { raw in
             _ = av_audio_fifo_write(fifo, raw, converted)

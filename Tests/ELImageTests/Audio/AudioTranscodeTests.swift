@@ -68,4 +68,20 @@ struct AudioTranscodeTests {
         let videoEnd: Double = video.start + video.duration
         #expect(abs(audioEnd - videoEnd) <= 0.04, "audio ends at \(audioEnd) s, video at \(videoEnd) s")
     }
+
+    @Test("PCM sound in Matroska, which MP4 cannot hold: encoded to AAC, the click stays on the flash")
+    func reencoded() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.path("pcm.mkv"), output = folder.path("out.mp4")
+        try AudioProbe.makeSyncClip(source, audioCodec: "pcm_s16le")
+        let result = try await elimage.run(["run", source, "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("encoding it to AAC"), "\(result.output)")
+        let audio = try #require(try AudioProbe.streams(output, kind: "a").first)
+        #expect(audio.codec == "aac")
+        let flash = try #require(try AudioProbe.flashTime(output))
+        let click = try #require(try AudioProbe.clickTime(output))
+        #expect(abs(click - flash) < 0.04, "click at \(click) s, flash at \(flash) s")
+    }
 }
