@@ -15,9 +15,12 @@ struct AudioRecordingTests {
         defer { folder.remove() }
         let destination = folder.path("killed.mp4")
         let partial = destination + StagedOutputFile.suffix
+        // A minute of small frames with sound: long enough to be killed mid-way however fast it goes.
+        let source = folder.path("long.mp4")
+        try AudioProbe.makeSyncClip(source, seconds: 60)
         let process = Process()
         process.executableURL = BuiltProgram(name: "elimage").url
-        process.arguments = ["run", clip, "--realtime", "-o", destination]
+        process.arguments = ["run", source, "-o", destination]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

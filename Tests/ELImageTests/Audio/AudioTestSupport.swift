@@ -53,12 +53,12 @@ enum AudioProbe {
         return samples.firstIndex { abs($0) > 0.3 }.map { start + Double($0) / rate }
     }
 
-    /// A 3 s 160x120 clip at 25 fps made by ffmpeg (H.264 + AAC or `audioCodec`, 48 kHz mono):
+    /// A 3 s (or `seconds`) 160x120 clip at 25 fps made by ffmpeg (H.264 + AAC or `audioCodec`, 48 kHz mono):
     /// black, with one white frame at `flashFrame` and a 4 ms click at the same time.
-    static func makeSyncClip(_ path: String, flashFrame: Int = 25, audioCodec: String = "aac") throws {
+    static func makeSyncClip(_ path: String, flashFrame: Int = 25, audioCodec: String = "aac", seconds: Int = 3) throws {
         let time = Double(flashFrame) / 25
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=160x120:r=25:d=3",
-                               "-f", "lavfi", "-i", "aevalsrc='0.9*between(t\\,\(time)\\,\(time + 0.004))':s=48000:d=3",
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=160x120:r=25:d=\(seconds)",
+                               "-f", "lavfi", "-i", "aevalsrc='0.9*between(t\\,\(time)\\,\(time + 0.004))':s=48000:d=\(seconds)",
                                "-vf", "drawbox=c=white:t=fill:enable='eq(n\\,\(flashFrame))'",
                                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", audioCodec, "-shortest", path])
     }
