@@ -23,9 +23,12 @@ OUT ?= out
 #           Haar cascades (opencv-data), zxing-cpp (codes); zint and qrencode make test codes
 #   preview windows: libx11-dev, libwayland-dev (build); xvfb, x11-apps (xwd), xdotool (keys) and
 #           weston (headless compositor, weston-screenshooter) for the window tests;
+#   sound:  libswresample-dev, libpulse-dev (capture), libopus-dev (FFmpeg's libopus encoder);
+#           pulseaudio and pulseaudio-utils (pacat) start the private sound server of the tests
 #           wayland-protocols and libwayland-bin (wayland-scanner) for `make wayland-glue`
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
-            libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libx264-dev \
+            libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libx264-dev \
+            libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
             libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 \
             glslang-tools ffmpeg x264 \
             libopencv-objdetect-dev opencv-data libzxing-dev zint qrencode \
@@ -71,8 +74,9 @@ demo: deps
 ## others, on their own and one at a time: in parallel, tests that wait for ffmpeg or the CLI hold
 ## the two cooperative threads of a 2-core machine, and a deadline would measure that instead.
 ## The preview suites (Preview*, CameraAppTests) start display servers and programs and poll
-## screenshots and windows against deadlines: they run there too.
-SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests
+## screenshots and windows against deadlines: they run there too, as do the sound suites (Audio*:
+## a private PulseAudio, files paced in real time, the CLI run and killed).
+SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'

@@ -57,7 +57,13 @@ let package = Package(
             providers: [.apt(["libv4l-dev"])]),
         .systemLibrary(
             name: "CFFmpeg", path: "Sources/CFFmpeg", pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
+        // Sound capture: PulseAudio's client library (PipeWire's pipewire-pulse serves it too). Its
+        // pkg-config file adds -D_REENTRANT and -pthread, which SwiftPM rejects with a warning, so it
+        // links through its module map alone (headers in /usr/include); the Makefile installs it.
+        .systemLibrary(
+            name: "CPulse", path: "Sources/CPulse",
+            providers: [.apt(["libpulse-dev"])]),
         // x264's pkg-config file adds -DX264_API_IMPORTS (a Windows DLL switch) that SwiftPM rejects
         // with a warning, so this one links through its module map alone; the Makefile installs it.
         .systemLibrary(
@@ -103,7 +109,7 @@ let package = Package(
         // MARK: Media files
         .target(
             name: "ELImageMedia",
-            dependencies: ["ELImage", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264",
+            dependencies: ["ELImage", "CPNG", "CTurboJPEG", "CFFmpeg", "CX264", "CPulse",
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageMedia"),
 

@@ -3,7 +3,9 @@
 //
 //     swift run record [INPUT] [-o out.mp4] [--frames N] [--fragment-seconds S] [--snapshot snap.png]
 //
-// Without INPUT: the first camera when one exists, else the bundled Big Buck Bunny clip.
+// Without INPUT: the first camera when one exists, else the bundled Big Buck Bunny clip. A camera
+// is recorded with the default microphone when a sound server (PulseAudio, PipeWire) answers;
+// a movie keeps its own sound track.
 //
 // Kill it at any moment: the file plays up to the last fragment written.
 import ArgumentParser
@@ -49,6 +51,27 @@ struct RecordCommand: AsyncParsableCommand {
         if let signal { Foundation.exit(GracefulStop.exitStatus(for: signal)) }
     }
 
+    /// The sound beside the video of an .mp4: the default microphone for a camera (its clock
+    /// anchored at the first frame; without a sound server, said once and video only), a movie's
+    /// own track for a movie.
+    private func sound(for source: RecordSource, context: RenderContext) throws -> (any AudioTrackSource)? {
+        guard case .mp4 = ContainerFormat.forPath(output), !testPicture else { return nil }
+        guard source.isLive else {
+            let path = input ?? BundledMedia.path("bigbuckbunny.mp4")
+            return ((try? MovieAudioReader.open(path: path)) ?? nil).flatMap { $0.format.fitsInMP4 ? $0 : nil }
+        }
+        do {
+            let microphone = try PulseAudioCapture(options: .init(clock: MediaClock()))
+            context.register(microphone, stage: .sink)
+            source.node --> MediaClockAnchor(clock: microphone.options.clock)
+            say("sound from \(microphone.device.name)")
+            return microphone
+        } catch {
+            say("no sound: \(error); recording video only")
+            return nil
+        }
+    }
+
     /// Runs the graph until the input ends or Ctrl-C/SIGTERM stops it; returns that signal.
     private func record(in context: RenderContext) async throws -> UnixSignal? {
         context.setErrorHandler { failure in say("error: \(failure)") }
@@ -72,7 +95,8 @@ struct RecordCommand: AsyncParsableCommand {
             default: break
             }
         }
-        try encoder.start(recordingTo: output, container: container(for: output, fragmentSeconds: fragmentSeconds))
+        try encoder.start(recordingTo: output, container: container(for: output, fragmentSeconds: fragmentSeconds),
+                          audio: try sound(for: source, context: context))
         let (capture, signal) = try await GracefulStop.run(onSignal: { signal in
             say("\(signal): finishing the recording (again to quit at once)")
             source.cancel()

@@ -12,6 +12,8 @@ struct RecordSource: Sendable {
     let run: @Sendable (RenderContext) async throws -> Void
     /// Stops reading the input; `run` then returns after end-of-stream.
     let cancel: @Sendable () -> Void
+    /// True for a camera: live frames, recorded with the default microphone.
+    var isLive = false
 
     /// `path`, or the first camera, or the bundled clip; or the test picture when asked for.
     static func open(_ path: String?, frames: Int?, testPicture: Bool, size: String,
@@ -19,7 +21,9 @@ struct RecordSource: Sendable {
         if testPicture { return try panning(frames: frames ?? 150, size: size) }
         let source = try MediaSource.open(path, fallback: BundledMedia.path("bigbuckbunny.mp4"),
                                           options: .init(frames: frames), context: context)
-        return RecordSource(node: source.node, run: { try await source.run(on: $0) }, cancel: { source.cancel() })
+        let isCamera = if case .camera = source.kind { true } else { false }
+        return RecordSource(node: source.node, run: { try await source.run(on: $0) }, cancel: { source.cancel() },
+                            isLive: isCamera)
     }
 
     /// `frames` frames at 30 fps of a `size` window panning over the astronaut, scaled up to

@@ -8,6 +8,9 @@
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
 
 /* AVERROR(e) and AVERROR_EOF are macros Swift cannot import. */
 static inline int elimage_averror(int errnum) { return AVERROR(errnum); }

@@ -34,6 +34,9 @@ public final class MediaSource: Sendable {
         /// Size and format of raw YUV files, and the camera's wished size.
         public var size: (width: Int, height: Int)?
         public var rawFormat: PixelFormat?
+        /// Paces a movie at its frame rate, like a camera (`ffmpeg -re`), instead of as fast as
+        /// the graph takes frames.
+        public var realTime = false
 
         public init(frames: Int? = nil, frameRate: Y4MHeader.Ratio? = nil, orientation: Orientation = .up,
                     colorSpace: (@Sendable (ColorSpace) -> ColorSpace)? = nil,
@@ -109,6 +112,7 @@ public final class MediaSource: Sendable {
             // The file's own colour space is needed only to derive an override from it.
             let colorSpace = try options.colorSpace.map { override in override(try MovieInput(path: chosen).colorSpace) }
             let movie = try MovieInput(path: chosen, options: .init(
+                pacing: options.realTime ? .realTime : .asFastAsPossible,
                 frameRange: options.frames.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation,
                 autorotate: options.autorotate))
             let expected = movie.info.frameCount.map { min($0, options.frames ?? .max) }

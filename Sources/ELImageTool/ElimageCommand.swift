@@ -10,7 +10,7 @@ struct ElimageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "elimage",
         abstract: "GPU video pipelines: decode, filter, convert and encode frames with ELImage.",
-        subcommands: [RunCommand.self, FiltersCommand.self, DevicesCommand.self, ControlsCommand.self])
+        subcommands: [RunCommand.self, FiltersCommand.self, DevicesCommand.self, ControlsCommand.self, AudioDevicesCommand.self])
 
     static func main() async {
         do {

@@ -54,15 +54,22 @@ final class OutputSink: Sendable {
     func finish() async throws { try await finishing() }
 
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
-                     failures: FailureLog) throws -> OutputSink {
+                     failures: FailureLog, audio: (any AudioTrackSource)? = nil) throws -> OutputSink {
         switch kind {
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)
             encoder.setEventHandler { event in
                 if case let .failed(_, error) = event { failures.record(error) }
             }
-            try encoder.start(recordingTo: path)
-            return OutputSink(node: encoder, finish: { _ = try await encoder.stop() })
+            try encoder.start(recordingTo: path, audio: audio)
+            return OutputSink(node: encoder, finish: {
+                let audio = try await encoder.stop().statistics.audio
+                if let capture = audio.capture {
+                    Terminal.say(String(format: "sound: %lld samples captured, %lld inserted, %lld dropped, drift %.0f ppm, latency %.0f ms",
+                                        capture.samplesCaptured, capture.samplesInserted, capture.samplesDropped,
+                                        capture.driftPPM, capture.latency * 1000))
+                }
+            })
         case .png(let pattern), .jpeg(let pattern):
             let counter = Locked(0)
             let isPNG = if case .png = kind { true } else { false }

@@ -87,6 +87,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Detection") var detection: DetectionOptions
 
+    @OptionGroup(title: "Sound") var audio: AudioOptions
+
     @Flag(help: "Show the output in a window (X11 or Wayland) while it runs: q, Escape or closing it stops, space pauses a file, f is fullscreen.")
     var preview = false
 
@@ -129,7 +131,8 @@ struct RunCommand: AsyncParsableCommand {
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate
-        let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, failures: failures) }
+        let sound = try audio.track(for: input, output: outputKind, context: context)
+        let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, failures: failures, audio: sound) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
         // First target: says which crop lies outside the picture before any output fails on it.
@@ -291,6 +294,7 @@ struct RunCommand: AsyncParsableCommand {
                                                 size: options.size, rawFormat: options.pixelFormat,
                                                 autorotate: !noAutorotate)
         sourceOptions.frameRate = options.frameRate
+        sourceOptions.realTime = audio.realTime
         let override = options.colorOverride
         if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }
         return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions,

@@ -31,6 +31,10 @@ protocol PacketContainer: AnyObject {
 ///
 /// One packet is held back until the next arrives, so every sample gets its exact duration (the
 /// distance to the next decoding time).
+///
+/// With an audio track (`RecordingAudio`), its packets up to the presentation end of the video
+/// muxed so far are written before each video packet, so every fragment holds both tracks up to
+/// the same time, and the audio is cut at the video's end when the file is finished.
 final class MP4Muxer: PacketContainer {
     private let output: AVIOOutput
     private var format: UnsafeMutablePointer<AVFormatContext>?
@@ -50,6 +54,11 @@ final class MP4Muxer: PacketContainer {
     private var fragmentIndex = 0
     private(set) var pendingBytes: Int64 = 0
     private var finished = false
+    private let audio: RecordingAudio?
+    private var audioStream: UnsafeMutablePointer<AVStream>?
+    /// Where the video's presentation ends so far (the largest pts + duration).
+    private var videoEnd: Int64?
+    private var audioWritten = false
 
     var bytesWritten: Int64 { output.bytes }
 
@@ -60,8 +69,9 @@ final class MP4Muxer: PacketContainer {
     ///     them into the `avcC` box.
     ///   - frameDuration: the nominal frame duration in ticks (the last sample's duration).
     init(writer: any MediaFileWriter, width: Int, height: Int, timescale: Int32, colorSpace: ColorSpace,
-         headers: [UInt8], fragmentDuration: Duration, frameDuration: Int64) throws {
+         headers: [UInt8], fragmentDuration: Duration, frameDuration: Int64, audio: RecordingAudio? = nil) throws {
         output = AVIOOutput(writer: writer)
+        self.audio = audio
         sourceTimeBase = AVRational(num: 1, den: timescale)
         streamTimeBase = sourceTimeBase
         let (seconds, attoseconds) = fragmentDuration.components
@@ -115,6 +125,16 @@ final class MP4Muxer: PacketContainer {
             parameters.pointee.extradata_size = Int32(headers.count)
             stream.pointee.time_base = sourceTimeBase
             stream.pointee.avg_frame_rate = AVRational(num: timescale, den: Int32(clamping: nominalDuration))
+            if let audio {
+                guard let track = avformat_new_stream(context, nil), track.pointee.codecpar != nil else {
+                    throw Self.failure("add an audio stream to", writer.path, elimage_averror(ENOMEM))
+                }
+                code = avcodec_parameters_copy(track.pointee.codecpar, audio.source.format.parameters)
+                guard code >= 0 else { throw Self.failure("add an audio stream to", writer.path, code) }
+                track.pointee.codecpar.pointee.codec_tag = 0
+                track.pointee.time_base = AVRational(num: 1, den: Int32(max(1, audio.source.format.sampleRate)))
+                audioStream = track
+            }
 
             var options: OpaquePointer?
             defer { av_dict_free(&options) }
@@ -160,6 +180,7 @@ final class MP4Muxer: PacketContainer {
             held = nil
             if let cut = try mux(last.packet, number: last.number, duration: lastDuration) { fragments.append(cut) }
         }
+        if let end = videoEnd { try writeAudio(before: end, final: true) }
         let pendingFrames = framesInFragment
         let code = av_write_trailer(context)
         guard code >= 0 else { throw output.error ?? Self.failure("finish", output.path, code) }
@@ -194,9 +215,15 @@ final class MP4Muxer: PacketContainer {
         guard let context = format, let packet else { return nil }
         var completed: FragmentInfo?
         if firstDTS == nil { firstDTS = encoded.dts }
+        // Sound up to where the video muxed so far is shown (its reordered frames included), so a
+        // fragment ends with both tracks at the same time.
+        if let end = videoEnd { try writeAudio(before: end, final: false) }
         if let start = fragmentStart, framesInFragment > 0 {
             let elapsed = encoded.dts - start
-            if elapsed >= fragmentTicks {
+            // The moov box goes out with the first fragment and must know the audio track's start:
+            // the first fragment waits (up to five intervals) for a live source's first packets.
+            let audioKnown = audio == nil || audioWritten || fragmentIndex > 0 || elapsed >= 5 * fragmentTicks
+            if elapsed >= fragmentTicks, audioKnown {
                 completed = try flushFragment(endingAt: encoded.dts)
             }
         }
@@ -219,8 +246,33 @@ final class MP4Muxer: PacketContainer {
             throw output.error ?? Self.failure("write frame \(number) to", output.path, code)
         }
         lastMuxedDTS = encoded.dts
+        videoEnd = max(videoEnd ?? .min, encoded.pts + duration)
         framesInFragment += 1
         return completed
+    }
+
+    /// Writes the audio packets that start before recording time `ticks` (video ticks).
+    private func writeAudio(before ticks: Int64, final: Bool) throws {
+        guard let audio, let track = audioStream, let context = format, let packet else { return }
+        for encoded in try audio.packets(before: ticks, final: final) {
+            av_packet_unref(packet)
+            var code = av_new_packet(packet, Int32(encoded.data.count))
+            guard code >= 0, let data = packet.pointee.data else { throw Self.failure("allocate for", output.path, code) }
+            encoded.data.withUnsafeBufferPointer { source in
+                if let base = source.baseAddress { data.update(from: base, count: encoded.data.count) }
+            }
+            let base = AVRational(num: 1, den: encoded.timescale)
+            packet.pointee.stream_index = track.pointee.index
+            packet.pointee.pts = av_rescale_q(encoded.pts, base, track.pointee.time_base)
+            packet.pointee.dts = av_rescale_q(encoded.dts, base, track.pointee.time_base)
+            packet.pointee.duration = av_rescale_q(encoded.duration, base, track.pointee.time_base)
+            packet.pointee.flags |= AV_PKT_FLAG_KEY
+            code = av_write_frame(context, packet)
+            av_packet_unref(packet)
+            guard code >= 0 else { throw output.error ?? Self.failure("write audio to", output.path, code) }
+            pendingBytes += Int64(encoded.data.count)
+            audioWritten = true
+        }
     }
 
     /// Writes the fragment built so far (moof + mdat), flushes it and syncs it to disk.

@@ -41,6 +41,8 @@ final class RecordingSession: Sendable {
         var lost = 0
         var firstFrameWallTime: ContinuousClock.Instant?
         var size: (width: Int, height: Int)?
+        /// The timeline the audio track is mapped with (origin, pauses).
+        var timeline = AudioTimeline()
     }
 
     let path: String
@@ -49,14 +51,17 @@ final class RecordingSession: Sendable {
     let limits: RecordingLimits
     private let writer: any MediaFileWriter
     private let queue: EncoderQueue<Message>
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let result = WorkerOutcome<RecordingSummary>()
     private let emit: @Sendable (RecordingEvent) -> Void
     /// Reports failures to the render context's error handler, naming this node, and is closed by
     /// the context's `close()`. Weak: the node keeps its sessions.
     private weak let node: (any ImageInput & ClosableNode)?
+    /// The audio track beside the video (MP4 only), used by the encoder thread.
+    private let audio: RecordingAudio?
 
     init(writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits, settings: EncoderSettings,
+         audio: (any AudioTrackSource)? = nil,
          node: any ImageInput & ClosableNode, emit: @escaping @Sendable (RecordingEvent) -> Void) {
         self.path = writer.path
         self.writer = writer
@@ -66,6 +71,9 @@ final class RecordingSession: Sendable {
         self.node = node
         self.emit = emit
         queue = EncoderQueue(capacity: settings.queueCapacity)
+        let state = Locked(State())
+        self.state = state
+        self.audio = audio.map { RecordingAudio(source: $0, timeline: { state.withLock { $0.timeline } }) }
     }
 
     var phase: Phase { state.withLock { $0.phase } }
@@ -153,6 +161,7 @@ final class RecordingSession: Sendable {
                 state.context = context
                 state.size = (frame.width, frame.height)
                 state.firstFrameWallTime = .now
+                state.timeline.timescale = timescale
             }
             let pts = stamp(frame.timestamp, timescale: timescale, state: &state)
             if let maximum = limits.maximumDuration, pts >= Self.ticks(maximum, timescale: timescale) {
@@ -211,13 +220,16 @@ final class RecordingSession: Sendable {
         let absolute = Self.ticks(time, timescale: timescale)
         let origin = state.origin ?? absolute
         state.origin = origin
+        state.timeline.origin = origin
         var pts = absolute - origin - state.offset
         if let last = state.lastPTS {
             let step = state.lastStep ?? nominalStep(timescale)
             if state.resumePending || pts <= last {
                 // After a pause (or a source that went back in time): continue one frame later.
+                let gapStart = origin + state.offset + last + step
                 state.offset += pts - (last + step)
                 pts = last + step
+                state.timeline.shifts.append(.init(from: absolute, gapStart: gapStart, offset: state.offset))
             } else {
                 state.lastStep = pts - last
             }
@@ -247,7 +259,9 @@ final class RecordingSession: Sendable {
             if !packet.isKeyframe { (interPackets, interBytes) = (interPackets + 1, interBytes + packet.data.count) }
             let fragment = try box.write(packet, frameNumber: packetsOut)
             packetsOut += 1
+            let audioCounts = audio?.statistics
             state.withLock { state in
+                if let audioCounts { state.statistics.audio = audioCounts }
                 state.statistics.encoded += 1
                 state.statistics.bytesWritten = box.bytesWritten
                 if fragment != nil { state.statistics.fragmentsWritten += 1 }
@@ -330,7 +344,8 @@ final class RecordingSession: Sendable {
                                           timescale: timescale, keyframeInterval: keyframeInterval, repeatHeaders: false)
             let muxer = try MP4Muxer(writer: writer, width: width, height: height, timescale: timescale,
                                      colorSpace: colorSpace, headers: try encoder.headers(),
-                                     fragmentDuration: fragmentDuration, frameDuration: nominalStep(timescale))
+                                     fragmentDuration: fragmentDuration, frameDuration: nominalStep(timescale),
+                                     audio: audio)
             return (encoder, muxer)
         case let .annexB(syncInterval):
             let encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
@@ -352,7 +367,9 @@ final class RecordingSession: Sendable {
                 flushed += 1
             }
             let fragments = try box.finish()
+            let audioCounts = audio?.statistics
             state.withLock { state in
+                if let audioCounts { state.statistics.audio = audioCounts }
                 state.statistics.bytesWritten = box.bytesWritten
                 state.statistics.fragmentsWritten += fragments.count
             }
@@ -448,6 +465,7 @@ final class RecordingSession: Sendable {
     /// Records how the recording ended (the encoder thread's last act, when it ran).
     private func end(cancelled: Bool, outcome: Result<RecordingSummary, ELImageError>) {
         if cancelled { emit(.cancelled(path: path)) }
+        audio?.source.stop()
         state.withLock { $0.phase = .ended }
         result.record(outcome)
     }

@@ -32,6 +32,8 @@ public struct RecordingStatistics: Sendable, Equatable {
     /// Time the encoder thread spent in x264 and writing the file. With `readbackTime`, what a
     /// frame costs the encoder thread: if it exceeds the frame interval, the queue fills up.
     public var encodeTime: Duration = .zero
+    /// The audio track's counters (all zero without one).
+    public var audio = AudioStatistics()
 
     public init() {}
 }

@@ -87,20 +87,27 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     ///   - container: `nil` picks from the extension: `.h264`/`.264` raw Annex B, else
     ///     fragmented MP4 with 1 s fragments.
     ///   - limits: a duration or size at which the recording ends by itself.
+    ///   - audio: a sound track recorded beside the frames on their clock (MP4 only): a movie's
+    ///     own (`MovieAudioReader`, stream copy) or a microphone's; it is cut where the video ends.
     /// - Throws: `ELImageError.io` when the file cannot be created (with `errno`: a missing
     ///   folder, no permission, a read-only file system); `ELImageError.invalidState` while a
-    ///   recording is running.
-    public func start(recordingTo path: String, container: ContainerFormat? = nil, limits: RecordingLimits = .none) throws {
+    ///   recording is running; `ELImageError.invalidInput` for audio with a raw `.h264` stream.
+    public func start(recordingTo path: String, container: ContainerFormat? = nil, limits: RecordingLimits = .none,
+                      audio: (any AudioTrackSource)? = nil) throws {
         try checkIdle(for: path)
-        try start(writingTo: try POSIXFileWriter(path: path), container: container ?? .forPath(path), limits: limits)
+        let container = container ?? .forPath(path)
+        try Self.check(audio, fitsIn: container, path: path)
+        try start(writingTo: try POSIXFileWriter(path: path), container: container, limits: limits, audio: audio)
     }
 
     /// Starts recording into `writer` (e.g. a writer of your own, or one that fails on purpose in a
     /// test).
     /// - Throws: `ELImageError.invalidState` while a recording is running.
-    public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none) throws {
+    public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none,
+                      audio: (any AudioTrackSource)? = nil) throws {
+        try Self.check(audio, fitsIn: container, path: writer.path)
         let session = RecordingSession(writer: writer, container: container, limits: limits, settings: settings,
-                                       node: self) { [weak self] event in
+                                       audio: audio, node: self) { [weak self] event in
             self?.state.withLock { $0.eventHandler }?(event)
         }
         try state.withLock { state in
@@ -189,6 +196,18 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
         guard settings.finishesAtEndOfStream else { return }
         state.withLock { $0.current }?.requestFinish(.endOfStream)
+    }
+
+    private static func check(_ audio: (any AudioTrackSource)?, fitsIn container: ContainerFormat, path: String) throws {
+        guard let audio else { return }
+        if case .annexB = container {
+            throw ELImageError.invalidInput(what: "a raw H.264 stream (\(path)) cannot hold sound",
+                                            hint: "record to .mp4 to keep the audio, or record without it")
+        }
+        if !audio.format.fitsInMP4 {
+            throw ELImageError.invalidInput(what: "\(audio.format.codecName) audio cannot go into an MP4 file (\(path))",
+                                            hint: "give an AAC or Opus track, or record without sound")
+        }
     }
 
     private func checkIdle(for path: String) throws {

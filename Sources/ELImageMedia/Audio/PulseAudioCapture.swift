@@ -1,0 +1,274 @@
+import CPulse
+import ELImage
+import Foundation
+
+/// Sound from a PulseAudio (or PipeWire) source, captured on its own thread and encoded to AAC or
+/// Opus as it comes, stamped on the recording's clock: hand it to `VideoEncoder.start(... audio:)`
+/// and it is muxed beside the frames.
+///
+/// ```swift
+/// let microphone = try PulseAudioCapture(options: .init(device: "default", clock: .monotonic))
+/// try encoder.start(recordingTo: "clip.mp4", audio: microphone)
+/// ...
+/// try await encoder.stop(); await microphone.close()
+/// ```
+///
+/// **Format.** The source is read in its native rate and channels as 32-bit floats (the server
+/// converts only the sample format); libswresample converts to the encoder's rate, channels and
+/// sample format.
+///
+/// **Time.** A block's first sample was captured at its arrival time minus the server's reported
+/// latency and the block's own length (monotonic clock); the samples counted from the first block
+/// give the packets' times, and `DriftEstimator` compares the two. When they part by more than
+/// `Options.driftTolerance`, libswresample stretches or squeezes the next second to close the gap
+/// (`swr_set_compensation`; counted as samples inserted or dropped); a gap of more than a second
+/// (an overrun, a suspended device) is filled with silence. `Options.clock` maps monotonic time
+/// onto the frames' timestamps.
+///
+/// **Failures.** The initializer throws `AudioCaptureError` (no server, no such device, a format
+/// the encoder refuses). A device that vanishes while recording ends the sound there (the video
+/// goes on): `failure` says why, and `onFailure` hears it once.
+public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked Sendable {
+    // @unchecked Sendable: the stream and the encoder are used by the capture thread only; all
+    // that is shared is in `shared` (Locked).
+
+    /// What to capture and how to encode it.
+    public struct Options: Sendable {
+        /// A source name from `AudioDevices.list()` (`elimage audio-devices`), or "default".
+        public var device: String
+        /// A server address (`unix:/path/pulse.sock`); nil: `PULSE_SERVER` or the user's server.
+        public var server: String?
+        public var codec: AudioCodec
+        /// The recorded rate (Opus is always 48 kHz) and channels (nil: the source's, at most 2).
+        public var sampleRate: Int
+        public var channels: Int?
+        /// Bits per second of the encoded sound.
+        public var bitrate: Int
+        /// Maps the monotonic clock onto the frames' timestamps.
+        public var clock: MediaClock
+        /// How far the sound may part from the clock before it is corrected, in seconds.
+        public var driftTolerance: Double
+
+        public init(device: String = "default", server: String? = nil, codec: AudioCodec = .aac, sampleRate: Int = 48_000,
+                    channels: Int? = nil, bitrate: Int = 128_000, clock: MediaClock = .monotonic, driftTolerance: Double = 0.04) {
+            self.device = device
+            self.server = server
+            self.codec = codec
+            self.sampleRate = sampleRate
+            self.channels = channels
+            self.bitrate = bitrate
+            self.clock = clock
+            self.driftTolerance = driftTolerance
+        }
+    }
+
+    public let format: AudioTrackFormat
+    /// The source captured.
+    public let device: AudioDevice
+    public let options: Options
+    /// Hears a failure while capturing (a vanished device), once, on the capture thread.
+    public var onFailure: (@Sendable (AudioCaptureError) -> Void)? {
+        get { shared.withLock { $0.onFailure } }
+        set { shared.withLock { $0.onFailure = newValue } }
+    }
+
+    private struct Shared {
+        var queue: [AudioPacket] = []
+        /// Where the sound captured so far ends, in output samples on the monotonic clock.
+        var capturedEnd: Int64?
+        var statistics = AudioCaptureStatistics()
+        var levels = AudioLevels()
+        var failure: AudioCaptureError?
+        var onFailure: (@Sendable (AudioCaptureError) -> Void)?
+        var stopping = false
+        var ended = false
+    }
+    private let shared = Locked(Shared())
+    private let stream: StreamHandle
+    private let encoder: EncoderHandle
+    private var thread: JoinableThread?
+
+    /// The libpulse stream, used by the capture thread only.
+    private final class StreamHandle: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        deinit { pa_simple_free(pointer) }
+    }
+    /// The encoder, used by the capture thread only.
+    private final class EncoderHandle: @unchecked Sendable {
+        let encoder: AudioEncoder
+        init(_ encoder: AudioEncoder) { self.encoder = encoder }
+    }
+
+    /// Connects to the source and starts capturing at once (what comes before a recording's
+    /// first frame is left out of it).
+    public init(options: Options = Options()) throws(AudioCaptureError) {
+        self.options = options
+        let device = try AudioDevices.find(options.device, server: options.server)
+        self.device = device
+        let channels = options.channels ?? min(device.channels, 2)
+        guard (1...8).contains(channels), device.sampleRate > 0, device.channels > 0 else {
+            throw .unsupportedFormat(what: "the source \(device.name)",
+                                     reason: "\(device.channels) channels at \(device.sampleRate) Hz, \(channels) asked")
+        }
+        let encoder = try AudioEncoder(codec: options.codec, inputRate: device.sampleRate, inputChannels: device.channels,
+                                       sampleRate: options.sampleRate, channels: channels, bitrate: options.bitrate)
+        format = encoder.format
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(device.sampleRate), channels: UInt8(device.channels))
+        let blockBytes = UInt32(device.sampleRate / 50 * device.channels * 4)
+        var attributes = pa_buffer_attr(maxlength: UInt32.max, tlength: UInt32.max, prebuf: UInt32.max,
+                                        minreq: UInt32.max, fragsize: blockBytes)
+        var code: Int32 = 0
+        guard let simple = pa_simple_new(options.server, "elimage", PA_STREAM_RECORD, device.name, "recording",
+                                         &spec, nil, &attributes, &code) else {
+            throw .noServer(server: options.server ?? "the default server", reason: String(cString: pa_strerror(code)))
+        }
+        stream = StreamHandle(simple)
+        self.encoder = EncoderHandle(encoder)
+        let thread = JoinableThread(name: "ELImage.audio", group: nil) { [self] in capture() }
+        self.thread = thread
+        do {
+            try thread.start()
+        } catch {
+            throw .unsupportedFormat(what: "the capture thread", reason: "\(error)")
+        }
+    }
+
+    deinit { shared.withLock { $0.stopping = true } }
+
+    /// The last block's peak and RMS per channel.
+    public var levels: AudioLevels { shared.withLock { $0.levels } }
+    /// Samples captured, dropped and inserted, the drift and the latency.
+    public var captureStatistics: AudioCaptureStatistics? { shared.withLock { $0.statistics } }
+    /// Why capture ended early, if it did.
+    public var failure: AudioCaptureError? { shared.withLock { $0.failure } }
+
+    public func stop() { shared.withLock { $0.stopping = true } }
+
+    /// Stops capturing and joins the capture thread (also done by a render context it is
+    /// registered with, at its `close()`).
+    public func close() async {
+        stop()
+        await thread?.join()
+    }
+
+    public func packets(before time: MediaTime, final: Bool) throws -> [AudioPacket] {
+        guard let offset = options.clock.offsetMicroseconds else { return [] }
+        let rate = Int64(encoder.encoder.sampleRate)
+        let offsetTicks = offset * rate / 1_000_000
+        let limit = RecordingSession.ticks(time, timescale: Int32(rate)) + offsetTicks
+        if final {
+            // Wait (a bounded time) until the sound captured reaches the end of the video.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                let (end, ended) = shared.withLock { ($0.capturedEnd, $0.ended) }
+                if ended || (end ?? .min) >= limit { break }
+                usleep(5000)
+            }
+        }
+        return shared.withLock { shared in
+            let count = shared.queue.firstIndex { $0.pts >= limit } ?? shared.queue.count
+            let taken = shared.queue.prefix(count).map { packet -> AudioPacket in
+                var packet = packet
+                packet.pts -= offsetTicks
+                packet.dts -= offsetTicks
+                return packet
+            }
+            shared.queue.removeFirst(count)
+            return taken
+        }
+    }
+
+    // MARK: Capture thread
+
+    private func capture() {
+        let rate = device.sampleRate, channels = device.channels
+        let outputRate = Double(encoder.encoder.sampleRate)
+        let block = rate / 50
+        var samples = [Float](repeating: 0, count: block * channels)
+        var drift = DriftEstimator()
+        var anchor: Int64?          // the first sample's monotonic time, microseconds
+        var first: Int64 = 0
+        var captured: Int64 = 0     // input frames
+        var compensation: Int64 = 0 // output samples added (+) or removed (−)
+        while !shared.withLock({ $0.stopping }) {
+            var code: Int32 = 0
+            let read = samples.withUnsafeMutableBytes { pa_simple_read(stream.pointer, $0.baseAddress, $0.count, &code) }
+            guard read >= 0 else {
+                fail(.deviceVanished(name: device.name, reason: String(cString: pa_strerror(code))))
+                break
+            }
+            let now = MediaClock.nowMicroseconds()
+            let latency = Int64(pa_simple_get_latency(stream.pointer, &code))
+            let start = now - latency - Int64(block) * 1_000_000 / Int64(rate)
+            if anchor == nil { (anchor, first) = (start, now) }
+            guard let anchor else { break }
+            let expected = anchor + captured * 1_000_000 / Int64(rate) + Int64(Double(compensation) / outputRate * 1_000_000)
+            let error = Double(start - expected) / 1_000_000
+            drift.add(error: error, at: Double(now - first) / 1_000_000)
+            var inserted: Int64 = 0, dropped: Int64 = 0
+            var packets: [AudioPacket] = []
+            do {
+                if let offset = drift.offset, abs(offset) > options.driftTolerance {
+                    let correction = Int64((offset * outputRate).rounded())
+                    if offset > 1 {
+                        // A gap (overrun, suspended device): silence in its place.
+                        let silence = [Float](repeating: 0, count: Int(offset * Double(rate)) * channels)
+                        packets += try silence.withUnsafeBufferPointer { try encoder.encoder.encode($0, frames: $0.count / channels) }
+                    } else {
+                        encoder.encoder.compensate(Int(correction), over: Int(outputRate))
+                    }
+                    if correction > 0 { inserted = correction } else { dropped = -correction }
+                    compensation += correction
+                    drift.corrected(by: offset)
+                }
+                packets += try samples.withUnsafeBufferPointer { try encoder.encoder.encode($0, frames: block) }
+            } catch {
+                fail(error as? AudioCaptureError ?? .unsupportedFormat(what: "the sound encoder", reason: "\(error)"))
+                break
+            }
+            captured += Int64(block)
+            let levels = samples.withUnsafeBufferPointer { AudioLevels(interleaved: $0, channels: channels) }
+            let anchorTicks = anchor * Int64(outputRate) / 1_000_000
+            shared.withLock { shared in
+                for var packet in packets {
+                    packet.pts += anchorTicks
+                    packet.dts += anchorTicks
+                    shared.queue.append(packet)
+                    shared.capturedEnd = packet.pts + packet.duration
+                }
+                // Nothing is kept longer than a minute when no recording takes it.
+                if shared.queue.count > 60 * Int(outputRate) / 1024 { shared.queue.removeFirst(shared.queue.count / 2) }
+                shared.levels = levels
+                shared.statistics.samplesCaptured += Int64(block)
+                shared.statistics.samplesInserted += inserted
+                shared.statistics.samplesDropped += dropped
+                shared.statistics.driftPPM = drift.driftPPM
+                shared.statistics.latency = Double(latency) / 1_000_000
+            }
+        }
+        // The encoder's last packets (nobody may want them, but the encoder ends drained).
+        let last = (try? encoder.encoder.finish()) ?? []
+        shared.withLock { shared in
+            if let anchor {
+                let anchorTicks = anchor * Int64(outputRate) / 1_000_000
+                shared.queue += last.map { packet in
+                    var packet = packet
+                    packet.pts += anchorTicks
+                    packet.dts += anchorTicks
+                    return packet
+                }
+            }
+            shared.ended = true
+        }
+    }
+
+    private func fail(_ error: AudioCaptureError) {
+        let handler = shared.withLock { shared -> (@Sendable (AudioCaptureError) -> Void)? in
+            guard shared.failure == nil else { return nil }
+            shared.failure = error
+            return shared.onFailure
+        }
+        handler?(error)
+    }
+}

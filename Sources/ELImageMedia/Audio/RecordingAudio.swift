@@ -1,0 +1,67 @@
+import ELImage
+
+/// The audio track of one recording, on the encoder thread: pulls packets from the source as the
+/// video is muxed, maps them onto the recording's timeline (zero at the first frame, pauses cut)
+/// and trims them to the video's end.
+final class RecordingAudio: @unchecked Sendable {
+    // @unchecked Sendable: made with its session, then used by the session's encoder thread only.
+
+    let source: any AudioTrackSource
+    private let timeline: @Sendable () -> AudioTimeline
+    /// Packets written and their samples, for the statistics.
+    private(set) var packets = 0
+    private(set) var ticksWritten: Int64 = 0
+    /// Packets dropped (paused stretches, before the first frame).
+    private(set) var dropped = 0
+    private var lastPTS: Int64?
+
+    /// The counters so far.
+    var statistics: AudioStatistics {
+        var statistics = AudioStatistics()
+        statistics.packetsWritten = packets
+        statistics.samplesWritten = ticksWritten
+        statistics.packetsDropped = dropped
+        statistics.capture = source.captureStatistics
+        return statistics
+    }
+
+    init(source: any AudioTrackSource, timeline: @escaping @Sendable () -> AudioTimeline) {
+        self.source = source
+        self.timeline = timeline
+    }
+
+    /// The source's packets that start before recording time `videoTicks` (ticks of
+    /// 1/`timeline.timescale`), with times from the recording's zero, in the packets' own
+    /// timescale.
+    func packets(before videoTicks: Int64, final: Bool) throws -> [AudioPacket] {
+        let line = timeline()
+        guard line.origin != nil else { return [] }
+        let scale = line.timescale
+        // The limit on the source's clock, with the shift in force at the end.
+        let lastShift = line.shift(at: Int64.max / 4) ?? 0
+        let limit = MediaTime(value: videoTicks + lastShift, timescale: scale)
+        var out: [AudioPacket] = []
+        for var packet in try source.packets(before: limit, final: final) {
+            let sourceTicks = RecordingSession.ticks(packet.time, timescale: scale)
+            guard let shift = line.shift(at: sourceTicks) else {
+                dropped += 1
+                continue
+            }
+            let shiftInPacketTicks = RecordingSession.ticks(MediaTime(value: shift, timescale: scale),
+                                                            timescale: packet.timescale)
+            packet.pts -= shiftInPacketTicks
+            packet.dts -= shiftInPacketTicks
+            // Wholly before the first frame (a priming packet ending at zero stays: the edit list
+            // hides it), or overlapping the packet before after a pause: dropped.
+            if packet.pts + packet.duration < 0 || (lastPTS.map { packet.dts <= $0 } ?? false) {
+                dropped += 1
+                continue
+            }
+            lastPTS = packet.dts
+            packets += 1
+            ticksWritten += packet.duration
+            out.append(packet)
+        }
+        return out
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import ELImage
+import ELImageMedia
+
+/// `elimage run`'s sound options: a movie's audio track is kept in an .mp4 output unless
+/// --no-audio says otherwise; --audio records a sound source beside a live input.
+struct AudioOptions: ParsableArguments {
+    @Flag(name: .customLong("no-audio"), help: "Leave sound out: an .mp4 output keeps a movie input's audio track unless this is given.")
+    var noAudio = false
+
+    @Option(name: .customLong("audio"), help: ArgumentHelp(
+        "Record sound from SOURCE (a name from `elimage audio-devices`, or default) with a live input (a camera, or a file with --realtime).",
+        discussion: "A trailing ? (default?) makes it optional: without a sound server the recording goes on without sound and says so once."))
+    var source: String?
+
+    @Option(name: .customLong("audio-codec"), help: "Codec of recorded sound: aac (default) or opus.")
+    var codec: String?
+
+    @Option(name: .customLong("audio-bitrate"), help: "Bitrate of recorded sound in kbit/s (default 128).")
+    var bitrate: Int?
+
+    @Option(name: .customLong("audio-rate"), help: "Sample rate of recorded sound in Hz (default 48000; Opus is always 48000).")
+    var rate: Int?
+
+    @Option(name: .customLong("audio-channels"), help: "Channels of recorded sound (default: the source's, at most 2).")
+    var channels: Int?
+
+    @Flag(name: .customLong("realtime"), help: "Pace a file input at its frame rate, as a camera would deliver it (like ffmpeg -re).")
+    var realTime = false
+
+    /// The sound track to record beside the video of `input` into `output`, or nil: the sound
+    /// source of --audio (captured on the frames' clock), else a movie's first audio track (stream
+    /// copy, or AAC when MP4 cannot hold its codec) when the output is an MP4 file.
+    func track(for input: MediaSource, output: OutputKind?, context: RenderContext) throws -> (any AudioTrackSource)? {
+        guard !noAudio, case .video(let path)? = output, case .mp4 = ContainerFormat.forPath(path) else { return nil }
+        if let source { return try capture(source, for: input, context: context) }
+        guard case .movie(let movie) = input.kind, let reader = try MovieAudioReader.open(path: movie) else { return nil }
+        guard reader.format.fitsInMP4 else {
+            Terminal.say("note: the \(reader.format.codecName) sound of \(movie) cannot be copied into \(path): encoding it to AAC")
+            return try TranscodedAudioTrack(reader: reader)
+        }
+        return reader
+    }
+
+    /// Starts capturing `source` ("NAME" or "NAME?"), its clock anchored at the input's first frame.
+    private func capture(_ source: String, for input: MediaSource, context: RenderContext) throws -> (any AudioTrackSource)? {
+        let optional = source.hasSuffix("?")
+        let name = optional ? String(source.dropLast()) : source
+        if case .camera = input.kind {} else if !realTime {
+            throw UsageError("--audio \(source) records live sound: give a camera, or pace the file with --realtime")
+        }
+        var options = PulseAudioCapture.Options(device: name.isEmpty ? "default" : name, clock: MediaClock())
+        switch codec?.lowercased() {
+        case nil: break
+        case let text?:
+            guard let value = AudioCodec(rawValue: text) else { throw UsageError("--audio-codec \(text): use aac or opus") }
+            options.codec = value
+        }
+        if let bitrate {
+            guard (8...512).contains(bitrate) else { throw UsageError("--audio-bitrate \(bitrate): use 8...512 kbit/s") }
+            options.bitrate = bitrate * 1000
+        }
+        if let rate {
+            guard [8000, 16000, 22050, 24000, 32000, 44100, 48000].contains(rate) else {
+                throw UsageError("--audio-rate \(rate): use 8000, 16000, 22050, 24000, 32000, 44100 or 48000")
+            }
+            options.sampleRate = rate
+        }
+        if let channels {
+            guard (1...2).contains(channels) else { throw UsageError("--audio-channels \(channels): use 1 or 2") }
+            options.channels = channels
+        }
+        let capture: PulseAudioCapture
+        do {
+            capture = try PulseAudioCapture(options: options)
+        } catch {
+            guard optional else { throw ToolFailure("--audio \(name): \(error)") }
+            Terminal.say("note: recording without sound: \(error)")
+            return nil
+        }
+        context.register(capture, stage: .sink)
+        capture.onFailure = { error in Terminal.say("note: \(error)") }
+        input.node.addTarget(MediaClockAnchor(clock: options.clock))
+        Terminal.say("recording sound from \(capture.device.name) (\(options.codec.rawValue))")
+        return capture
+    }
+}
