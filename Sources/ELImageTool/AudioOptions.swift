@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageKit
 import ELImageMedia
 
 /// `elimage run`'s sound options: a movie's audio track is kept in an .mp4 output unless
