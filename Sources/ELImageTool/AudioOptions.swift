@@ -14,8 +14,8 @@ struct AudioOptions: ParsableArguments {
         discussion: "A trailing ? (default?) makes it optional: without a sound server the recording goes on without sound and says so once."))
     var source: String?
 
-    @Option(name: .customLong("audio-codec"), help: "Codec of recorded sound: aac (default) or opus.")
-    var codec: String?
+    @Option(name: .customLong("audio-codec"), help: "Codec of recorded sound (default aac).")
+    var codec: AudioCodec?
 
     @Option(name: .customLong("audio-bitrate"), help: "Bitrate of recorded sound in kbit/s (default 128).")
     var bitrate: Int?
@@ -51,12 +51,7 @@ struct AudioOptions: ParsableArguments {
             throw UsageError("--audio \(source) records live sound: give a camera, or pace the file with --realtime")
         }
         var options = PulseAudioCapture.Options(device: name.isEmpty ? "default" : name, clock: MediaClock())
-        switch codec?.lowercased() {
-        case nil: break
-        case let text?:
-            guard let value = AudioCodec(rawValue: text) else { throw UsageError("--audio-codec \(text): use aac or opus") }
-            options.codec = value
-        }
+        if let codec { options.codec = codec }
         if let bitrate {
             guard (8...512).contains(bitrate) else { throw UsageError("--audio-bitrate \(bitrate): use 8...512 kbit/s") }
             options.bitrate = bitrate * 1000

@@ -14,6 +14,7 @@ extension ColorMatrix: ExpressibleByArgument, EnumArgument {}
 extension ColorRange: ExpressibleByArgument, EnumArgument {}
 extension PixelFormat: ExpressibleByArgument, EnumArgument {}
 extension EncoderSettings.Preset: ExpressibleByArgument, EnumArgument {}
+extension AudioCodec: ExpressibleByArgument, EnumArgument {}
 extension Orientation.Rotation: ExpressibleByArgument {}
 
 extension ChromaDownsampling: ExpressibleByArgument {
