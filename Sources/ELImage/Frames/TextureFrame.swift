@@ -21,6 +21,10 @@ public final class TextureFrame: Sendable {
     /// Where the chroma of the picture's Y'CbCr source was sited, kept so that sinks writing
     /// Y'CbCr (Y4M files) can site theirs the same and need not resample; `.left` for RGB sources.
     public let chromaLocation: ChromaLocation
+    /// Whether every pixel is gray (R = G = B), as a grayscale filter's output is: Y'CbCr sinks then
+    /// compute only Y' and write constant chroma. Set by the node that rendered the frame, before
+    /// delivering it; never changed afterwards.
+    public internal(set) var isMonochrome = false
     private let resources: RenderResources
     /// For a retimed frame: the frame that owns the texture (kept alive, recycled by it).
     private let owner: TextureFrame?

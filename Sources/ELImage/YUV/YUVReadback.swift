@@ -160,7 +160,12 @@ extension RenderContext {
         if [.i420, .yv12].contains(format), frame.width % 8 == 0, frame.height % 4 == 0 {
             let packed = try makeFrame(width: frame.width / 4, height: frame.height * 3 / 2, filtering: .nearest,
                                        timestamp: frame.timestamp, colorSpace: colorSpace)
-            for (kind, rows) in [(PlaneKind.luma, 0..<frame.height), (.wholeFrameChroma, frame.height..<packed.height)] {
+            if frame.isMonochrome {  // gray: chroma is the constant offset, no need to compute it
+                clearRows(frame.height..<packed.height, of: packed, to: min(max(conversion.offset.y, 0), 1))
+            }
+            let kinds = frame.isMonochrome ? [(PlaneKind.luma, 0..<frame.height)]
+                : [(PlaneKind.luma, 0..<frame.height), (.wholeFrameChroma, frame.height..<packed.height)]
+            for (kind, rows) in kinds {
                 let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh,
                                             defines: [("PLANE_KIND", Int(kind.rawValue))] + defines)
                 let program = try self.program(named: variant.name, fragment: variant.source)
@@ -199,6 +204,16 @@ extension RenderContext {
         }
         try packPlanes(of: frame, as: buffer.format, colorSpace: buffer.colorSpace,
                        chromaLocation: buffer.chromaLocation, chromaDownsampling: chromaDownsampling).read(into: &buffer)
+    }
+
+    /// Fills texel rows `rows` of `target` with the byte value nearest `value` * 255.
+    private func clearRows(_ rows: Range<Int>, of target: TextureFrame, to value: Float) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
+        glEnable(GLenum(GL_SCISSOR_TEST))
+        glScissor(0, GLint(rows.lowerBound), GLsizei(target.width), GLsizei(rows.count))
+        glClearColor(value, value, value, value)
+        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        glDisable(GLenum(GL_SCISSOR_TEST))
     }
 
     /// rgba_to_yuv.fsh's `CHROMA_SITING` for `location`.
