@@ -90,7 +90,7 @@ vec3 across(int x, int y) {
 #endif
 
 vec3 readAt(float x, float y) {
-    return texture(inputImageTexture, vec2(x, y) * inversePictureSize).rgb;
+    return textureLod(inputImageTexture, vec2(x, y) * inversePictureSize, 0.0).rgb;
 }
 
 vec3 bilinearAverage(int x, int y) {
