@@ -126,7 +126,9 @@ struct FloorComparison {
 }
 
 /// Hands an already converted frame to the nodes after it (for timing a filter on its own).
-final class FrameFeeder: ImageOutput, @unchecked Sendable {
+final class FrameFeeder: ImageOutput {
+    let outputs = OutputTargets()
+
     func feed(_ frame: TextureFrame, in context: isolated RenderContext) {
         deliver(frame, in: context)
     }

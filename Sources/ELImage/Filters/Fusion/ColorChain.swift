@@ -67,7 +67,7 @@ public final class ColorChain: FrameFilter {
             }
         }
         let output = try pass.draw([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms, in: context)
-        output.isMonochrome = operations.last?.producesMonochrome ?? false
+        output.markMonochrome(operations.last?.producesMonochrome ?? false)
         return output
     }
 }

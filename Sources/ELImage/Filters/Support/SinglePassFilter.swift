@@ -39,7 +39,7 @@ extension SinglePassFilter {
         let extra = try additionalTextures(in: context)
         let output = try pass.draw(inputs, extra: extra, size: size,
                                    uniforms: uniforms(forInput: frame, outputSize: size), in: context)
-        output.isMonochrome = (self as? any ColorOperation)?.producesMonochrome ?? false
+        output.markMonochrome((self as? any ColorOperation)?.producesMonochrome ?? false)
         deliver(output, in: context)
     }
 
