@@ -58,21 +58,10 @@ struct MonochromePackTests {
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "2",
                                "-pix_fmt", "yuv420p", clip])
         let dump = folder.path("shaders")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ELIMAGE_DUMP_SHADERS=\(dump)", BuiltProgram(name: "elimage").url.path, "run", clip,
-                             "--filter", "brightness:brightness=0.1", "--filter", "contrast:contrast=1.2",
-                             "-o", folder.path("out.y4m")]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try await withCheckedThrowingContinuation { (ended: CheckedContinuation<Void, any Error>) in
-            process.terminationHandler = { _ in ended.resume() }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                ended.resume(throwing: error)
-            }
-        }
-        #expect(process.terminationStatus == 0)
+        let result = try await BuiltProgram(name: "elimage").run(
+            ["run", clip, "--filter", "brightness:brightness=0.1", "--filter", "contrast:contrast=1.2", "-o", folder.path("out.y4m")],
+            environment: ["ELIMAGE_DUMP_SHADERS": dump])
+        #expect(result.status == 0, "\(result.errors)")
         let names = try FileManager.default.contentsOfDirectory(atPath: dump)
         let chain = try #require(names.first { $0.hasPrefix("color_chain[") }, "\(names)")
         let source = try String(contentsOfFile: (dump as NSString).appendingPathComponent(chain), encoding: .utf8)
