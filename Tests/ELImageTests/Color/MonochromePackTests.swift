@@ -54,11 +54,9 @@ struct MonochromePackTests {
     func shaderDump() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let clip = folder.path("clip.y4m")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "2",
-                               "-pix_fmt", "yuv420p", clip])
+        let clip = try ToolTests().clip(in: folder, frames: 2)
         let dump = folder.path("shaders")
-        let result = try await BuiltProgram(name: "elimage").run(
+        let result = try await ToolTests().elimage.run(
             ["run", clip, "--filter", "brightness:brightness=0.1", "--filter", "contrast:contrast=1.2", "-o", folder.path("out.y4m")],
             environment: ["ELIMAGE_DUMP_SHADERS": dump])
         #expect(result.status == 0, "\(result.errors)")
