@@ -26,6 +26,7 @@ OUT ?= out
 #   sound:  libswresample-dev, libpulse-dev (capture), libopus-dev (FFmpeg's libopus encoder);
 #           pulseaudio and pulseaudio-utils (pacat) start the private sound server of the tests
 #           wayland-protocols and libwayland-bin (wayland-scanner) for `make wayland-glue`
+#   bench:  GStreamer's tools and GL elements (the grayscale pipeline it is compared with)
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
             libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libx264-dev \
             libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
@@ -33,7 +34,8 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
             glslang-tools ffmpeg x264 \
             libopencv-objdetect-dev opencv-data libzxing-dev zint qrencode \
             libx11-dev xvfb x11-apps xdotool \
-            libwayland-dev weston wayland-protocols libwayland-bin
+            libwayland-dev weston wayland-protocols libwayland-bin \
+            gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -110,8 +112,11 @@ sanitize-thread: deps
 	TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp \
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
+## BENCH_FLAGS=--quick: 20 frames at 1280x720 only. The table is printed; the JSON goes to $(OUT)/bench.json.
+BENCH_FLAGS ?=
 bench: deps
-	$(SWIFT) run -c release elimage-bench
+	@mkdir -p $(OUT)
+	$(SWIFT) run -c release elimage-bench --json-file $(OUT)/bench.json $(BENCH_FLAGS)
 
 ## Fuzzing: elimage-fuzz built with AddressSanitizer (leak checks included) and coverage
 ## instrumentation, libFuzzer's driver linked in. `swiftc -sanitize=fuzzer` cannot be used: SwiftPM

@@ -184,7 +184,7 @@ let package = Package(
             path: "Examples/CameraApp"),
         .executableTarget(
             name: "ELImageBench",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageDetection", "CEGL", "CGLES",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageDetection", "CEGL", "CGLES", "CX264",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/ELImageBench"),
 

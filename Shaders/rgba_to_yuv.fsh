@@ -15,8 +15,8 @@ precision highp float;
 precision highp int;
 
 #ifndef PLANE_KIND
-#define PLANE_KIND 0          // 0 Y', 1 Cb, 2 Cr, 3 interleaved Cb Cr (two pairs per texel)
-#endif
+#define PLANE_KIND 0          // 0 Y', 1 Cb, 2 Cr, 3 interleaved Cb Cr (two pairs per texel),
+#endif                        // 4 both 4:2:0 chroma planes below Y' in one frame-sized target
 #ifndef CHROMA_DIVISOR_X
 #define CHROMA_DIVISOR_X 2    // chroma subsampling across: 1 or 2
 #endif
@@ -29,13 +29,17 @@ precision highp int;
 #ifndef CHROMA_SITING
 #define CHROMA_SITING 0       // 0: co-sited left (MPEG-2); 1: centred (JPEG); 2: co-sited top left (DV PAL)
 #endif
+#ifndef BILINEAR_AVERAGE
+#define BILINEAR_AVERAGE 0    // 1: the average filter from bilinear reads (input linearly filtered, clamped)
+#endif
 
 out vec4 fragColor;
 uniform sampler2D inputImageTexture;
 uniform vec2 pictureSize;    // RGBA input size in pixels
-uniform int swapChroma;      // interleaved pairs as Cr Cb (NV21)
+uniform int swapChroma;      // interleaved pairs as Cr Cb (NV21); PLANE_KIND 4: Cr plane first (YV12)
 uniform mat3 colorMatrix;    // R'G'B' -> samples
 uniform vec3 colorOffset;
+uniform vec2 inversePictureSize;  // 1 / pictureSize, computed exactly on the CPU
 
 vec3 rgbAt(int x, int y) {
     ivec2 last = ivec2(pictureSize) - 1;
@@ -69,11 +73,60 @@ vec3 across(int x, int y) {
 #endif
 }
 
+// The average filter from bilinear reads (BILINEAR_AVERAGE 1, CHROMA_FILTER 0): a read at the edge
+// between two pixels is their mean ([1 1]/2), and the mean of reads at both edges of a pixel is
+// [1 2 1]/4 around it; clamping to the edge repeats the border pixels as rgbAt does. One to four
+// reads per chroma sample instead of two to nine; the texture unit rounds each read to 8 bits
+// (under half a level; chroma rows sum to zero, so a common rounding cancels).
+#if CHROMA_DIVISOR_X == 2 && CHROMA_SITING != 1
+#define ACROSS_READS 2        // co-sited across: reads at the pixel's left and right edges
+#else
+#define ACROSS_READS 1        // between two pixels (or not subsampled): one read
+#endif
+#if CHROMA_DIVISOR_Y == 2 && CHROMA_SITING == 2
+#define DOWN_READS 2
+#else
+#define DOWN_READS 1
+#endif
+
+vec3 readAt(float x, float y) {
+    return textureLod(inputImageTexture, vec2(x, y) * inversePictureSize, 0.0).rgb;
+}
+
+vec3 bilinearAverage(int x, int y) {
+    float fx = float(x), fy = float(y);
+#if ACROSS_READS == 2
+    vec2 across = vec2(fx, fx + 1.0);
+#elif CHROMA_DIVISOR_X == 2
+    vec2 across = vec2(fx + 1.0);
+#else
+    vec2 across = vec2(fx + 0.5);
+#endif
+#if DOWN_READS == 2
+    vec2 down = vec2(fy, fy + 1.0);
+#elif CHROMA_DIVISOR_Y == 2
+    vec2 down = vec2(fy + 1.0);
+#else
+    vec2 down = vec2(fy + 0.5);
+#endif
+#if ACROSS_READS == 2 && DOWN_READS == 2
+    return 0.25 * (readAt(across.x, down.x) + readAt(across.y, down.x) + readAt(across.x, down.y) + readAt(across.y, down.y));
+#elif ACROSS_READS == 2
+    return 0.5 * (readAt(across.x, down.x) + readAt(across.y, down.x));
+#elif DOWN_READS == 2
+    return 0.5 * (readAt(across.x, down.x) + readAt(across.x, down.y));
+#else
+    return readAt(across.x, down.x);
+#endif
+}
+
 // Y'CbCr of chroma sample `index` of the chroma plane: the rows filtered across, then down.
 vec3 chromaSample(ivec2 index) {
     int x = index.x * CHROMA_DIVISOR_X;
     int y = index.y * CHROMA_DIVISOR_Y;
-#if CHROMA_DIVISOR_Y == 1
+#if BILINEAR_AVERAGE == 1 && CHROMA_FILTER == 0
+    vec3 rgb = bilinearAverage(x, y);
+#elif CHROMA_DIVISOR_Y == 1
     vec3 rgb = across(x, y);
 #elif CHROMA_SITING != 2 && CHROMA_FILTER == 1
     vec3 rgb = (8.0 * (across(x, y) + across(x, y + 1))
@@ -95,6 +148,20 @@ void main() {
 #if PLANE_KIND == 0
     for (int k = 0; k < 4; k++) {
         result[k] = (colorMatrix * rgbAt(texel.x * 4 + k, texel.y) + colorOffset).x;
+    }
+#elif PLANE_KIND == 4
+    // The target holds a whole 4:2:0 frame as bytes (Y' rows, then the first chroma plane, then
+    // the second); this draw covers the chroma rows from texel row H: each texel row holds two
+    // chroma rows of W/2 samples (W/8 texels each), the first plane's H/4 texel rows first.
+    int height = int(pictureSize.y), rowTexels = int(pictureSize.x) / 8;
+    int row = texel.y - height, planeRows = height / 4;
+    bool second = row >= planeRows;
+    int chromaRow = 2 * (second ? row - planeRows : row) + (texel.x >= rowTexels ? 1 : 0);
+    int column = 4 * (texel.x >= rowTexels ? texel.x - rowTexels : texel.x);
+    bool cr = second != (swapChroma == 1);
+    for (int k = 0; k < 4; k++) {
+        vec3 yuv = chromaSample(ivec2(column + k, chromaRow));
+        result[k] = cr ? yuv.z : yuv.y;
     }
 #elif PLANE_KIND == 3
     vec3 first = chromaSample(ivec2(texel.x * 2, texel.y));

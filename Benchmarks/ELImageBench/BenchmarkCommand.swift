@@ -1,7 +1,9 @@
-// elimage-bench: per-frame latency of ELImage pipelines next to bare GLES doing the same GL work,
-// measured in one run, interleaved, after warm-up.
+// elimage-bench: per-frame cost of ELImage's canonical pipelines next to the bare-GLES floor (the
+// least GL work for the same output, FloorPipeline) measured in the same run, interleaved, after
+// warm-up; the record pipeline next to the floor plus libx264 in sequence; GStreamer's GL elements
+// on the grayscale pipeline; time to first frame.
 //
-//     swift run -c release elimage-bench [--frames 300] [--size 1920x1080] [--json]
+//     swift run -c release elimage-bench [--quick] [--frames 60] [--size 1280x720 ...] [--json-file F]
 import ArgumentParser
 import ELImage
 import Foundation
@@ -10,75 +12,155 @@ import Foundation
 struct BenchmarkCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "elimage-bench",
-        abstract: "Per-frame latency of ELImage pipelines vs. bare GLES, p50/p90/p99 over many frames.")
+        abstract: "Per-frame cost of ELImage pipelines vs. the bare-GLES floor, p50/p99, in one run.")
 
-    @Option(help: "Frames measured per pipeline (after warm-up).")
-    var frames = 300
+    @Option(help: "Frames measured per pipeline and size (after warm-up).")
+    var frames = 60
 
-    @Option(help: "Frame sizes, e.g. 1920x1080 (repeatable).")
-    var size: [String] = ["1920x1080"]
+    @Option(help: "Frame sizes, e.g. 1280x720 (repeatable; default 1280x720 and 1920x1080).")
+    var size: [String] = []
 
-    @Flag(help: "Print JSON instead of a table.")
-    var json = false
+    @Flag(help: "A quick run: 20 frames, 1280x720 only.")
+    var quick = false
 
-    /// Which benchmarks run.
+    /// What can be measured.
     enum Pipeline: String, ExpressibleByArgument, CaseIterable {
-        case grayscale, filters, record, detection, all
+        case conversion, grayscale, beauty, record, gstreamer, filters, detection
     }
 
-    @Option(help: "grayscale: the per-size pipelines; filters: the filter benchmark at 1280x720; record: VideoEncoder vs the x264 CLI at 1280x720; detection: beauty with and without a face and code detector branch at 1280x720; all (default).")
-    var pipeline: Pipeline = .all
+    @Option(help: "Pipelines (repeatable): conversion, grayscale, beauty, record, gstreamer (default: these five), filters, detection.")
+    var pipeline: [Pipeline] = []
+
+    @Option(help: "Also write the results as JSON to this file.")
+    var jsonFile: String?
+
+    @Flag(help: "Print JSON instead of the table.")
+    var json = false
 
     func run() throws {
+        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .beauty, .record, .gstreamer] : pipeline
+        let frames = quick ? min(self.frames, 20) : self.frames
+        let sizes = try (size.isEmpty ? (quick ? ["1280x720"] : ["1280x720", "1920x1080"]) : size).map(Self.parseSize)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let contextStart = ContinuousClock.now
         let context = try RenderContext()
+        let contextMilliseconds = elapsedMilliseconds(ContinuousClock.now - contextStart)
         // Every program closes its context before it ends: threads joined, EGL torn down.
         defer { _ = try? blocking { await context.close() } }
         var results: [PipelineResult] = []
-        for text in [.grayscale, .all].contains(pipeline) ? size : [] {
-            let parts = text.split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
-                throw ValidationError("--size \(text) is not WIDTHxHEIGHT")
+        var startup: Startup?
+        var gstreamerNote: String?
+        for (width, height) in sizes {
+            let clip = try SourceClip(width: width, height: height, frameCount: min(max(frames, 25), 100), folder: folder)
+            if startup == nil {
+                startup = try Startup.measure(contextMilliseconds: contextMilliseconds, clip: clip, on: context)
             }
-            results += try GrayscaleBenchmark(width: parts[0], height: parts[1], frames: frames).run(on: context)
-            results += try YUVBenchmark(width: parts[0], height: parts[1], frames: frames).run(on: context)
+            for kind in FloorComparison.Pipeline.allCases where pipelines.contains(Pipeline(rawValue: kind.rawValue) ?? .filters) {
+                results += try FloorComparison(pipeline: kind, clip: clip, frames: frames).run(on: context)
+            }
+            if pipelines.contains(.record) {
+                results += try RecordBenchmark(clip: clip, frames: frames).run(on: context)
+            }
+            if pipelines.contains(.gstreamer) {
+                switch try GStreamerComparison(clip: clip, frames: max(frames, 20)).run() {
+                case .success(let milliseconds):
+                    let ours = results.first { $0.name.hasPrefix("grayscale I420") && $0.size == clip.sizeName }
+                    results.append(PipelineResult(
+                        name: "grayscale, GStreamer GL (gst-launch-1.0)", size: clip.sizeName,
+                        latency: LatencyStatistics(milliseconds: [milliseconds]), ratioToBare: nil,
+                        note: ours.map { String(format: "GStreamer / ELImage %.2fx", milliseconds / $0.latency.p50) }))
+                case .failure(let failure):
+                    gstreamerNote = failure.description
+                }
+            }
         }
-        if [.filters, .all].contains(pipeline) {
-            results += try FilterBenchmark(width: 1280, height: 720, frames: frames).run(on: context)
+        if [Pipeline.filters, .detection].contains(where: pipelines.contains) {
+            if pipelines.contains(.filters) { results += try FilterBenchmark(width: 1280, height: 720, frames: frames).run(on: context) }
+            if pipelines.contains(.detection) { results += try DetectionBenchmark(frames: frames).run(on: context) }
         }
-        if [.detection, .all].contains(pipeline) {
-            results += try DetectionBenchmark(frames: frames).run(on: context)
-        }
-        if [.record, .all].contains(pipeline) {
-            results += try RecordBenchmark(width: 1280, height: 720, frames: frames).run(on: context)
-        }
+        let report = Report(renderer: context.info.renderer, platform: context.info.platform.rawValue, frames: frames,
+                            startup: startup, gstreamer: gstreamerNote, results: results)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(report)
+        if let jsonFile { try data.write(to: URL(fileURLWithPath: jsonFile)) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let report = Report(renderer: context.info.renderer, platform: context.info.platform.rawValue, results: results)
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            print(String(decoding: data, as: UTF8.self))
         } else {
-            print("ELImage benchmark on \(context.info.renderer), EGL \(context.info.platform), \(frames) frames each")
-            print(Report.table(results))
+            print(report.text)
+            if let jsonFile { print("JSON: \(jsonFile)") }
         }
+    }
+
+    static func parseSize(_ text: String) throws -> (Int, Int) {
+        let parts = text.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0, parts[0] % 8 == 0, parts[1] % 4 == 0 else {
+            throw ValidationError("--size \(text) is not WIDTHxHEIGHT with a width that is a multiple of 8 and a height of 4")
+        }
+        return (parts[0], parts[1])
+    }
+}
+
+/// Time to first frame: the render context (EGL display and context, threads), then the first
+/// grayscale frame through a new graph (shader compilation and first use), against the floor's
+/// first frame (its shaders compiled) on the same context.
+struct Startup: Codable {
+    let contextMilliseconds: Double
+    let firstFrameMilliseconds: Double
+    let floorFirstFrameMilliseconds: Double
+
+    static func measure(contextMilliseconds: Double, clip: SourceClip, on context: RenderContext) throws -> Startup {
+        let input = RawDataInput()
+        input --> Grayscale() --> (try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in })
+        let source = clip.frames[0]
+        let first = try milliseconds {
+            try context.performAndWait { context in try input.process(source, in: context) }
+        }
+        let floorFirst = try context.performAndWait { _ in
+            try milliseconds {
+                let floor = try FloorPipeline(width: clip.width, height: clip.height, filter: .grayscale)
+                var result = [UInt8](repeating: 0, count: floor.frameBytes)
+                source.data.withUnsafeBytes { bytes in result.withUnsafeMutableBytes { floor.run(bytes, into: $0) } }
+                floor.delete()
+            }
+        }
+        return Startup(contextMilliseconds: contextMilliseconds, firstFrameMilliseconds: first,
+                       floorFirstFrameMilliseconds: floorFirst)
     }
 }
 
 struct Report: Codable {
     let renderer: String
     let platform: String
+    let frames: Int
+    let startup: Startup?
+    /// Why GStreamer was not measured, when it was not.
+    let gstreamer: String?
     let results: [PipelineResult]
 
-    static func table(_ results: [PipelineResult]) -> String {
-        let header = "pipeline".padding(toLength: 52, withPad: " ", startingAt: 0) + "size        p50 ms   p90 ms   p99 ms   fps     framework/bare (p50)"
-        let rows = results.map { result in
-            let ratio = result.ratioToBare.map { String(format: "%.3f", $0) } ?? ""
-            return result.name.padding(toLength: 52, withPad: " ", startingAt: 0)
+    var text: String {
+        var lines = ["ELImage benchmark on \(renderer), EGL \(platform), \(frames) frames per pipeline and size; ratio = framework p50 / floor p50 of the same run"]
+        let header = "pipeline".padding(toLength: 58, withPad: " ", startingAt: 0)
+            + "size        p50 ms   p99 ms  ns/px   ratio  stages (median ms, fence-timed)"
+        lines.append(header)
+        for result in results {
+            let ratio = result.ratioToBare.map { String(format: "%6.2fx", $0) } ?? "       "
+            let stages = (result.stages ?? [:]).sorted { $0.key < $1.key }
+                .map { "\($0.key) " + String(format: "%.2f", $0.value) }.joined(separator: ", ")
+            lines.append(result.name.padding(toLength: 58, withPad: " ", startingAt: 0)
                 + result.size.padding(toLength: 12, withPad: " ", startingAt: 0)
-                + String(format: "%7.2f  %7.2f  %7.2f  %6.1f  ", result.latency.p50, result.latency.p90,
-                         result.latency.p99, result.latency.throughput)
-                + ratio
+                + String(format: "%7.2f  %7.2f  %5.1f  ", result.latency.p50, result.latency.p99, result.nanosecondsPerPixel)
+                + ratio + "  " + [stages, result.note ?? ""].filter { !$0.isEmpty }.joined(separator: "; "))
         }
-        return ([header] + rows).joined(separator: "\n")
+        if let startup {
+            lines.append(String(format: "time to first frame: render context %.1f ms + first grayscale frame %.1f ms (shader compile); floor's first frame %.1f ms",
+                                startup.contextMilliseconds, startup.firstFrameMilliseconds, startup.floorFirstFrameMilliseconds))
+        }
+        if let gstreamer { lines.append("GStreamer comparison: \(gstreamer)") }
+        return lines.joined(separator: "\n")
     }
 }
 
@@ -86,6 +168,26 @@ struct PipelineResult: Codable {
     let name: String
     let size: String
     let latency: LatencyStatistics
-    /// p50 of this pipeline over p50 of its bare-GLES twin (absent for the bare rows).
+    /// p50 of this pipeline over p50 of its floor in the same run (absent for the floor rows).
     let ratioToBare: Double?
+    /// Median per-stage times in ms, each stage ended by glFinish.
+    var stages: [String: Double]?
+    var note: String?
+
+    init(name: String, size: String, latency: LatencyStatistics, ratioToBare: Double?,
+         stages: [String: Double]? = nil, note: String? = nil) {
+        self.name = name
+        self.size = size
+        self.latency = latency
+        self.ratioToBare = ratioToBare
+        self.stages = stages
+        self.note = note
+    }
+
+    /// p50 per pixel, for comparing sizes.
+    var nanosecondsPerPixel: Double {
+        let parts = size.split(separator: "x").compactMap { Double($0) }
+        guard parts.count == 2, parts[0] * parts[1] > 0 else { return 0 }
+        return latency.p50 * 1e6 / (parts[0] * parts[1])
+    }
 }

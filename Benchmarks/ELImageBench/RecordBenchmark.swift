@@ -1,19 +1,17 @@
-// The recording pipeline (I420 source → Grayscale → VideoEncoder → fragmented MP4) at 1280x720,
-// next to the x264 command-line tool encoding the same frames with the same settings, in one run.
+// The recording pipeline (I420 source → Grayscale → VideoEncoder → fragmented MP4) next to its floor:
+// the bare-GLES floor (FloorPipeline, grayscale) and libx264 called in sequence on the same frames with
+// the same settings, in one run, alternating.
 
 import ELImage
 import ELImageMedia
 import Foundation
 
-/// Per-frame times of the record pipeline on the render thread (upload, grayscale, I420 packing,
-/// fence, queueing; with the `.wait` policy a full queue blocks there, so in steady state a frame
-/// takes as long as the slower of the render thread and the encoder thread), its end-to-end rate
-/// (until the file is complete), where the encoder thread's time goes, and the x264 CLI's rate on
-/// the frames the encoder got (written as Y4M first, outside the timing). On llvmpipe the GL work
-/// runs on the same CPU cores as x264, so the two add up.
+/// End-to-end ms/frame of the record pipeline (from the first frame in until the MP4 is complete,
+/// so the encoder's queue cannot hide work) against the floor plus x264 in sequence; the better of
+/// two alternating runs each. Also where the encoder thread's time goes. On llvmpipe the GL work
+/// runs on the same CPU cores as x264's threads.
 struct RecordBenchmark {
-    let width: Int
-    let height: Int
+    let clip: SourceClip
     let frames: Int
     let preset = EncoderSettings.Preset.veryfast
     let crf = 23.0
@@ -22,105 +20,80 @@ struct RecordBenchmark {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-bench-record-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sources = try sourceFrames(in: folder)
-
-        // The frames the encoder will get (grayscale I420), for the x264 CLI.
-        let grayY4M = folder.appendingPathComponent("gray.y4m").path
-        let y4m = try Y4MOutput(path: grayY4M, frameRate: 25, colorSpace: .bt709, chromaLocation: .left)
-        let prepass = RawDataInput()
-        prepass --> Grayscale() --> y4m
-        for index in 0..<frames {
-            try context.performAndWait { context in try prepass.process(frame(index, of: sources), in: context) }
+        var framework: [Double] = [], floor: [Double] = []
+        var statistics = RecordingStatistics()
+        for round in 0..<2 {
+            let (perFrame, summary) = try recordWithFramework(to: folder.appendingPathComponent("record\(round).mp4").path, on: context)
+            framework.append(perFrame)
+            statistics = summary.statistics
+            floor.append(try recordWithFloor(on: context))
         }
-        _ = try blocking { try await y4m.finish() }
+        let size = clip.sizeName
+        let best = framework.min() ?? 0, floorBest = floor.min() ?? 0
+        func constant(_ value: Double) -> LatencyStatistics {
+            LatencyStatistics(milliseconds: Array(repeating: value, count: frames))
+        }
+        let readback = elapsedMilliseconds(statistics.readbackTime) / Double(frames)
+        let encode = elapsedMilliseconds(statistics.encodeTime) / Double(frames)
+        return [
+            PipelineResult(name: "record I420→Gray→VideoEncoder→MP4 \(preset) CRF \(Int(crf)), end to end", size: size,
+                           latency: constant(best), ratioToBare: best / floorBest,
+                           stages: ["encoder thread: fence wait + readback": readback, "encoder thread: x264 + MP4": encode]),
+            PipelineResult(name: "record, floor then libx264 in sequence", size: size, latency: constant(floorBest),
+                           ratioToBare: nil),
+        ]
+    }
 
-        // ELImage: I420 → Grayscale → VideoEncoder → MP4.
+    private func settings() -> EncoderSettings {
         var settings = EncoderSettings()
         settings.preset = preset
         settings.rateControl = .constantQuality(crf)
         settings.frameRate = 25
         settings.colorSpace = .bt709
-        let encoder = try VideoEncoder(settings: settings)
+        return settings
+    }
+
+    /// ms/frame from the first frame until the file is complete.
+    private func recordWithFramework(to path: String, on context: RenderContext) throws -> (Double, RecordingSummary) {
+        let encoder = try VideoEncoder(settings: settings())
         let input = RawDataInput()
         input --> Grayscale() --> encoder
-        try encoder.start(recordingTo: folder.appendingPathComponent("record.mp4").path)
-        var times: [Double] = []
+        try encoder.start(recordingTo: path)
         let start = ContinuousClock.now
         for index in 0..<frames {
-            let buffer = frame(index, of: sources)
-            times.append(try milliseconds {
-                try context.performAndWait { context in try input.process(buffer, in: context) }
-            })
+            let buffer = clip.frame(index)
+            try context.performAndWait { context in try input.process(buffer, in: context) }
         }
         let summary = try blocking { try await encoder.stop() }
-        let total = ContinuousClock.now - start
-        let warmUp = min(10, frames / 10)
-        let perFrame = LatencyStatistics(milliseconds: Array(times.dropFirst(warmUp)))
-        let endToEnd = elapsedMilliseconds(total) / Double(frames)
-
-        // x264 CLI, same frames and settings (keyframe interval as VideoEncoder picks: one a second).
-        let x264Start = ContinuousClock.now
-        try tool("x264", ["--quiet", "--preset", preset.rawValue, "--crf", "\(Int(crf))", "--keyint", "25", "--min-keyint", "2",
-                          "-o", folder.appendingPathComponent("x264.264").path, grayY4M])
-        let x264PerFrame = elapsedMilliseconds(ContinuousClock.now - x264Start) / Double(frames)
-
-        let size = "\(width)x\(height)"
-        let statistics = summary.statistics
-        let readback = elapsedMilliseconds(statistics.readbackTime) / Double(frames)
-        let encode = elapsedMilliseconds(statistics.encodeTime) / Double(frames)
+        let perFrame = elapsedMilliseconds(ContinuousClock.now - start) / Double(frames)
         guard summary.statistics.encoded == frames else {
             throw BenchmarkFailure("the recording encoded \(summary.statistics.encoded) of \(frames) frames")
         }
-        return [
-            PipelineResult(name: "record I420→Gray→VideoEncoder→MP4 \(preset) CRF \(Int(crf))", size: size,
-                           latency: perFrame, ratioToBare: perFrame.p50 / x264PerFrame),
-            PipelineResult(name: "record, end to end (until the MP4 is complete)", size: size,
-                           latency: LatencyStatistics(milliseconds: Array(repeating: endToEnd, count: frames)),
-                           ratioToBare: endToEnd / x264PerFrame),
-            PipelineResult(name: "  encoder thread: GPU fence wait + readback", size: size,
-                           latency: LatencyStatistics(milliseconds: Array(repeating: readback, count: frames)),
-                           ratioToBare: nil),
-            PipelineResult(name: "  encoder thread: x264 call + MP4 write", size: size,
-                           latency: LatencyStatistics(milliseconds: Array(repeating: encode, count: frames)),
-                           ratioToBare: nil),
-            PipelineResult(name: "x264 CLI --preset \(preset) --crf \(Int(crf)), same frames", size: size,
-                           latency: LatencyStatistics(milliseconds: Array(repeating: x264PerFrame, count: frames)),
-                           ratioToBare: nil),
-        ]
+        return (perFrame, summary)
     }
 
-    /// Frame `index` of the looped clip, stamped at 25 fps.
-    private func frame(_ index: Int, of sources: [PixelBuffer]) -> PixelBuffer {
-        var buffer = sources[index % sources.count]
-        buffer.timestamp = MediaTime(frame: Int64(index), framesPerSecond: 25)
-        return buffer
-    }
-
-    /// Big Buck Bunny's frames as I420 at the benchmark's size (decoded and scaled by ffmpeg).
-    private func sourceFrames(in folder: URL) throws -> [PixelBuffer] {
-        let clip = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Examples/Media/bigbuckbunny.mp4").path
-        let y4m = folder.appendingPathComponent("source.y4m").path
-        try tool("ffmpeg", ["-nostdin", "-v", "error", "-i", clip, "-vf", "scale=\(width):\(height)", "-pix_fmt", "yuv420p",
-                            "-frames:v", "\(min(frames, 132))", y4m])
-        return try Y4MReader.readAll(path: y4m)
-    }
-
-    private func tool(_ name: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [name] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchmarkFailure("\(name) exited with \(process.terminationStatus) (is it installed?)")
+    /// ms/frame of the floor and libx264 in sequence on the render thread, x264 flushed at the end.
+    private func recordWithFloor(on context: RenderContext) throws -> Double {
+        let (width, height, frames, clip) = (clip.width, clip.height, frames, clip)
+        let preset = preset.rawValue, crf = Float(crf)
+        return try context.performAndWait { _ in
+            let floor = try FloorPipeline(width: width, height: height, filter: .grayscale)
+            defer { floor.delete() }
+            let encoder = try FloorX264(width: width, height: height, preset: preset, crf: crf, framesPerSecond: 25)
+            var result = [UInt8](repeating: 0, count: floor.frameBytes)
+            let start = ContinuousClock.now
+            for index in 0..<frames {
+                clip.frames[index % clip.frames.count].data.withUnsafeBytes { bytes in
+                    result.withUnsafeMutableBytes { output in
+                        floor.run(bytes, into: output)
+                        encoder.encode(output)
+                    }
+                }
+            }
+            encoder.flush()
+            guard encoder.encodedBytes > 0 else { throw BenchmarkFailure("libx264 wrote nothing") }
+            return elapsedMilliseconds(ContinuousClock.now - start) / Double(frames)
         }
-    }
-
-    private func elapsedMilliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 }
 

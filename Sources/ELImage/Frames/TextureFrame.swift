@@ -1,4 +1,5 @@
 import CGLES
+import Synchronization
 
 /// An image on the GPU: a texture with a framebuffer to render into it, its size and format, and
 /// the presentation time of the picture it holds.
@@ -21,6 +22,11 @@ public final class TextureFrame: Sendable {
     /// Where the chroma of the picture's Y'CbCr source was sited, kept so that sinks writing
     /// Y'CbCr (Y4M files) can site theirs the same and need not resample; `.left` for RGB sources.
     public let chromaLocation: ChromaLocation
+    /// Whether every pixel is gray (R = G = B), as a grayscale filter's output is: Y'CbCr sinks then
+    /// compute only Y' and write constant chroma. Set by the node that rendered the frame, before
+    /// delivering it (`markMonochrome`); never changed afterwards.
+    public var isMonochrome: Bool { monochrome.load(ordering: .relaxed) }
+    private let monochrome = Atomic<Bool>(false)
     private let resources: RenderResources
     /// For a retimed frame: the frame that owns the texture (kept alive, recycled by it).
     private let owner: TextureFrame?
@@ -46,6 +52,11 @@ public final class TextureFrame: Sendable {
         chromaLocation = frame.chromaLocation
         resources = frame.resources
         owner = frame.owner ?? frame
+    }
+
+    /// Marks the frame gray or not; only the node that rendered it, before delivering it.
+    func markMonochrome(_ value: Bool) {
+        monochrome.store(value, ordering: .relaxed)
     }
 
     /// The same picture presented at `timestamp`: shares this frame's texture (no copy; pixels

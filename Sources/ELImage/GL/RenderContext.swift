@@ -282,6 +282,7 @@ public actor RenderContext {
         if let program = resources.programs[name] { return program }
         let program = try ShaderProgram(name: name, vertexSource: vertex ?? EmbeddedShaders.fullscreenVsh,
                                         fragmentSource: fragment)
+        try ShaderDump.write(program: name, fragment: fragment)
         resources.programs[name] = program
         return program
     }
@@ -293,9 +294,10 @@ public actor RenderContext {
 
     /// Draws one full-frame triangle into `target` with `program`, sampling `inputs` on texture units
     /// 0, 1, ... as the program's `inputImageTexture`, `inputImageTexture2`, ... samplers.
-    /// `setUniforms` runs with the program in use.
+    /// `setUniforms` runs with the program in use. `rows` limits the draw to those texel rows of
+    /// `target` (the viewport; `gl_FragCoord` keeps counting from the target's first row).
     public func draw(
-        _ program: ShaderProgram, into target: TextureFrame, inputs: [TextureFrame],
+        _ program: ShaderProgram, into target: TextureFrame, inputs: [TextureFrame], rows: Range<Int>? = nil,
         setUniforms: (ShaderProgram) throws -> Void = { _ in }
     ) throws {
         if emptyVertexArray == 0 {
@@ -303,7 +305,8 @@ public actor RenderContext {
             glDisable(GLenum(GL_DITHER))  // on by default; it would perturb exact 8-bit results
         }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
-        glViewport(0, 0, GLsizei(target.width), GLsizei(target.height))
+        let rows = rows ?? 0..<target.height
+        glViewport(0, GLint(rows.lowerBound), GLsizei(target.width), GLsizei(rows.count))
         program.use()
         for (unit, input) in inputs.enumerated() {
             glActiveTexture(GLenum(GL_TEXTURE0 + Int32(unit)))

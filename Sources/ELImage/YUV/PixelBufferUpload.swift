@@ -9,9 +9,9 @@ extension RenderContext {
         let layout = PlaneTextureLayout(buffer.format)
         let limit = info.maximumTextureSize
         var planes: [TextureFrame] = []
-        for index in 0..<buffer.format.planeCount {
+        for index in 0..<(layout.interleavesChroma ? 2 : buffer.format.planeCount) {
             let shape = buffer.shape(ofPlane: index)
-            let (width, format) = layout.texture(for: shape)
+            let (width, format) = index == 1 && layout.interleavesChroma ? (shape.width, .rg8) : layout.texture(for: shape)
             guard width <= limit, shape.height <= limit else {
                 throw ELImageError.invalidInput(
                     what: "a \(buffer.width)x\(buffer.height) \(buffer.format) image needs a \(width)x\(shape.height) texture, over this GPU's \(limit)",
@@ -20,7 +20,11 @@ extension RenderContext {
             let texture = try makeFrame(width: width, height: shape.height, format: format,
                                         filtering: layout.usesTexelFetch ? .nearest : .linear,
                                         timestamp: buffer.timestamp)
-            try uploadPlane(index, of: buffer, into: texture)
+            if index == 1 && layout.interleavesChroma {
+                try uploadInterleavedChroma(of: buffer, into: texture)
+            } else {
+                try uploadPlane(index, of: buffer, into: texture)
+            }
             planes.append(texture)
         }
         let size = orientation.outputSize(width: buffer.width, height: buffer.height)
@@ -82,11 +86,14 @@ struct PlaneTextureLayout {
     /// Formats the shader reads with texelFetch, which must not be filtered.
     var usesTexelFetch: Bool { format == .yuyv || format == .uyvy || format == .rgb24 }
 
+    /// Planar formats whose two chroma planes are uploaded interleaved into one RG8 texture
+    /// (`uploadInterleavedChroma`) and converted like NV12.
+    var interleavesChroma: Bool { [.i420, .yv12, .i422, .i444].contains(format) }
+
     /// `PLANE_LAYOUT` in yuv_to_rgba.fsh.
     var shaderLayout: Int32 {
         switch format {
-        case .i420, .yv12, .i422, .i444: 0
-        case .nv12, .nv21: 1
+        case .i420, .yv12, .i422, .i444, .nv12, .nv21: 1
         case .yuyv, .uyvy: 2
         case .gray8: 3
         case .rgb24: 4

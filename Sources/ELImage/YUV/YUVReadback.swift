@@ -16,6 +16,9 @@ public struct PackedPlanes: Sendable {
     public let colorSpace: ColorSpace
     public let chromaLocation: ChromaLocation
     public var timestamp: MediaTime { textures.first?.timestamp ?? .zero }
+    /// Whether `textures` is one W/4 x 3H/2 texture holding the whole 4:2:0 frame's bytes (Y',
+    /// then the two chroma planes), read back with one call.
+    var isWholeFrame = false
 
     /// Reads every plane into `buffer` (which must have this format and size), honouring each plane's
     /// offset and stride. Call where the render context or one of its shared contexts is current.
@@ -32,12 +35,59 @@ public struct PackedPlanes: Sendable {
         glGenFramebuffers(1, &framebuffer)
         defer { glDeleteFramebuffers(1, &framebuffer) }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+        if isWholeFrame, let texture = textures.first {
+            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
+                                   texture.texture, 0)
+            try Self.readWholeFrame(width: texture.width, height: texture.height, into: &buffer)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+            return
+        }
         for (index, texture) in textures.enumerated() {
             glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
                                    texture.texture, 0)
             try Self.readBoundFramebuffer(width: texture.width, height: texture.height, plane: index, of: &buffer)
         }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+    }
+
+    /// Reads the bound framebuffer holding a whole 4:2:0 frame (`isWholeFrame`) into `buffer`: with
+    /// one glReadPixels straight into place when its planes are tight and back to back, else
+    /// through a scratch frame copied plane by plane.
+    private static func readWholeFrame(width: Int, height: Int, into buffer: inout PixelBuffer) throws {
+        let lumaBytes = buffer.width * buffer.height, chromaBytes = lumaBytes / 4
+        let tight = buffer.planes.count == 3 && buffer.planes[0].offset == 0 && buffer.planes[0].bytesPerRow == buffer.width
+            && buffer.planes[1].offset == lumaBytes && buffer.planes[1].bytesPerRow == buffer.width / 2
+            && buffer.planes[2].offset == lumaBytes + chromaBytes && buffer.planes[2].bytesPerRow == buffer.width / 2
+            && buffer.data.count >= width * height * 4
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 1)
+        glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
+        if tight {
+            buffer.withUnsafeMutableData { bytes in
+                glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+            }
+        } else {
+            var scratch = [UInt8](repeating: 0, count: width * height * 4)
+            scratch.withUnsafeMutableBytes { bytes in
+                glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), bytes.baseAddress)
+            }
+            let planes = buffer.planes, (pictureWidth, pictureHeight) = (buffer.width, buffer.height)
+            buffer.withUnsafeMutableData { destination in
+                scratch.withUnsafeBytes { frame in
+                    var source = 0
+                    for (index, plane) in planes.enumerated() {
+                        let rowBytes = index == 0 ? pictureWidth : pictureWidth / 2
+                        for y in 0..<(index == 0 ? pictureHeight : pictureHeight / 2) {
+                            let target = plane.offset + y * plane.bytesPerRow
+                            UnsafeMutableRawBufferPointer(rebasing: destination[target..<(target + rowBytes)])
+                                .copyMemory(from: UnsafeRawBufferPointer(rebasing: frame[source..<(source + rowBytes)]))
+                            source += rowBytes
+                        }
+                    }
+                }
+            }
+        }
+        let error = glGetError()
+        if error != GL_NO_ERROR { throw ELImageError.gl(call: "glReadPixels(whole 4:2:0 frame, \(width)x\(height))", code: error) }
     }
 
     /// Reads the bound framebuffer (RGBA texels holding a plane's bytes) into plane `index` of
@@ -96,24 +146,46 @@ extension RenderContext {
         }
         let conversion = YCbCrConversion.fromRGB(colorSpace)
         let divisor = PlaneTextureLayout(format).chromaDivisor
+        let defines = [("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
+                       ("CHROMA_SITING", Self.sitingDefine(chromaLocation)), ("CHROMA_FILTER", chromaDownsampling.shaderDefine),
+                       ("BILINEAR_AVERAGE", frame.key.filtering == .linear && frame.key.wrap == .clampToEdge ? 1 : 0)]
+        let setUniforms = { (program: ShaderProgram) in
+            program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
+            program.set(.vec2([Float(1 / Double(frame.width)), Float(1 / Double(frame.height))]), for: "inversePictureSize")
+            program.set(.int(format == .nv21 || format == .yv12 ? 1 : 0), for: "swapChroma")
+            program.set(.mat3(conversion.matrix), for: "colorMatrix")
+            program.set(.vec3(conversion.offset), for: "colorOffset")
+        }
+        // I420 and YV12 whose rows fit whole texels: the whole frame in one target, one readback.
+        if [.i420, .yv12].contains(format), frame.width % 8 == 0, frame.height % 4 == 0 {
+            let packed = try makeFrame(width: frame.width / 4, height: frame.height * 3 / 2, filtering: .nearest,
+                                       timestamp: frame.timestamp, colorSpace: colorSpace)
+            if frame.isMonochrome {  // gray: chroma is the constant offset, no need to compute it
+                clearRows(frame.height..<packed.height, of: packed, to: min(max(conversion.offset.y, 0), 1))
+            }
+            let kinds = frame.isMonochrome ? [(PlaneKind.luma, 0..<frame.height)]
+                : [(PlaneKind.luma, 0..<frame.height), (.wholeFrameChroma, frame.height..<packed.height)]
+            for (kind, rows) in kinds {
+                let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh,
+                                            defines: [("PLANE_KIND", Int(kind.rawValue))] + defines)
+                let program = try self.program(named: variant.name, fragment: variant.source)
+                try draw(program, into: packed, inputs: [frame], rows: rows, setUniforms: setUniforms)
+            }
+            var planes = PackedPlanes(textures: [packed], format: format, width: frame.width, height: frame.height,
+                                      colorSpace: colorSpace, chromaLocation: chromaLocation)
+            planes.isWholeFrame = true
+            return planes
+        }
         let textures = try kinds.enumerated().map { index, kind in
             let shape = format.planeShape(index, width: frame.width, height: frame.height)
             let samplesPerTexel = kind == .interleavedChroma ? 2 : 4
             let packed = try makeFrame(width: (shape.width + samplesPerTexel - 1) / samplesPerTexel,
                                        height: shape.height, filtering: .nearest, timestamp: frame.timestamp,
                                        colorSpace: colorSpace)
-            let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: [
-                ("PLANE_KIND", Int(kind.rawValue)), ("CHROMA_DIVISOR_X", Int(divisor.x)),
-                ("CHROMA_DIVISOR_Y", Int(divisor.y)), ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
-                ("CHROMA_FILTER", chromaDownsampling.shaderDefine),
-            ])
+            let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh,
+                                        defines: [("PLANE_KIND", Int(kind.rawValue))] + defines)
             let program = try self.program(named: variant.name, fragment: variant.source)
-            try draw(program, into: packed, inputs: [frame]) { program in
-                program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
-                program.set(.int(format == .nv21 ? 1 : 0), for: "swapChroma")
-                program.set(.mat3(conversion.matrix), for: "colorMatrix")
-                program.set(.vec3(conversion.offset), for: "colorOffset")
-            }
+            try draw(program, into: packed, inputs: [frame], setUniforms: setUniforms)
             return packed
         }
         return PackedPlanes(textures: textures, format: format, width: frame.width, height: frame.height,
@@ -134,6 +206,16 @@ extension RenderContext {
                        chromaLocation: buffer.chromaLocation, chromaDownsampling: chromaDownsampling).read(into: &buffer)
     }
 
+    /// Fills texel rows `rows` of `target` with the byte value nearest `value` * 255.
+    private func clearRows(_ rows: Range<Int>, of target: TextureFrame, to value: Float) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
+        glEnable(GLenum(GL_SCISSOR_TEST))
+        glScissor(0, GLint(rows.lowerBound), GLsizei(target.width), GLsizei(rows.count))
+        glClearColor(value, value, value, value)
+        glClear(GLbitfield(GL_COLOR_BUFFER_BIT))
+        glDisable(GLenum(GL_SCISSOR_TEST))
+    }
+
     /// rgba_to_yuv.fsh's `CHROMA_SITING` for `location`.
     static func sitingDefine(_ location: ChromaLocation) -> Int {
         switch location {
@@ -146,6 +228,8 @@ extension RenderContext {
     /// What rgba_to_yuv.fsh writes (its `PLANE_KIND`).
     enum PlaneKind: Int32 {
         case luma = 0, cb = 1, cr = 2, interleavedChroma = 3
+        /// Both 4:2:0 chroma planes below Y' in one frame-sized target (`PackedPlanes.isWholeFrame`).
+        case wholeFrameChroma = 4
     }
 
     /// The planes `format` is read back as; empty for RGBA (read as is).

@@ -18,11 +18,15 @@ struct BuiltProgram {
     }
 
     /// Runs the program to its end. Async, so the wait holds no thread of the cooperative pool
-    /// (on a 2-core machine it has two, and every parallel test needs them).
-    func run(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+    /// (on a 2-core machine it has two, and every parallel test needs them). `environment` is added
+    /// to the test process's own.
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let outputPath = folder.path("out"), errorPath = folder.path("err")

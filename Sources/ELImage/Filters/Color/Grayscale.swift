@@ -12,4 +12,7 @@ public final class Grayscale: PointFilter {
     public init() {
         pass = ShaderPass(colorPiece: colorPiece)
     }
+
+    /// Gray output: Y'CbCr sinks pack only Y' (`TextureFrame.isMonochrome`).
+    public var producesMonochrome: Bool { true }
 }

@@ -66,6 +66,8 @@ public final class ColorChain: FrameFilter {
                 textures.append(SamplerTexture(sampler: prefix + name, frame: texture))
             }
         }
-        return try pass.draw([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms, in: context)
+        let output = try pass.draw([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms, in: context)
+        output.markMonochrome(operations.last?.producesMonochrome ?? false)
+        return output
     }
 }

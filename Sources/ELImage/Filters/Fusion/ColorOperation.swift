@@ -13,8 +13,12 @@ public protocol ColorOperation: AnyObject, Sendable {
     /// Textures the piece samples, by sampler name without `PIECE_`. Called on the render thread
     /// for every frame.
     func colorTextures(in context: isolated RenderContext) throws -> [String: TextureFrame]
+    /// Whether every output pixel is gray whatever the input (grayscale): the output frames are
+    /// marked `TextureFrame.isMonochrome`, so Y'CbCr sinks compute only Y'. Defaults to false.
+    var producesMonochrome: Bool { get }
 }
 
 extension ColorOperation {
     public func colorTextures(in context: isolated RenderContext) throws -> [String: TextureFrame] { [:] }
+    public var producesMonochrome: Bool { false }
 }

@@ -34,7 +34,9 @@ enum ColorShader {
             lines.append("")
         }
         lines.append("void main() {")
-        lines.append("    vec4 color = texture(inputImageTexture, textureCoordinate);")
+        // The output has the input's size: each pixel reads its own texel, exactly (texelFetch
+        // costs a fraction of a filtered read on software renderers).
+        lines.append("    vec4 color = texelFetch(inputImageTexture, ivec2(gl_FragCoord.xy), 0);")
         // Frames are 8-bit: snapping to the nearest level undoes read imprecision (llvmpipe's
         // unorm8 reads are up to ~0.14 level off), so every pass starts from the exact stored value.
         lines.append("    color = floor(color * 255.0 + 0.5) / 255.0;")

@@ -39,6 +39,7 @@ extension SinglePassFilter {
         let extra = try additionalTextures(in: context)
         let output = try pass.draw(inputs, extra: extra, size: size,
                                    uniforms: uniforms(forInput: frame, outputSize: size), in: context)
+        output.markMonochrome((self as? any ColorOperation)?.producesMonochrome ?? false)
         deliver(output, in: context)
     }
 

@@ -1,0 +1,135 @@
+import CGLES
+import ELImage
+
+/// One canonical pipeline, I420 in and I420 out, through the framework (RawDataInput → filter →
+/// YUVDataOutput, what `elimage run clip.y4m [--filter F] -o out.y4m` runs minus the file I/O)
+/// next to the bare-GLES floor doing the least work for the same output, interleaved on the same
+/// context, plus fence-timed stage times of both.
+struct FloorComparison {
+    /// What runs between the conversions.
+    enum Pipeline: String, CaseIterable {
+        /// I420 → RGBA → I420.
+        case conversion
+        /// I420 → RGBA → grayscale → I420.
+        case grayscale
+        /// I420 → RGBA → Beauty (default settings) → I420, against the floor with one 5x5 bilateral pass.
+        case beauty
+
+        var floorFilter: FloorPipeline.Filter {
+            switch self {
+            case .conversion: .none
+            case .grayscale: .grayscale
+            case .beauty: .bilateral5
+            }
+        }
+
+        func makeFilter() -> (any ImageInput & ImageOutput)? {
+            switch self {
+            case .conversion: nil
+            case .grayscale: Grayscale()
+            case .beauty: Beauty()
+            }
+        }
+    }
+
+    let pipeline: Pipeline
+    let clip: SourceClip
+    let frames: Int
+
+    func run(on context: RenderContext) throws -> [PipelineResult] {
+        let (width, height) = (clip.width, clip.height)
+        let sources = clip.frames
+        let input = RawDataInput()
+        let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in }
+        if let filter = pipeline.makeFilter() {
+            input --> filter --> output
+        } else {
+            input --> output
+        }
+        let floor = try context.performAndWait { _ in
+            Box(try FloorPipeline(width: width, height: height, filter: pipeline.floorFilter))
+        }
+        defer { _ = try? context.performAndWait { _ in floor.value.delete() } }
+        let result = Box([UInt8](repeating: 0, count: floor.value.frameBytes))
+        let counter = Box(0)
+        let timing = try InterleavedTiming(frames: frames).measure(
+            framework: { context in
+                counter.value += 1
+                try input.process(sources[counter.value % sources.count], in: context)
+            },
+            bare: { _ in
+                counter.value += 1
+                sources[counter.value % sources.count].data.withUnsafeBytes { bytes in
+                    result.value.withUnsafeMutableBytes { floor.value.run(bytes, into: $0) }
+                }
+            },
+            on: context)
+        let stages = try stageTimes(floor: floor, sources: sources, on: context)
+        let size = clip.sizeName
+        let name = "\(pipeline.rawValue) I420→I420"
+        return [
+            PipelineResult(name: name, size: size, latency: timing.framework, ratioToBare: timing.framework.p50 / timing.bare.p50,
+                           stages: stages.framework),
+            PipelineResult(name: "\(pipeline.rawValue), bare-GLES floor", size: size, latency: timing.bare, ratioToBare: nil,
+                           stages: stages.floor),
+        ]
+    }
+
+    /// Median stage times over a few frames, each stage ended by glFinish. The framework's stages
+    /// are its public steps: upload + conversion (`makeFrame(from:)`), the filter with the sink's
+    /// packing and readback (what follows the conversion in the pipeline), and packing + readback
+    /// of the unfiltered frame (`readPixels(of:into:)`).
+    private func stageTimes(floor: Box<FloorPipeline>, sources: [PixelBuffer], on context: RenderContext) throws
+        -> (framework: [String: Double], floor: [String: Double])
+    {
+        let count = min(20, max(5, frames / 3))
+        let filter = pipeline.makeFilter()
+        let capture = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in }
+        let filterInput = FrameFeeder()
+        if let filter { filterInput --> filter --> capture }
+        let (width, height, filtered, hasFilterPass) = (clip.width, clip.height, filter != nil, pipeline != .conversion)
+        return try context.performAndWait { context in
+            var framework: [String: [Double]] = [:], bare: [String: [Double]] = [:]
+            var output = try PixelBuffer(format: .i420, width: width, height: height, colorSpace: .bt709)
+            var result = [UInt8](repeating: 0, count: floor.value.frameBytes)
+            for index in 0..<count {
+                let source = sources[index % sources.count]
+                var frame: TextureFrame?
+                framework["upload+convert", default: []].append(try milliseconds {
+                    frame = try context.makeFrame(from: source); glFinish()
+                })
+                guard let converted = frame else { continue }
+                if filtered {
+                    framework["filter+pack+readback", default: []].append(milliseconds {
+                        filterInput.feed(converted, in: context); glFinish()
+                    })
+                }
+                framework["pack+readback", default: []].append(try milliseconds {
+                    try context.readPixels(of: converted, into: &output)
+                })
+                source.data.withUnsafeBytes { bytes in
+                    bare["upload", default: []].append(milliseconds { floor.value.upload(bytes); glFinish() })
+                }
+                bare["convert", default: []].append(milliseconds { floor.value.convert(); glFinish() })
+                if hasFilterPass {
+                    bare["filter", default: []].append(milliseconds { floor.value.applyFilter(); glFinish() })
+                }
+                bare["pack", default: []].append(milliseconds { floor.value.pack(); glFinish() })
+                result.withUnsafeMutableBytes { bytes in
+                    bare["readback", default: []].append(milliseconds { floor.value.read(into: bytes) })
+                }
+            }
+            return (framework.mapValues { LatencyStatistics(milliseconds: $0).p50 },
+                    bare.mapValues { LatencyStatistics(milliseconds: $0).p50 })
+        }
+    }
+}
+
+/// Hands an already converted frame to the nodes after it (for timing a filter on its own).
+final class FrameFeeder: ImageOutput {
+    let outputs = OutputTargets()
+
+    func feed(_ frame: TextureFrame, in context: isolated RenderContext) {
+        deliver(frame, in: context)
+    }
+}

@@ -1,0 +1,69 @@
+import ELImage
+import ELImageMedia
+import Foundation
+import Testing
+
+/// Gray frames (a grayscale filter's output, `TextureFrame.isMonochrome`) are packed to Y'CbCr with
+/// only Y' computed and constant chroma, byte for byte what the full conversion gives for the same
+/// gray pixels; and `ELIMAGE_DUMP_SHADERS` shows the shaders a pipeline runs.
+@Suite("Monochrome packing and shader dumps", .closesContexts)
+struct MonochromePackTests {
+    /// A colour picture (RGBA), smooth and noisy parts, made up of `width` x `height` pixels.
+    static func picture(width: Int, height: Int) -> [UInt8] {
+        var state: UInt64 = 0x9e37_79b9_7f4a_7c15
+        return (0..<(width * height)).flatMap { index -> [UInt8] in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let noise = UInt8(truncatingIfNeeded: state >> 59)
+            let x = index % width, y = index / width
+            return [UInt8(x * 255 / width) &+ noise, UInt8(y * 255 / height), UInt8((x + y) % 256), 255]
+        }
+    }
+
+    /// Runs `pixels` through `filter` (if any) into an I420 buffer of `colorSpace`.
+    static func i420(_ pixels: [UInt8], width: Int, height: Int, grayscale: Bool, colorSpace: ColorSpace,
+                     context: RenderContext) async throws -> PixelBuffer {
+        let result = Locked<PixelBuffer?>(nil)
+        let input = RawDataInput()
+        let output = try YUVDataOutput(format: .i420, colorSpace: colorSpace) { buffer in result.withLock { $0 = buffer } }
+        if grayscale { input --> Grayscale() --> output } else { input --> output }
+        try await input.process(pixels, width: width, height: height, format: .rgba, timestamp: .zero, on: context)
+        return try #require(result.withLock { $0 })
+    }
+
+    @Test("Grayscale → I420 equals the full conversion of the same gray pixels (one-target and per-plane sizes)",
+          arguments: [(64, 48, ColorSpace.bt709), (64, 48, .jpeg), (66, 50, .bt709)])
+    func grayMatchesFullConversion(width: Int, height: Int, colorSpace: ColorSpace) async throws {
+        let context = try TestContexts.make()
+        let colour = Self.picture(width: width, height: height)
+        // The gray pixels, read back as RGBA, then converted as an ordinary (not monochrome) frame.
+        let gray = Locked<[UInt8]>([])
+        let grayInput = RawDataInput()
+        grayInput --> Grayscale() --> RawDataOutput { image in gray.withLock { $0 = image.pixels } }
+        try await grayInput.process(colour, width: width, height: height, format: .rgba, timestamp: .zero, on: context)
+        let reference = try await Self.i420(gray.withLock { $0 }, width: width, height: height, grayscale: false,
+                                            colorSpace: colorSpace, context: context)
+        let fused = try await Self.i420(colour, width: width, height: height, grayscale: true,
+                                        colorSpace: colorSpace, context: context)
+        #expect(fused.data == reference.data)
+        let luma = width * height
+        #expect(fused.data[luma...].allSatisfy { $0 == 128 })
+        #expect(Set(fused.data[..<luma]).count > 50, "luma varies")
+    }
+
+    @Test("ELIMAGE_DUMP_SHADERS writes the shaders a run compiles, the fused colour chain included")
+    func shaderDump() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = try ToolTests().clip(in: folder, frames: 2)
+        let dump = folder.path("shaders")
+        let result = try await ToolTests().elimage.run(
+            ["run", clip, "--filter", "brightness:brightness=0.1", "--filter", "contrast:contrast=1.2", "-o", folder.path("out.y4m")],
+            environment: ["ELIMAGE_DUMP_SHADERS": dump])
+        #expect(result.status == 0, "\(result.errors)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dump)
+        let chain = try #require(names.first { $0.hasPrefix("color_chain[") }, "\(names)")
+        let source = try String(contentsOfFile: (dump as NSString).appendingPathComponent(chain), encoding: .utf8)
+        #expect(source.contains("brightness") && source.contains("contrast"), "\(source)")
+        #expect(names.contains { $0.hasPrefix("yuv_to_rgba[") } && names.contains { $0.hasPrefix("rgba_to_yuv[") }, "\(names)")
+    }
+}
