@@ -44,7 +44,7 @@ public final class EmbeddedPipeline: Sendable {
         let input = input
         try? await context.perform { context in input.finish(in: context) }
         let frames = (try? await context.perform { context in context.poolStatistics.texturesInUse }) ?? 0
-        let threads = context.runningThreadNames.filter { $0 != "ELImage.render" }
+        let threads = context.threads.names  // the nodes' threads; the render thread is not among them
         await context.close()
         return Leftovers(framesInUse: frames, threadsRunning: threads,
                          threadsAfterClose: context.runningThreadNames,
