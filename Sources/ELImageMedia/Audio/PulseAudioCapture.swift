@@ -156,7 +156,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         guard let offset = options.clock.offsetMicroseconds else { return [] }
         let rate = Int64(encoder.encoder.sampleRate)
         let offsetTicks = offset * rate / 1_000_000
-        let limit = RecordingSession.ticks(time, timescale: Int32(rate)) + offsetTicks
+        let limit = MediaTimeMath.ticks(time, timescale: Int32(rate)) + offsetTicks
         if final {
             // Wait (a bounded time) until the sound captured reaches the end of the video.
             let deadline = ContinuousClock.now + .seconds(5)

@@ -42,12 +42,12 @@ final class RecordingAudio: @unchecked Sendable {
         let limit = MediaTime(value: videoTicks + lastShift, timescale: scale)
         var out: [AudioPacket] = []
         for var packet in try source.packets(before: limit, final: final) {
-            let sourceTicks = RecordingSession.ticks(packet.time, timescale: scale)
+            let sourceTicks = MediaTimeMath.ticks(packet.time, timescale: scale)
             guard let shift = line.shift(at: sourceTicks) else {
                 dropped += 1
                 continue
             }
-            let shiftInPacketTicks = RecordingSession.ticks(MediaTime(value: shift, timescale: scale),
+            let shiftInPacketTicks = MediaTimeMath.ticks(MediaTime(value: shift, timescale: scale),
                                                             timescale: packet.timescale)
             packet.pts -= shiftInPacketTicks
             packet.dts -= shiftInPacketTicks

@@ -104,7 +104,7 @@ public final class TranscodedAudioTrack: AudioTrackSource, @unchecked Sendable {
                 transcoder.encoded += try transcoder.encoder.finish()
             }
             let start = transcoder.start ?? 0
-            let limit = RecordingSession.ticks(time, timescale: Int32(rate))
+            let limit = MediaTimeMath.ticks(time, timescale: Int32(rate))
             let ready = transcoder.encoded.map { packet -> AudioPacket in
                 var packet = packet
                 packet.pts += start

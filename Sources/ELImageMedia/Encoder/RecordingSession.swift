@@ -217,7 +217,7 @@ final class RecordingSession: Sendable {
     /// The frame's presentation time in ticks from the recording's start: pauses removed, never
     /// going back.
     private func stamp(_ time: MediaTime, timescale: Int32, state: inout State) -> Int64 {
-        let absolute = Self.ticks(time, timescale: timescale)
+        let absolute = MediaTimeMath.ticks(time, timescale: timescale)
         let origin = state.origin ?? absolute
         state.origin = origin
         state.timeline.origin = origin
@@ -506,20 +506,6 @@ final class RecordingSession: Sendable {
         var multiple = scale
         while multiple < 10_000 { multiple *= 2 }
         return multiple
-    }
-
-    /// `time` in ticks of 1/`timescale` s, rounded to the nearest tick, without overflowing.
-    static func ticks(_ time: MediaTime, timescale: Int32) -> Int64 {
-        if time.timescale == timescale { return time.value }
-        let product = time.value.multipliedFullWidth(by: Int64(timescale))
-        let divisor = Int64(time.timescale)
-        // The quotient fits when the high part is small against the divisor.
-        guard product.high.magnitude < UInt64(divisor) / 2 else {
-            return Int64((Double(time.value) * Double(timescale) / Double(divisor)).rounded())
-        }
-        let (quotient, remainder) = divisor.dividingFullWidth(product)
-        if remainder.magnitude * 2 >= UInt64(divisor) { return quotient + (remainder < 0 ? -1 : 1) }
-        return quotient
     }
 
     static func ticks(_ duration: Duration, timescale: Int32) -> Int64 {

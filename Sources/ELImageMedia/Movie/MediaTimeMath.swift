@@ -8,6 +8,20 @@ import ELImage
 /// return nil when the result does not fit, for callers that report the file as damaged; `sum` and
 /// `difference` clamp to the largest or smallest time their timescale can hold.
 enum MediaTimeMath {
+    /// `time` in ticks of 1/`timescale` s, rounded to the nearest tick, without overflowing.
+    static func ticks(_ time: MediaTime, timescale: Int32) -> Int64 {
+        if time.timescale == timescale { return time.value }
+        let product = time.value.multipliedFullWidth(by: Int64(timescale))
+        let divisor = Int64(time.timescale)
+        // The quotient fits when the high part is small against the divisor.
+        guard product.high.magnitude < UInt64(divisor) / 2 else {
+            return Int64((Double(time.value) * Double(timescale) / Double(divisor)).rounded())
+        }
+        let (quotient, remainder) = divisor.dividingFullWidth(product)
+        if remainder.magnitude * 2 >= UInt64(divisor) { return quotient + (remainder < 0 ? -1 : 1) }
+        return quotient
+    }
+
     /// `left + right`, or nil when it does not fit. With different timescales the result is in the
     /// finer one, rounded to the nearest tick.
     static func checkedSum(_ left: MediaTime, _ right: MediaTime) -> MediaTime? {
