@@ -254,7 +254,7 @@ public final class SourceRunner: Sendable {
         let context = run.context
         var schedule = RealTimeSchedule(tolerance: run.frameInterval)
         while let item = queue.take() {
-            let node = state.withLock { $0.run?.queue === queue ? $0.run?.node : nil }
+            let node = run.node  // weak: a camera's delivery thread must not keep the camera alive
             switch item {
             case let .frame(buffer, orientation):
                 guard let node, !queue.isCancelled else {

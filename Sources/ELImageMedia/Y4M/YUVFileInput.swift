@@ -37,10 +37,7 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
 
         public init(pacing: SourcePacing = .asFastAsPossible, frameLimit: Int? = nil, orientation: Orientation = .up,
                     colorSpace: (@Sendable (ColorSpace) -> ColorSpace)? = nil) {
-            self.pacing = pacing
-            self.frameLimit = frameLimit
-            self.orientation = orientation
-            self.colorSpace = colorSpace
+            (self.pacing, self.frameLimit, self.orientation, self.colorSpace) = (pacing, frameLimit, orientation, colorSpace)
         }
     }
 

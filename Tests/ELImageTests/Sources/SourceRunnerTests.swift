@@ -10,9 +10,7 @@ struct SourceRunnerTests {
     @Test("Back-pressure: a slow graph loses nothing, keeps the order, and holds the producer back")
     func backPressureLosesNothing() async throws {
         let context = try TestContexts.make()
-        let source = TestSource(policy: .backPressure(capacity: 2))
-        let sink = MovieTimestampSink(delay: .milliseconds(5))
-        source --> sink
+        let (source, sink) = connected(.backPressure(capacity: 2), delay: .milliseconds(5))
         let lead = Locked(0)
         try await source.run(Synthetic(count: 30) { index in
             lead.withLock { $0 = max($0, index - sink.received.count) }
@@ -28,9 +26,7 @@ struct SourceRunnerTests {
     @Test("Newest wins: the producer never waits for a slow graph; older frames are dropped and counted")
     func newestWinsDropsAndCounts() async throws {
         let context = try TestContexts.make()
-        let source = TestSource(policy: .newestWins)
-        let sink = MovieTimestampSink(delay: .milliseconds(200))
-        source --> sink
+        let (source, sink) = connected(.newestWins, delay: .milliseconds(200))
         let receivedWhenDone = Locked(-1)
         try await source.run(Synthetic(count: 20) { index in
             if index == 20 { receivedWhenDone.withLock { $0 = sink.received.count } }
@@ -49,19 +45,16 @@ struct SourceRunnerTests {
     @Test("Real-time pacing: frames at their times; late ones are dropped and counted")
     func realTimePacing() async throws {
         let context = try TestContexts.make()
-        let source = TestSource(policy: .backPressure(capacity: 2))
-        let sink = MovieTimestampSink()
-        source --> sink
+        let (source, sink) = connected(.backPressure(capacity: 2))
         let clock = ContinuousClock()
         let elapsed = try await clock.measure {
             try await source.run(Synthetic(count: 10), on: context, pacing: .realTime, frameInterval: .milliseconds(40))
         }
         #expect(elapsed >= .milliseconds(350), "10 frames at 25 fps span 0.36 s")
+        #expect(sink.timestamps.count == source.runner.statistics.delivered)
         #expect(source.runner.statistics.delivered + source.runner.statistics.dropped == 10)
 
-        let slowSource = TestSource(policy: .backPressure(capacity: 2))
-        let slow = MovieTimestampSink(delay: .milliseconds(120))
-        slowSource --> slow
+        let (slowSource, slow) = connected(.backPressure(capacity: 2), delay: .milliseconds(120))
         try await slowSource.run(Synthetic(count: 10), on: context, pacing: .realTime, frameInterval: .milliseconds(40))
         let statistics = slowSource.runner.statistics
         #expect(statistics.dropped > 0 && statistics.delivered + statistics.dropped == 10)
@@ -72,9 +65,7 @@ struct SourceRunnerTests {
     func damageGoesOn() async throws {
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let source = TestSource(policy: .backPressure(capacity: 2))
-        let sink = MovieTimestampSink()
-        source --> sink
+        let (source, sink) = connected(.backPressure(capacity: 2))
         try await source.run(Synthetic(count: 5, damagedAt: 2), on: context)
         #expect(sink.timestamps.count == 5)
         #expect(source.runner.statistics.damaged == 1)
@@ -84,9 +75,7 @@ struct SourceRunnerTests {
     @Test("A producer's error ends the run: the frames before, end-of-stream, then the error is thrown")
     func failureEndsRun() async throws {
         let context = try TestContexts.make()
-        let source = TestSource(policy: .backPressure(capacity: 2))
-        let sink = MovieTimestampSink()
-        source --> sink
+        let (source, sink) = connected(.backPressure(capacity: 2))
         await #expect(throws: ELImageError.self) {
             try await source.run(Synthetic(count: 10, failingAt: 3), on: context)
         }
@@ -98,9 +87,7 @@ struct SourceRunnerTests {
     @Test("close() stops an endless run and joins its threads; a second run while one goes on is refused")
     func closeJoinsThreads() async throws {
         let context = try TestContexts.make()
-        let source = TestSource(policy: .backPressure(capacity: 2))
-        let sink = MovieTimestampSink()
-        source --> sink
+        let (source, sink) = connected(.backPressure(capacity: 2))
         let run = Task { try await source.run(Synthetic(count: .max, pause: 0.005), on: context) }
         #expect(await waitUntil { sink.received.count >= 3 })
         #expect(context.runningThreadNames.contains("ELImage.test"))
@@ -112,6 +99,35 @@ struct SourceRunnerTests {
         let statistics = source.runner.statistics
         #expect(statistics.produced == statistics.delivered + statistics.dropped)
     }
+}
+
+extension SourceRunnerTests {
+    @Test("Offered pictures (a camera's): delivered in order, end-of-stream before close() returns, the thread joined")
+    func offeredPicturesAndClose() async throws {
+        let context = try TestContexts.make()
+        let (source, sink) = connected(.newestWins)
+        source.runner.attach(source, context: context)
+        for index in 0..<3 {
+            var buffer = try PixelBuffer(format: .rgba, width: 2, height: 2, data: [UInt8](repeating: 9, count: 16))
+            buffer.timestamp = Synthetic.time(index)
+            source.runner.offer(buffer, orientation: .up)
+            #expect(await waitUntil { source.runner.isIdle })
+        }
+        source.runner.endStream()
+        await source.close()
+        #expect(sink.timestamps == (0..<3).map { Synthetic.time($0) })
+        #expect(sink.endOfStreamCount == 1)
+        #expect(!context.runningThreadNames.contains { $0.hasPrefix("ELImage.test") })
+        #expect(source.runner.statistics.produced == 3 && source.runner.statistics.delivered == 3)
+    }
+}
+
+/// A test source connected to a timestamp sink that takes `delay` per frame.
+private func connected(_ policy: SourcePolicy, delay: Duration = .zero) -> (TestSource, MovieTimestampSink) {
+    let source = TestSource(policy: policy)
+    let sink = MovieTimestampSink(delay: delay)
+    source --> sink
+    return (source, sink)
 }
 
 /// A source node around a runner, as the media inputs are.
