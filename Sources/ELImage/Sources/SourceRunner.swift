@@ -26,9 +26,9 @@ public final class SourceRunner: Sendable {
         let context: RenderContext
         let pacing: SourcePacing
         let frameInterval: Duration
+        /// True while a camera offers pictures from its own threads (no producer thread).
+        var offered = false
         var delivery: JoinableThread?
-        /// Nil while a camera offers pictures from its own threads.
-        var producer: JoinableThread?
         var failure: (any Error)?
         /// Tasks waiting in `close()` for a producer run to end.
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -102,10 +102,6 @@ public final class SourceRunner: Sendable {
             }
         }
         let delivering = deliveryThread(for: queue, group: context.threads)
-        state.withLock { state in
-            state.run?.producer = producing
-            state.run?.delivery = delivering
-        }
         do {
             try delivering.start()
             try producing.start()
@@ -129,7 +125,7 @@ public final class SourceRunner: Sendable {
     /// delivered, end-of-stream is sent and `run` returns. Safe from any thread, including a sink on
     /// the render thread.
     public func cancel() {
-        state.withLock { $0.run?.producer == nil ? nil : $0.run?.queue }?.cancel()
+        state.withLock { $0.run?.offered == false ? $0.run?.queue : nil }?.cancel()
     }
 
     /// Stops the current run, if any, and returns once it has ended and every thread the runner
@@ -137,7 +133,7 @@ public final class SourceRunner: Sendable {
     public func close() async {
         let offered = state.withLock { state -> Run? in
             state.offeringContext = nil  // no delivery thread starts after close
-            guard let run = state.run, run.producer == nil else { return nil }
+            guard let run = state.run, run.offered else { return nil }
             state.run = nil
             return run
         }
@@ -223,7 +219,7 @@ public final class SourceRunner: Sendable {
             let queue = SourceQueue(policy: policy)
             let thread = deliveryThread(for: queue, group: context.threads)
             state.run = Run(queue: queue, node: state.offeringNode, context: context, pacing: .asFastAsPossible,
-                            frameInterval: .zero, delivery: thread)
+                            frameInterval: .zero, offered: true, delivery: thread)
             return (queue, thread)
         }
         if let thread {
