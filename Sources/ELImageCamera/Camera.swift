@@ -16,12 +16,11 @@ import Synchronization
 /// ```
 ///
 /// **Threads and drops.** The capture thread copies each frame out of its driver buffer, requeues
-/// the buffer at once, and leaves the copy in a one-slot mailbox. If no delivery is in flight it
-/// wakes the camera's delivery thread, which runs one delivery on the render thread
-/// (`performAndWait`); the delivery uploads the newest frame
-/// (`makeFrame(from:)`, any V4L2 format ELImage knows, MJPEG decoded on the capture thread) and
-/// delivers it. A frame replaced in the slot before the graph took it is dropped and counted
-/// (`statistics`). The capture thread never waits for the graph.
+/// the buffer at once, and offers the copy to the camera's `SourceRunner` (newest wins): its
+/// delivery thread uploads the newest frame on the render thread (`makeFrame(from:)`, any V4L2
+/// format ELImage knows, MJPEG decoded on the capture thread) and delivers it. A frame replaced
+/// before the graph took it is dropped and counted (`statistics`). The capture thread never waits
+/// for the graph.
 ///
 /// **Time.** Frame times come from the V4L2 buffer timestamps (`CLOCK_MONOTONIC`, microseconds):
 /// relative to the first frame since `start()` by default, kept on that base through restarts
@@ -59,10 +58,9 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
     /// Serializes start, stop, restart and switch; held while devices open and threads stop, never
     /// by the capture thread or the render thread's deliveries.
     private let lifecycle = Locked<Void>(())
-    private let counters = Locked(CaptureStatistics())
-    private let mailbox = FrameMailbox()
+    /// Hands the captured pictures to the render thread (newest wins) and counts them.
+    private let runner = SourceRunner(name: "ELImage.camera", policy: .newestWins)
     private let captureThreads = Atomic<Int>(0)
-    private let deliveries: DeliveryThread
     private let closed = Atomic<Bool>(false)
 
     /// A camera on `path`, not yet started.
@@ -73,13 +71,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
         self.context = context
         self.io = io
         state = Locked(State(path: path, settings: settings))
-        // The delivery thread sees the camera weakly: it must not keep it alive.
-        let target = WeakCamera()
-        deliveries = DeliveryThread(name: "ELImage.camera delivery", group: context.threads) {
-            guard let camera = target.camera else { return }
-            _ = try? camera.context.performAndWait { context in camera.deliverNext(in: context) }
-        }
-        target.camera = self
+        runner.attach(self, context: context)  // the runner sees the camera weakly
         context.register(self, stage: .source)
     }
 
@@ -88,7 +80,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
     /// Call `close()` (or the context's `close()`) instead.
     deinit {
         state.withLock { $0.session }?.requestStop()
-        deliveries.finish()
+        runner.abandon()
     }
 
     /// Stops capturing (as `stop()`), delivers what is pending, end-of-stream included, and
@@ -97,8 +89,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
     public func close() async {
         closed.store(true, ordering: .releasing)
         stop()
-        deliveries.finish()
-        await deliveries.join()
+        await runner.close()
     }
 
     // MARK: What it is doing
@@ -120,13 +111,13 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
     public var mode: CaptureMode? { modeChoice?.mode }
 
     /// Frames captured, delivered and dropped since `start()`.
-    public var statistics: CaptureStatistics { counters.withLock { $0 } }
+    public var statistics: SourceStatistics { runner.statistics }
 
     /// Capture threads of this camera that have not exited yet (0 once stopped or failed).
     var runningCaptureThreads: Int { captureThreads.load(ordering: .acquiring) }
 
     /// True when no frame, failure or end-of-stream waits for delivery.
-    var isDeliveryIdle: Bool { mailbox.isIdle }
+    var isDeliveryIdle: Bool { runner.isIdle }
 
     // MARK: Lifecycle
 
@@ -143,7 +134,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
                 state.lastTime = nil
                 return (state.path, state.settings)
             }
-            counters.withLock { $0 = CaptureStatistics() }
+            runner.count { $0 = SourceStatistics() }
             try begin(path: path, settings: settings)
         }
     }
@@ -275,11 +266,15 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
             discarded: { [weak self] microseconds, sequence in
                 guard let self else { return }
                 let (interval, skipped) = state.withLock { Self.advance(&$0, microseconds, sequence, id) }
-                count(interval: interval, skipped: skipped, dropped: true)
+                runner.count { statistics in
+                    statistics.produced += 1
+                    statistics.dropped += 1
+                }
+                count(interval: interval, skipped: skipped)
             },
             corrupted: { [weak self] error in
                 guard let self else { return }
-                counters.withLock { $0.corrupted += 1 }
+                runner.count { $0.damaged += 1 }
                 // Report the first undecodable frame of a session: a hint that the camera sends bad
                 // data. Damaged frames are not fatal, and reporting each could flood the handler.
                 guard let error, state.withLock({ state in
@@ -321,9 +316,8 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
             return (time, state.settings.orientation, interval, skipped)
         }
         buffer.timestamp = MediaTime(microseconds: time)
-        let (schedule, replaced) = mailbox.post(frame: buffer, orientation: orientation)
-        count(interval: interval, skipped: skipped, dropped: replaced)
-        if schedule { scheduleDelivery() }
+        runner.offer(buffer, orientation: orientation)
+        count(interval: interval, skipped: skipped)
     }
 
     /// Moves the session's previous-frame record to this frame; returns the interval since the
@@ -340,11 +334,9 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
         return (interval, skipped)
     }
 
-    /// Counts one captured frame.
-    private func count(interval: Int64?, skipped: Int, dropped: Bool) {
-        counters.withLock { counters in
-            counters.captured += 1
-            if dropped { counters.dropped += 1 }
+    /// Counts the driver's skips and the interval before a captured frame.
+    private func count(interval: Int64?, skipped: Int) {
+        runner.count { counters in
             counters.skippedByDriver += skipped
             if let interval, interval > 0 {
                 counters.intervalSum += interval
@@ -353,36 +345,20 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
         }
     }
 
-    // MARK: On the render thread
+    // MARK: To the render thread
 
-    private func post(_ item: FrameMailbox.Item) {
-        if mailbox.post(item) { scheduleDelivery() }
+    private enum Event {
+        case failure(ELImageError)
+        case endOfStream
     }
 
-    private func scheduleDelivery() {
-        deliveries.wake()
-    }
-
-    /// Delivers the oldest waiting item, then schedules the next delivery if more wait.
-    private func deliverNext(in context: isolated RenderContext) {
-        switch mailbox.take() {
-        case .frame(let buffer, let orientation):
-            do {
-                let frame = try context.makeFrame(from: buffer, orientation: orientation)
-                deliver(frame, in: context)
-                counters.withLock { $0.delivered += 1 }
-            } catch {
-                counters.withLock { $0.dropped += 1 }
-                context.report(error, from: self)
-            }
-        case .failure(let error):
-            context.report(error, from: self)
-        case .endOfStream:
-            deliverEndOfStream(in: context)
-        case nil:
-            break
+    /// Sends a failure to the error handler or end-of-stream to the targets, after the frames
+    /// captured so far.
+    private func post(_ event: Event) {
+        switch event {
+        case .failure(let error): runner.report(error)
+        case .endOfStream: runner.endStream()
         }
-        if mailbox.finishDelivery() { scheduleDelivery() }
     }
 
     // MARK: Controls
@@ -415,16 +391,5 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
 
     public func setValue(_ value: Int64, for id: CameraControlID) throws {
         try withControlDevice { try $0.setValue(value, for: id) }
-    }
-}
-
-/// A weak reference to a camera that threads can share.
-private final class WeakCamera: Sendable {
-    private struct Reference { weak var camera: Camera? }
-    private let reference = Locked(Reference())
-
-    var camera: Camera? {
-        get { reference.withLock { $0.camera } }
-        set { reference.withLock { $0.camera = newValue } }
     }
 }

@@ -34,7 +34,7 @@ public final class MediaSource: Sendable {
         /// Size and format of raw YUV files, and the camera's wished size.
         public var size: (width: Int, height: Int)?
         public var rawFormat: PixelFormat?
-        /// Paces a movie at its frame rate, like a camera (`ffmpeg -re`), instead of as fast as
+        /// Paces a file at its frame rate, like a camera (`ffmpeg -re`), instead of as fast as
         /// the graph takes frames.
         public var realTime = false
 
@@ -91,17 +91,14 @@ public final class MediaSource: Sendable {
         let rate = options.frameRate ?? 25
         switch URL(fileURLWithPath: chosen).pathExtension.lowercased() {
         case "y4m":
-            let reader = try Y4MReader(path: chosen)
-            if let override = options.colorSpace { reader.colorSpace = override(reader.colorSpace) }
-            return frames(.y4m(chosen), options, expected: nil, rate: reader.header.frameRate, reader: FrameReader(reader.nextFrame))
+            return file(.y4m(chosen), try YUVFileInput(y4m: chosen, options: yuvOptions(options)))
         case "yuv", "raw":
             guard let size = options.size, let format = options.rawFormat else {
                 throw ELImageError.invalidInput(what: "raw input \(chosen) has no size and pixel format",
                                                 hint: "give the frame size and pixel format of the file")
             }
-            let reader = try RawYUVReader(path: chosen, width: size.width, height: size.height, format: format, frameRate: rate)
-            if let override = options.colorSpace { reader.colorSpace = override(reader.colorSpace) }
-            return frames(.rawYUV(chosen), options, expected: nil, rate: rate, reader: FrameReader(reader.nextFrame))
+            return file(.rawYUV(chosen), try YUVFileInput(raw: chosen, width: size.width, height: size.height, format: format,
+                                                          frameRate: rate, options: yuvOptions(options)))
         case "png", "jpg", "jpeg":
             let still = try StillImageInput(path: chosen, options: .init(
                 repeatCount: options.frames ?? 1, frameRate: rate, orientation: options.orientation,
@@ -144,27 +141,14 @@ public final class MediaSource: Sendable {
         }, cancel: { cancelled.store(true, ordering: .releasing) })
     }
 
-    /// CPU frames from `next` uploaded through a `RawDataInput`.
-    private static func frames(_ kind: Kind, _ options: Options, expected: Int?, rate: Y4MHeader.Ratio,
-                               reader: FrameReader) -> MediaSource {
-        let upload = RawDataInput()
-        let limit = options.frames ?? .max
-        let orientation = options.orientation
-        let cancelled = Atomic<Bool>(false)
-        return MediaSource(kind: kind, node: upload, expectedFrames: expected, frameRate: rate, run: { context in
-            var count = 0
-            while count < limit, !cancelled.load(ordering: .acquiring), let frame = try reader.next() {
-                try await upload.process(frame, orientation: orientation, on: context)
-                count += 1
-            }
-            try await context.perform { context in upload.finish(in: context) }
-        }, cancel: { cancelled.store(true, ordering: .releasing) })
+    /// A Y4M or raw YUV file.
+    private static func file(_ kind: Kind, _ input: YUVFileInput) -> MediaSource {
+        MediaSource(kind: kind, node: input, expectedFrames: nil, frameRate: input.frameRate,
+                    run: { try await input.run(on: $0) }, cancel: { input.cancel() })
     }
-}
 
-/// A file reader's `nextFrame`, called by one run task at a time (never concurrently).
-private final class FrameReader: @unchecked Sendable {
-    // @unchecked Sendable: `next` is not Sendable; one run task calls it at a time.
-    let next: () throws -> PixelBuffer?
-    init(_ next: @escaping () throws -> PixelBuffer?) { self.next = next }
+    private static func yuvOptions(_ options: Options) -> YUVFileInput.Options {
+        .init(pacing: options.realTime ? .realTime : .asFastAsPossible, frameLimit: options.frames,
+              orientation: options.orientation, colorSpace: options.colorSpace)
+    }
 }

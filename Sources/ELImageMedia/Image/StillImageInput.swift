@@ -26,7 +26,7 @@ public final class StillImageInput: ImageOutput, ClosableNode {
         public var frameRate: Y4MHeader.Ratio
         /// `.asFastAsPossible` delivers the frames one after another as the graph takes them;
         /// `.realTime` delivers each at its time.
-        public var pacing: MoviePacing
+        public var pacing: SourcePacing
         /// A further turn (rotation, mirroring) on the picture's way into the graph, after the
         /// picture's own orientation when `autorotate` applies it.
         public var orientation: Orientation
@@ -34,7 +34,7 @@ public final class StillImageInput: ImageOutput, ClosableNode {
         /// delivers it as stored.
         public var autorotate: Bool
 
-        public init(repeatCount: Int = 1, frameRate: Y4MHeader.Ratio = 25, pacing: MoviePacing = .asFastAsPossible,
+        public init(repeatCount: Int = 1, frameRate: Y4MHeader.Ratio = 25, pacing: SourcePacing = .asFastAsPossible,
                     orientation: Orientation = .up, autorotate: Bool = true) {
             self.orientation = orientation
             self.autorotate = autorotate
@@ -53,7 +53,7 @@ public final class StillImageInput: ImageOutput, ClosableNode {
     public let sourceOrientation: Orientation
     /// The options given at creation.
     public let options: Options
-    private let runner = FileSourceRunner()
+    private let runner = SourceRunner(name: "ELImage.still", policy: .backPressure(capacity: 2))
 
     /// The picture size as stored.
     public var size: (width: Int, height: Int) { (image.width, image.height) }
@@ -65,7 +65,7 @@ public final class StillImageInput: ImageOutput, ClosableNode {
     /// The size of the frames delivered into the graph (`size` turned by `orientation`).
     public var outputSize: (width: Int, height: Int) { orientation.outputSize(width: image.width, height: image.height) }
     /// Counters of the current or last run.
-    public var statistics: MovieStatistics { runner.statistics }
+    public var statistics: SourceStatistics { runner.statistics }
 
     /// Reads the PNG or JPEG file at `path` (told apart by their signatures, not by the name).
     /// - Throws: `ELImageError.io` when the file cannot be read; `ELImageError.malformedMedia`
@@ -120,24 +120,8 @@ public final class StillImageInput: ImageOutput, ClosableNode {
     /// - Throws: `ELImageError.invalidState` when a run is already going on; errors from the
     ///   upload (a picture larger than the GPU's textures).
     public func run(on context: RenderContext) async throws {
-        let (image, options, orientation) = (self.image, self.options, self.orientation)
-        let rate = options.frameRate
-        let interval = MediaTimeMath.duration(of: MediaTime(value: Int64(rate.denominator), timescale: Int32(clamping: rate.numerator)))
-        try await runner.run(node: self, on: context, pacing: options.pacing, orientation: orientation,
-                             frameInterval: interval,
-                             threadName: "ELImage.still") { channel in
-            do {
-                var buffer = try PixelBuffer(format: .rgba, width: image.width, height: image.height,
-                                             data: image.pixels, colorSpace: .srgb)
-                for index in 0..<options.repeatCount {
-                    buffer.timestamp = MediaTime(frame: Int64(index), framesPerSecond: Int32(clamping: rate.numerator),
-                                                 Int32(clamping: rate.denominator))
-                    guard channel.send(.frame(buffer)) else { return }
-                }
-            } catch {
-                _ = channel.send(.failure(error))
-            }
-        }
+        try await runner.run(StillImageProducer(image: image, options: options, orientation: orientation), for: self,
+                             on: context, pacing: options.pacing, frameInterval: options.frameRate.frameInterval)
     }
 
     /// Stops the current run: no further frame is delivered, end-of-stream is sent and `run(on:)`
@@ -168,5 +152,31 @@ public final class StillImageInput: ImageOutput, ClosableNode {
                                   hint: code == EISDIR ? "give the path of an image file, not a folder" : "check the file")
         }
         return Array(bytes.prefix(count))
+    }
+}
+
+/// Makes a `StillImageInput`'s frames: the picture, `repeatCount` times, frame `n` stamped
+/// `n / frameRate`.
+private struct StillImageProducer: FrameProducer {
+    let image: RGBAImage
+    let options: StillImageInput.Options
+    let orientation: Orientation
+    private var index = 0
+
+    init(image: RGBAImage, options: StillImageInput.Options, orientation: Orientation) {
+        self.image = image
+        self.options = options
+        self.orientation = orientation
+    }
+
+    mutating func next(_ control: ProducerControl) throws -> ProducedFrame {
+        guard index < options.repeatCount else { return .endOfStream }
+        var buffer = try PixelBuffer(format: .rgba, width: image.width, height: image.height,
+                                     data: image.pixels, colorSpace: .srgb)
+        let rate = options.frameRate
+        buffer.timestamp = MediaTime(frame: Int64(index), framesPerSecond: Int32(clamping: rate.numerator),
+                                     Int32(clamping: rate.denominator))
+        index += 1
+        return .picture(buffer, orientation: orientation)
     }
 }

@@ -32,7 +32,7 @@ public final class MovieInput: ImageOutput, ClosableNode {
     /// What to decode and how fast.
     public struct Options: Sendable {
         /// How frames are fed to the graph.
-        public var pacing: MoviePacing
+        public var pacing: SourcePacing
         /// Starts over at the end (at `start` / the range's first frame) until `cancel()`;
         /// timestamps keep increasing from one pass to the next.
         public var loop: Bool
@@ -52,7 +52,7 @@ public final class MovieInput: ImageOutput, ClosableNode {
         /// like `ffmpeg -noautorotate`.
         public var autorotate: Bool
 
-        public init(pacing: MoviePacing = .asFastAsPossible, loop: Bool = false, start: MediaTime? = nil,
+        public init(pacing: SourcePacing = .asFastAsPossible, loop: Bool = false, start: MediaTime? = nil,
                     frameRange: Range<Int>? = nil, colorSpace: ColorSpace? = nil, decoderThreads: Int = 0,
                     orientation: Orientation = .up, autorotate: Bool = true) {
             self.orientation = orientation
@@ -72,7 +72,7 @@ public final class MovieInput: ImageOutput, ClosableNode {
     public let info: MovieInfo
     /// The options given at creation.
     public let options: Options
-    private let runner = FileSourceRunner()
+    private let runner = SourceRunner(name: "ELImage.movie", policy: .backPressure(capacity: 2))
 
     /// How long the video lasts, when the file says.
     public var duration: MediaTime? { info.duration }
@@ -95,7 +95,7 @@ public final class MovieInput: ImageOutput, ClosableNode {
     /// The codec's short name, e.g. "h264".
     public var codecName: String { info.codecName }
     /// Counters of the current or last run.
-    public var statistics: MovieStatistics { runner.statistics }
+    public var statistics: SourceStatistics { runner.statistics }
 
     /// Opens `path` and reads its stream information (the file is opened again by each run).
     ///
@@ -132,16 +132,9 @@ public final class MovieInput: ImageOutput, ClosableNode {
     ///   input is already going on. Errors from the upload (e.g. a picture larger than the GPU's
     ///   textures).
     public func run(on context: RenderContext) async throws {
-        let (info, options, orientation) = (self.info, self.options, self.orientation)
-        let interval = info.frameRate.flatMap { rate -> Duration? in
-            guard rate.numerator > 0, rate.denominator > 0 else { return nil }
-            return MediaTimeMath.duration(of: MediaTime(value: Int64(rate.denominator), timescale: Int32(clamping: rate.numerator)))
-        } ?? .milliseconds(40)
-        try await runner.run(node: self, on: context, pacing: options.pacing, orientation: orientation,
-                             frameInterval: interval,
-                             threadName: "ELImage.movie") { channel in
-            Self.decode(info: info, options: options, into: channel)
-        }
+        try await runner.run(MovieProducer(info: info, options: options, orientation: orientation), for: self,
+                             on: context, pacing: options.pacing,
+                             frameInterval: info.frameRate?.frameInterval ?? .milliseconds(40))
     }
 
     /// Stops the current run: decoding stops, no further frame is delivered, end-of-stream is sent
@@ -154,61 +147,5 @@ public final class MovieInput: ImageOutput, ClosableNode {
     /// the decoding thread joined. Called by the render context's `close()`; idempotent.
     public func close() async {
         await runner.close()
-    }
-
-    // MARK: Decoding (on the movie thread)
-
-    private static func decode(info: MovieInfo, options: Options, into channel: FrameChannel<SourceEvent>) {
-        do {
-            var decoder = try openDecoder(info: info, options: options, channel: channel)
-            try position(decoder, options: options, firstPass: true)
-            var offset: MediaTime?
-            while true {
-                var first: MediaTime?, end: MediaTime?
-                while let frame = try decoder.nextFrame() {
-                    if let range = options.frameRange {
-                        if frame.number >= range.upperBound { break }
-                        if frame.number < range.lowerBound { continue }
-                    }
-                    var buffer = frame.buffer
-                    if first == nil { first = buffer.timestamp }
-                    end = MediaTimeMath.sum(buffer.timestamp, frame.duration ?? MediaTime(value: 0, timescale: buffer.timestamp.timescale))
-                    if let offset { buffer.timestamp = MediaTimeMath.sum(buffer.timestamp, offset) }
-                    guard channel.send(.frame(buffer)) else { return }
-                }
-                // Another pass: its timestamps follow on from this one's.
-                guard options.loop, !channel.isClosed, let first, let end else { return }
-                let passLength = MediaTimeMath.difference(end, first)
-                offset = offset.map { MediaTimeMath.sum($0, passLength) } ?? passLength
-                do {
-                    try position(decoder, options: options, firstPass: false)
-                } catch {
-                    // Files that cannot seek (raw streams) are opened again.
-                    decoder = try openDecoder(info: info, options: options, channel: channel)
-                    try position(decoder, options: options, firstPass: true)
-                }
-            }
-        } catch {
-            _ = channel.send(.failure(error))
-        }
-    }
-
-    private static func openDecoder(info: MovieInfo, options: Options,
-                                    channel: FrameChannel<SourceEvent>) throws -> MovieDecoder {
-        let decoder = try MovieDecoder(path: info.path, threadCount: options.decoderThreads)
-        decoder.colorSpaceOverride = options.colorSpace
-        decoder.damageHandler = { error in _ = channel.send(.damage(error)) }
-        return decoder
-    }
-
-    /// Seeks to the start or the range's first frame; on a later pass, back to the beginning.
-    private static func position(_ decoder: MovieDecoder, options: Options, firstPass: Bool) throws {
-        if let start = options.start {
-            try decoder.seek(to: start)
-        } else if let first = options.frameRange?.lowerBound, first > 0 {
-            try decoder.seek(toFrame: first)
-        } else if !firstPass {
-            try decoder.seek(toFrame: 0)
-        }
     }
 }

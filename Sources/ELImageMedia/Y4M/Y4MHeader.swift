@@ -26,6 +26,12 @@ public struct Y4MHeader: Sendable, Equatable {
         public init(integerLiteral value: Int) { self.init(value, 1) }
 
         public var description: String { "\(numerator):\(denominator)" }
+
+        /// The time between two frames at this rate (40 ms for a rate that is not positive).
+        public var frameInterval: Duration {
+            guard numerator > 0, denominator > 0 else { return .milliseconds(40) }
+            return .seconds(Double(denominator) / Double(numerator))
+        }
     }
 
     /// The `I` field: how the frames' fields are ordered.

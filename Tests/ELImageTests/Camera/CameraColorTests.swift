@@ -138,9 +138,9 @@ struct CameraMJPEGDecoderTests {
         camera --> sink
         try camera.start()
         device.emitFrames()
-        #expect(await waitUntil { camera.statistics.corrupted == 1 })
+        #expect(await waitUntil { camera.statistics.damaged == 1 })
         device.emitFrames()
-        #expect(await waitUntil { camera.statistics.corrupted == 2 })
+        #expect(await waitUntil { camera.statistics.damaged == 2 })
         device.setFrameData(try EmulatedFrames.jpeg(solidPicture(width: 64, height: 48, [200, 100, 50])),
                             fourCC: .mjpeg, width: 64, height: 48)
         device.emitFrames()
@@ -148,7 +148,7 @@ struct CameraMJPEGDecoderTests {
         camera.stop()
         // The first damaged frame is reported (not fatal: no end-of-stream before stop), the second only counted.
         #expect(failures.errors.map { "\($0)" } == ["/dev/video0, frame 0: the MJPEG frame has no readable JPEG header: Not a JPEG file: starts with 0x42 0x42"])
-        #expect(camera.statistics.captured == 1)
+        #expect(camera.statistics.produced == 1)
         let pixel = try #require(sink.received.first)[32, 24]
         #expect(abs(Int(pixel.x) - 200) <= 3 && abs(Int(pixel.y) - 100) <= 3 && abs(Int(pixel.z) - 50) <= 3, "\(pixel)")
     }

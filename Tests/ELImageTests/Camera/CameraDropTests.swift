@@ -22,7 +22,7 @@ struct CameraDropTests {
         for frame in 1...5 {
             device.emitFrames()
             // The capture thread takes each frame although the render thread is busy.
-            #expect(await waitUntil { camera.statistics.captured == frame + 1 })
+            #expect(await waitUntil { camera.statistics.produced == frame + 1 })
         }
         #expect(camera.statistics.dropped == 4)  // frames 1...4 were replaced by their successor
         #expect(device.counters.framesLostByDriver == 0)
@@ -34,7 +34,7 @@ struct CameraDropTests {
         #expect(images.map(EmulatedVideoDevice.frameNumber(in:)) == [0, 5])
         #expect(images.map(\.timestamp) == [.zero, MediaTime(microseconds: 5 * 33333)])
         let statistics = camera.statistics
-        #expect((statistics.captured, statistics.delivered, statistics.dropped) == (6, 2, 4))
+        #expect((statistics.produced, statistics.delivered, statistics.dropped) == (6, 2, 4))
     }
 
     @Test("A consumer slower than the camera at full rate: capture keeps pace, drops are counted, deliveries stay in order")
@@ -50,12 +50,12 @@ struct CameraDropTests {
         camera --> slow
         camera --> sink
         try camera.start()
-        #expect(await waitUntil { camera.statistics.captured >= 60 })
+        #expect(await waitUntil { camera.statistics.produced >= 60 })
         camera.stop()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle })
         let statistics = camera.statistics
         #expect(statistics.dropped > statistics.delivered)  // 10 ms frames, 40 ms per delivery
-        #expect(statistics.captured == statistics.delivered + statistics.dropped)
+        #expect(statistics.produced == statistics.delivered + statistics.dropped)
         let numbers = sink.received.map(EmulatedVideoDevice.frameNumber(in:))
         #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count, "\(numbers)")
         #expect(numbers.count >= 2 && numbers.count == statistics.delivered)

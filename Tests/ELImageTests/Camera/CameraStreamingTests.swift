@@ -16,7 +16,7 @@ struct CameraStreamingTests {
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
-        #expect(await waitUntil { camera.statistics.captured >= 120 })
+        #expect(await waitUntil { camera.statistics.produced >= 120 })
         camera.stop()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle })
 
@@ -31,8 +31,8 @@ struct CameraStreamingTests {
         #expect(counters.liveBuffers == 0)
         #expect(counters.opens == 1 && counters.openDescriptors == 0)
         #expect(counters.streamOns == 1 && counters.streamOffs == 1)
-        #expect(statistics.captured == counters.buffersDequeued)
-        #expect(statistics.captured == statistics.delivered + statistics.dropped)
+        #expect(statistics.produced == counters.buffersDequeued)
+        #expect(statistics.produced == statistics.delivered + statistics.dropped)
         #expect(sink.count == statistics.delivered)
         #expect(camera.runningCaptureThreads == 0)
         #expect(failures.all.isEmpty)
@@ -40,7 +40,7 @@ struct CameraStreamingTests {
         // average interval (from the buffer timestamps, 2 ms apart) spans them.
         #expect(statistics.skippedByDriver <= counters.framesLostByDriver)
         let average = try #require(statistics.averageInterval)
-        let spanned = Double(statistics.captured - 1 + statistics.skippedByDriver) / Double(statistics.captured - 1)
+        let spanned = Double(statistics.produced - 1 + statistics.skippedByDriver) / Double(statistics.produced - 1)
         #expect(abs(average - 0.002 * spanned) < 1e-7, "average interval \(average), \(statistics)")
     }
 
@@ -106,13 +106,13 @@ struct CameraStreamingTests {
         #expect(await waitUntil { sink.count == 1 })
         device.corruptNextFrame()
         device.emitFrames()
-        #expect(await waitUntil { camera.statistics.corrupted == 1 })
+        #expect(await waitUntil { camera.statistics.damaged == 1 })
         device.emitFrames()
         #expect(await waitUntil { sink.count == 2 })
         camera.stop()
         #expect(sink.received.map(EmulatedVideoDevice.frameNumber(in:)) == [0, 2])
         #expect(failures.all.isEmpty, "\(failures.all)")
-        #expect(camera.statistics.captured == 2 && camera.statistics.corrupted == 1)
+        #expect(camera.statistics.produced == 2 && camera.statistics.damaged == 1)
         #expect(sink.endOfStreamCount <= 1)
     }
 
@@ -135,7 +135,7 @@ struct CameraStreamingTests {
         #expect(await waitUntil { sink.endOfStreamCount == 1 })
         #expect(!camera.isRunning)
         try camera.start()
-        #expect(camera.statistics.captured == 0)
+        #expect(camera.statistics.produced == 0)
         device.emitFrames()
         #expect(await waitUntil { sink.count == 3 })
         camera.stop()

@@ -56,7 +56,7 @@ struct MovieInputTests {
         #expect(sink.received.allSatisfy { $0.width == 160 && $0.height == 90 && $0.colorSpace == .bt601 })
         #expect(sink.endOfStreamCount == 1)
         let statistics = movie.statistics
-        #expect(statistics.decoded == 132 && statistics.delivered == 132 && statistics.dropped == 0 && statistics.damaged == 0)
+        #expect(statistics.produced == 132 && statistics.delivered == 132 && statistics.dropped == 0 && statistics.damaged == 0)
     }
 
     @Test("The input's properties come from the file")
@@ -94,7 +94,7 @@ struct MovieInputTests {
         movie --> sink
         try await movie.run(on: context)
         #expect(sink.timestamps == (10..<15).map { MediaTime(value: Int64($0) * 512, timescale: 12800) })
-        #expect(movie.statistics.decoded == 5 && movie.statistics.delivered == 5)
+        #expect(movie.statistics.produced == 5 && movie.statistics.delivered == 5)
     }
 
     @Test("loop: the range again and again with increasing timestamps, until cancel()")
@@ -122,7 +122,7 @@ struct MovieInputTests {
         let elapsed = try await clock.measure { try await realTime.run(on: context) }
         let statistics = realTime.statistics
         print("real time: \(statistics), \(elapsed)")
-        #expect(statistics.decoded == 20)
+        #expect(statistics.produced == 20)
         #expect(statistics.dropped > 5)
         #expect(statistics.delivered + statistics.dropped == 20)
         #expect(slow.timestamps.count == statistics.delivered)

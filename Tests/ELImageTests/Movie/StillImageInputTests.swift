@@ -24,7 +24,7 @@ struct StillImageInputTests {
         }
         #expect(sink.endOfStreamCount == 1)
         #expect(sink.received.allSatisfy { $0.colorSpace == .srgb })
-        #expect(still.statistics.decoded == 5 && still.statistics.delivered == 5 && still.statistics.dropped == 0)
+        #expect(still.statistics.produced == 5 && still.statistics.delivered == 5 && still.statistics.dropped == 0)
     }
 
     @Test("A JPEG delivered once, at time zero")

@@ -1,0 +1,156 @@
+import ELImage
+
+/// A source that reads uncompressed video, a Y4M file or a raw YUV file, and pushes each frame
+/// into the graph, with the same pacing, statistics and close as `MovieInput`.
+///
+/// ```swift
+/// let clip = try YUVFileInput(y4m: "clip.y4m")
+/// clip --> Grayscale() --> sink
+/// try await clip.run(on: context)        // returns after the last frame and end-of-stream
+/// ```
+///
+/// The file is read on its own thread. A file cut short inside a frame ends the run: the frames
+/// before are delivered, then end-of-stream, then `run(on:)` throws
+/// `ELImageError.malformedMedia` with the frame number.
+public final class YUVFileInput: ImageOutput, ClosableNode {
+    public let outputs = OutputTargets()
+
+    /// How the file stores its frames.
+    public enum Layout: Sendable, Equatable {
+        /// A Y4M file: its header says size, format, rate and colours.
+        case y4m
+        /// Frames of `format` one after another, with nothing around them.
+        case raw(width: Int, height: Int, format: PixelFormat, frameRate: Y4MHeader.Ratio)
+    }
+
+    /// How many frames to read and how fast.
+    public struct Options: Sendable {
+        /// `.asFastAsPossible` waits for the graph and loses nothing; `.realTime` delivers each
+        /// frame at its time and drops late ones.
+        public var pacing: SourcePacing
+        /// Stops after this many frames.
+        public var frameLimit: Int?
+        /// A turn (rotation, mirroring) of every frame on its way into the graph.
+        public var orientation: Orientation
+        /// Replaces the colour space the file says (or, for raw files, the default for its height).
+        public var colorSpace: (@Sendable (ColorSpace) -> ColorSpace)?
+
+        public init(pacing: SourcePacing = .asFastAsPossible, frameLimit: Int? = nil, orientation: Orientation = .up,
+                    colorSpace: (@Sendable (ColorSpace) -> ColorSpace)? = nil) {
+            (self.pacing, self.frameLimit, self.orientation, self.colorSpace) = (pacing, frameLimit, orientation, colorSpace)
+        }
+    }
+
+    /// The file.
+    public let path: String
+    public let layout: Layout
+    /// The frame size and rate.
+    public let width: Int, height: Int, frameRate: Y4MHeader.Ratio
+    /// The colour space frames are converted with.
+    public let colorSpace: ColorSpace
+    /// The options given at creation.
+    public let options: Options
+    private let runner = SourceRunner(name: "ELImage.yuv-input", policy: .backPressure(capacity: 2))
+
+    /// Counters of the current or last run.
+    public var statistics: SourceStatistics { runner.statistics }
+
+    /// Opens the Y4M file at `path` and reads its header (the file is opened again by each run).
+    /// - Throws: as `Y4MReader.init(path:)`.
+    public convenience init(y4m path: String, options: Options = Options()) throws {
+        try self.init(path: path, layout: .y4m, options: options)
+    }
+
+    /// A raw file of `format` frames at `frameRate`.
+    /// - Throws: as `RawYUVReader.init`.
+    public convenience init(raw path: String, width: Int, height: Int, format: PixelFormat,
+                            frameRate: Y4MHeader.Ratio = 25, options: Options = Options()) throws {
+        try self.init(path: path, layout: .raw(width: width, height: height, format: format, frameRate: frameRate),
+                      options: options)
+    }
+
+    private init(path: String, layout: Layout, options: Options) throws {
+        let reader = try Self.open(path, layout, colorSpace: nil)
+        defer { reader.close() }
+        self.path = path
+        self.layout = layout
+        self.options = options
+        (width, height, frameRate) = (reader.size.width, reader.size.height, reader.frameRate)
+        colorSpace = options.colorSpace.map { $0(reader.colorSpace) } ?? reader.colorSpace
+    }
+
+    /// Reads the file and feeds its frames into the graph, then sends end-of-stream; returns when
+    /// the last frame went through. Cancelling the calling task stops it like `cancel()`.
+    /// - Throws: `ELImageError.malformedMedia` with the frame number for a file cut short or
+    ///   damaged (the frames before were delivered); `ELImageError.invalidState` when a run is
+    ///   going on; errors from the upload.
+    public func run(on context: RenderContext) async throws {
+        let producer = Producer(path: path, layout: layout, colorSpace: colorSpace,
+                                limit: options.frameLimit ?? .max, orientation: options.orientation)
+        try await runner.run(producer, for: self, on: context, pacing: options.pacing,
+                             frameInterval: frameRate.frameInterval)
+    }
+
+    /// Stops the current run: no further frame is delivered, end-of-stream is sent and `run(on:)`
+    /// returns. Safe from any thread.
+    public func cancel() {
+        runner.cancel()
+    }
+
+    /// Stops the current run (as `cancel()`) and returns once it has ended and its threads are
+    /// joined. Called by the render context's `close()`; idempotent.
+    public func close() async {
+        await runner.close()
+    }
+
+    /// Reads the frames on the runner's producer thread; the file is opened at the first frame.
+    private struct Producer: FrameProducer {
+        let path: String, layout: Layout, colorSpace: ColorSpace, limit: Int, orientation: Orientation
+        var reader: (any YUVFrameReader)?
+        var count = 0
+
+        init(path: String, layout: Layout, colorSpace: ColorSpace, limit: Int, orientation: Orientation) {
+            (self.path, self.layout, self.colorSpace, self.limit, self.orientation) = (path, layout, colorSpace, limit, orientation)
+        }
+
+        mutating func next(_ control: ProducerControl) throws -> ProducedFrame {
+            if reader == nil { reader = try YUVFileInput.open(path, layout, colorSpace: colorSpace) }
+            guard count < limit, let frame = try reader?.nextFrame() else {
+                reader?.close()
+                return .endOfStream
+            }
+            count += 1
+            return .picture(frame, orientation: orientation)
+        }
+    }
+
+    private static func open(_ path: String, _ layout: Layout, colorSpace: ColorSpace?) throws -> any YUVFrameReader {
+        switch layout {
+        case .y4m:
+            let reader = try Y4MReader(path: path)
+            if let colorSpace { reader.colorSpace = colorSpace }
+            return reader
+        case let .raw(width, height, format, frameRate):
+            return try RawYUVReader(path: path, width: width, height: height, format: format, frameRate: frameRate,
+                                    colorSpace: colorSpace)
+        }
+    }
+}
+
+/// What `YUVFileInput` needs of a Y4M or raw reader.
+private protocol YUVFrameReader: AnyObject {
+    var size: (width: Int, height: Int) { get }
+    var frameRate: Y4MHeader.Ratio { get }
+    var colorSpace: ColorSpace { get }
+    func nextFrame() throws -> PixelBuffer?
+    func close()
+}
+
+extension Y4MReader: YUVFrameReader {
+    var size: (width: Int, height: Int) { (header.width, header.height) }
+    var frameRate: Y4MHeader.Ratio { header.frameRate }
+}
+
+extension RawYUVReader: YUVFrameReader {
+    var size: (width: Int, height: Int) { (width, height) }
+}
