@@ -167,6 +167,7 @@ struct ReadbackSinkTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let harness = try Harness(folder: folder, capacity: 8, policy: .wait, failAt: 3)
+        let failures = failureCollector(on: harness.context)
         try await harness.feed(6)
         harness.sink.requestFinish()
         guard case let .failure(.malformedMedia(_, frame, _)) = await harness.sink.outcome() else {
@@ -174,6 +175,7 @@ struct ReadbackSinkTests {
             return
         }
         #expect(frame == 3)
+        #expect(failures.count == 1)
         #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: harness.path))) == [0, 10, 20])
         #expect(!FileManager.default.fileExists(atPath: StagedOutputFile(destination: harness.path).temporary))
     }
