@@ -335,14 +335,14 @@ final class ReadbackSink: Sendable {
 
     /// Holds a frame's planes until the worker takes them, so they are released right after the
     /// readback rather than when the message goes out of scope.
-    private final class FrameHandoff: @unchecked Sendable {
-        // @unchecked Sendable: made on the render thread, then touched by the worker thread only
-        // (the queue's lock orders the two).
-        private var pending: PendingReadback?
-        init(_ pending: PendingReadback) { self.pending = pending }
+    private final class FrameHandoff: Sendable {
+        private let pending: Locked<PendingReadback?>
+        init(_ pending: PendingReadback) { self.pending = Locked(pending) }
         func take() -> PendingReadback? {
-            defer { pending = nil }
-            return pending
+            pending.withLock { pending in
+                defer { pending = nil }
+                return pending
+            }
         }
     }
 }
