@@ -164,39 +164,26 @@ final class ReadbackSink: Sendable {
     // MARK: Control (any thread)
 
     /// No more frames: the worker writes what is queued, finishes and publishes the output.
-    func requestFinish() {
-        let unstarted = state.withLock { state -> Bool? in
-            guard !state.closing else { return nil }
-            state.closing = true
-            return !state.threadStarted
-        }
-        switch unstarted {
-        case true?:
-            unused()
-            end(.success(.empty))
-        case false?:
-            queue.close(with: .finish)
-        case nil:
-            break
-        }
-    }
+    func requestFinish() { close(with: .finish, cancelling: false) }
 
-    /// Stops at once and removes the output (also when a finish is already on its way).
-    func requestCancel() {
+    /// Stops at once and removes the output (also when a finish is already on its way: the
+    /// worker sees the cancel before it publishes).
+    func requestCancel() { close(with: .cancel, cancelling: true) }
+
+    /// Closes the queue with `last`, or ends the run here when its worker never started.
+    private func close(with last: Message, cancelling: Bool) {
         let unstarted = state.withLock { state -> Bool? in
-            state.cancelRequested = true
+            if cancelling { state.cancelRequested = true }
             guard !state.closing else { return nil }
             state.closing = true
             return !state.threadStarted
         }
-        switch unstarted {
-        case true?:
+        guard let unstarted else { return }
+        if unstarted {
             unused()
-            end(.success(.cancelled))
-        case false?:
-            queue.close(with: .cancel)
-        case nil:
-            break  // already closing: the worker sees `cancelRequested` before it publishes
+            end(.success(cancelling ? .cancelled : .empty))
+        } else {
+            queue.close(with: last)
         }
     }
 

@@ -66,10 +66,12 @@ struct ReadbackSinkTests {
         let gate: Locked<Bool>
         let endings = Locked<[ReadbackSink.Ending]>([])
         let path: String
+        let folder: TemporaryFolder
 
-        init(folder: TemporaryFolder, capacity: Int, policy: EncoderSettings.QueueFullPolicy, failAt: Int? = nil,
+        init(capacity: Int, policy: EncoderSettings.QueueFullPolicy, failAt: Int? = nil,
              open gateOpen: Bool = true) throws {
             context = try TestContexts.make()
+            folder = try TemporaryFolder()
             path = folder.path("out.bin")
             let (log, gate, endings, path) = (log, Locked(gateOpen), endings, path)
             self.gate = gate
@@ -78,6 +80,14 @@ struct ReadbackSinkTests {
                       whenQueueFull: policy),
                 open: { _ in TestWriter(path: path, log: log, failAt: failAt, gate: gate) },
                 onEnd: { result, _ in if case let .success(ending) = result { endings.withLock { $0.append(ending) } } })
+        }
+
+        /// Feeds `count` frames, ends the run with `end` (finish or cancel) and waits for it.
+        func run(_ count: Int, then end: (ReadbackSink) -> Void = { $0.requestFinish() }) async throws
+            -> Result<ReadbackSink.Ending, ELImageError> {
+            try await feed(count)
+            end(sink)
+            return await sink.outcome()
         }
 
         /// Takes `count` frames of gray values 0, 10, 20, ... stamped 100, 101, ...
@@ -96,13 +106,9 @@ struct ReadbackSinkTests {
 
     @Test("frames are written in order with their times; finish publishes and joins the worker")
     func order() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let harness = try Harness(folder: folder, capacity: 2, policy: .wait)
-        try await harness.feed(12)
-        harness.sink.requestFinish()
-        let ending = try await harness.sink.outcome().get()
-        #expect(ending == .finished)
+        let harness = try Harness(capacity: 2, policy: .wait)
+        defer { harness.folder.remove() }
+        #expect(try await harness.run(12).get() == .finished)
         #expect(!harness.context.runningThreadNames.contains("ELImage.test-sink"), "the worker is joined")
         let log = harness.log.withLock { $0 }
         #expect(log.values == (0..<12).map { UInt8($0 * 10) })
@@ -116,9 +122,8 @@ struct ReadbackSinkTests {
 
     @Test("the drop policy drops while the writer is busy and counts every frame")
     func dropPolicy() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let harness = try Harness(folder: folder, capacity: 1, policy: .drop, open: false)
+        let harness = try Harness(capacity: 1, policy: .drop, open: false)
+        defer { harness.folder.remove() }
         try await harness.feed(10)  // the writer is held at its first frame: at most two get in
         harness.gate.withLock { $0 = true }
         harness.sink.requestFinish()
@@ -132,68 +137,45 @@ struct ReadbackSinkTests {
         #expect(harness.log.withLock { $0.values }.first == 0, "the first frame got in")
     }
 
-    @Test("a writer error ends the run with the error and frame number, reported once; nothing is left behind")
-    func writerError() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let harness = try Harness(folder: folder, capacity: 2, policy: .wait, failAt: 0)
+    @Test("a writer error ends the run with the error and frame number, reported once; the frames before are kept, none leaves no file",
+          arguments: [0, 3])
+    func writerError(failAt: Int) async throws {
+        let harness = try Harness(capacity: 8, policy: .wait, failAt: failAt)
+        defer { harness.folder.remove() }
         let failures = failureCollector(on: harness.context)
-        try await harness.feed(5)
-        harness.sink.requestFinish()
-        switch await harness.sink.outcome() {
-        case .success(let ending):
-            Issue.record("the failure went unnoticed: \(ending)")
-        case .failure(let error):
-            guard case let .malformedMedia(file, frame, reason) = error else {
-                Issue.record("unexpected error \(error)")
-                return
-            }
-            #expect(file == harness.path)
-            #expect(frame == 0)
-            #expect(reason.contains("refused on purpose"))
-        }
-        #expect(failures.count == 1)
-        #expect(harness.log.withLock { $0.salvaged.count } == 1)
-        #expect(!FileManager.default.fileExists(atPath: harness.path))
-        #expect(!FileManager.default.fileExists(atPath: StagedOutputFile(destination: harness.path).temporary))
-        #expect(!harness.context.runningThreadNames.contains("ELImage.test-sink"))
-        let counts = harness.sink.counts
-        #expect(counts.written == 0)
-        #expect(counts.lost == counts.accepted, "what got in and was not written is counted lost")
-    }
-
-    @Test("a writer error after frames keeps them and names the frame")
-    func writerErrorAfterFrames() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let harness = try Harness(folder: folder, capacity: 8, policy: .wait, failAt: 3)
-        let failures = failureCollector(on: harness.context)
-        try await harness.feed(6)
-        harness.sink.requestFinish()
-        guard case let .failure(.malformedMedia(_, frame, _)) = await harness.sink.outcome() else {
-            Issue.record("no failure at frame 3")
+        guard case let .failure(.malformedMedia(file, frame, reason)) = try await harness.run(6) else {
+            Issue.record("no failure at frame \(failAt)")
             return
         }
-        #expect(frame == 3)
+        #expect(file == harness.path)
+        #expect(frame == failAt)
+        #expect(reason.contains("refused on purpose"))
         #expect(failures.count == 1)
-        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: harness.path))) == [0, 10, 20])
+        #expect(harness.log.withLock { $0.salvaged.count } == 1)
+        #expect(!harness.context.runningThreadNames.contains("ELImage.test-sink"))
         #expect(!FileManager.default.fileExists(atPath: StagedOutputFile(destination: harness.path).temporary))
+        let kept = (0..<failAt).map { UInt8($0 * 10) }
+        if kept.isEmpty {
+            #expect(!FileManager.default.fileExists(atPath: harness.path))
+        } else {
+            #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: harness.path))) == kept)
+        }
+        let counts = harness.sink.counts
+        #expect(counts.written == failAt)
+        #expect(counts.lost == counts.accepted - failAt, "what got in and was not written is counted lost")
     }
 
     @Test("cancel removes the output; a run without frames ends empty without a thread")
     func cancelAndEmpty() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let harness = try Harness(folder: folder, capacity: 4, policy: .wait)
-        try await harness.feed(3)
-        harness.sink.requestCancel()
-        #expect(try await harness.sink.outcome().get() == .cancelled)
+        let harness = try Harness(capacity: 4, policy: .wait)
+        defer { harness.folder.remove() }
+        #expect(try await harness.run(3, then: { $0.requestCancel() }).get() == .cancelled)
         #expect(!FileManager.default.fileExists(atPath: harness.path))
         #expect(!FileManager.default.fileExists(atPath: StagedOutputFile(destination: harness.path).temporary))
 
-        let empty = try Harness(folder: folder, capacity: 4, policy: .wait)
-        empty.sink.requestFinish()
-        #expect(try await empty.sink.outcome().get() == .empty)
+        let empty = try Harness(capacity: 4, policy: .wait)
+        defer { empty.folder.remove() }
+        #expect(try await empty.run(0).get() == .empty)
         #expect(empty.endings.withLock { $0 } == [.empty])
     }
 }
