@@ -146,18 +146,20 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
         }
         // Encoding a PNG or JPEG takes milliseconds to tens of them: not on the render thread.
         let unanswered = Locked(due)
+        /// Answers the requests the writer did not (the readback or conversion failed) with why.
+        let answer: @Sendable (any Error) -> Void = { error in
+            let left = unanswered.withLock { left in defer { left = [] }; return left }
+            left.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }
+        }
         let timestamp = frame.timestamp
         let sink = ReadbackSink(
             .init(path: due.map(\.path).joined(separator: ", "), threadName: "snapshot", format: .rgba,
                   chromaLocation: .left, capacity: 1),
             open: { _ in PictureWriter(unanswered, timestamp: timestamp) },
             onEnd: { result, _ in
-                // Requests the writer did not answer (the readback failed) hear why.
-                let error: any Error = if case let .failure(error) = result { error } else {
-                    ELImageError.invalidState(node: "Snapshot", reason: "the frame was not read back")
+                if case let .failure(error) = result { answer(error) } else {
+                    answer(ELImageError.invalidState(node: "Snapshot", reason: "the frame was not read back"))
                 }
-                let left = unanswered.withLock { left in defer { left = [] }; return left }
-                left.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }
             })
         state.withLock { state in
             for request in due { state.writing[request.id] = sink }
@@ -165,6 +167,7 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
         do {
             try sink.take(frame, time: 0, owner: self, in: context)
         } catch {
+            answer(error)
             sink.requestCancel()
             throw error
         }
