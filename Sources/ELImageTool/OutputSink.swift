@@ -82,33 +82,15 @@ final class OutputSink: Sendable {
                 } catch { failures.record(error) }
             }, finish: {})
         case .rgba(let path):
-            // Written as PATH.partial and renamed into place at the end (see StagedOutputFile).
-            let file = try POSIXFileWriter(path: path)
-            return OutputSink(node: RawDataOutput { image in
-                do { try image.pixels.withUnsafeBytes { try file.write($0) } } catch { failures.record(error) }
-            }, finish: {
-                try file.close()
-                if file.bytesWritten > 0 { try file.publish() } else { file.remove() }
-            })
+            // Read back and written on the sink's thread, staged and renamed into place at the end.
+            let output = try FileOutput.rawRGBA(path: path)
+            return OutputSink(node: output, finish: { try await output.finish() })
         case .y4m(let path):
-            let writer = Locked<Y4MWriter?>(nil)
             // Sited as the input was, with the chroma filter matched to the upload's: a Y4M or movie
             // source is written back with its chroma as it was (no resample to another siting).
-            let node = try YUVDataOutput(format: .i420, chromaLocation: nil, chromaDownsampling: .matched) { buffer in
-                do {
-                    try writer.withLock { stored in
-                        if stored == nil {
-                            var header = try Y4MHeader(width: buffer.width, height: buffer.height, format: .i420,
-                                                       frameRate: frameRate, colorRange: buffer.colorSpace.range,
-                                                       chromaLocation: buffer.chromaLocation)
-                            header.interlacing = .progressive
-                            stored = try Y4MWriter(path: path, header: header)
-                        }
-                        try stored?.write(buffer)
-                    }
-                } catch { failures.record(error) }
-            }
-            return OutputSink(node: node, finish: { try writer.withLock { try $0?.close() } })
+            let output = try FileOutput.y4m(path: path, frameRate: frameRate, format: .i420, chromaLocation: nil,
+                                            chromaDownsampling: .matched)
+            return OutputSink(node: output, finish: { try await output.finish() })
         }
     }
 }

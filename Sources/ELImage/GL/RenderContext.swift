@@ -231,7 +231,13 @@ public actor RenderContext {
 
     /// Reports a node's failure to the error handler (on the calling thread).
     public nonisolated func report(_ error: Error, from node: AnyObject) {
-        let failure = NodeFailure(node: NodeFailure.name(of: node), error: error)
+        report(error, fromNodeNamed: NodeFailure.name(of: node))
+    }
+
+    /// Reports the failure of the node named `name` (`NodeFailure.name(of:)`): for the workers of a
+    /// node, which report without holding it.
+    package nonisolated func report(_ error: Error, fromNodeNamed name: String) {
+        let failure = NodeFailure(node: name, error: error)
         if let handler = errorHandler.withLock({ $0 }) {
             handler(failure)
         } else {
@@ -328,7 +334,7 @@ public struct NodeFailure: Error, Sendable, CustomStringConvertible {
     public let node: String
     public let error: Error
 
-    static func name(of node: AnyObject) -> String {
+    package static func name(of node: AnyObject) -> String {
         let id = UInt(bitPattern: ObjectIdentifier(node).hashValue) & 0xFFFF
         return "\(type(of: node))#\(String(id, radix: 16))"
     }

@@ -3,9 +3,7 @@ import ELImage
 /// The audio track of one recording, on the encoder thread: pulls packets from the source as the
 /// video is muxed, maps them onto the recording's timeline (zero at the first frame, pauses cut)
 /// and trims them to the video's end.
-final class RecordingAudio: @unchecked Sendable {
-    // @unchecked Sendable: made with its session, then used by the session's encoder thread only.
-
+final class RecordingAudio {
     let source: any AudioTrackSource
     private let timeline: @Sendable () -> AudioTimeline
     /// Packets written and their samples, for the statistics.

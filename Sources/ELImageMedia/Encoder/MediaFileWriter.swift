@@ -53,16 +53,15 @@ extension MediaFileWriter {
 /// `path` by `publish()`: a run that fails before it has anything to keep leaves an existing file
 /// at `path` untouched, and a crashed recording is found, playable up to its last fragment, as
 /// `PATH.partial`.
-public final class POSIXFileWriter: MediaFileWriter, @unchecked Sendable {
-    // @unchecked Sendable: the descriptor and counters are used by one thread at a time, as the
-    // MediaFileWriter protocol requires (created by the caller, then owned by a worker thread).
-
+public final class POSIXFileWriter: MediaFileWriter, Sendable {
     public let path: String
     /// The temporary name written to, and the rename that finishes it.
     public let staging: StagedOutputFile
-    private var descriptor: Int32
+    /// The descriptor (-1 once closed) and the bytes written: used by one thread at a time (the
+    /// protocol's contract), locked so that the compiler can check it.
+    private let file: Locked<(descriptor: Int32, bytesWritten: Int64)>
     /// Bytes written so far.
-    public private(set) var bytesWritten: Int64 = 0
+    public var bytesWritten: Int64 { file.withLock { $0.bytesWritten } }
 
     /// Creates the temporary file for `path` (truncating a leftover one); `path` itself is not
     /// touched until `publish()`.
@@ -76,38 +75,43 @@ public final class POSIXFileWriter: MediaFileWriter, @unchecked Sendable {
         }
         self.path = path
         self.staging = staging
-        self.descriptor = descriptor
+        file = Locked((descriptor, 0))
     }
 
     deinit {
-        if descriptor >= 0 { Foundation.close(descriptor) }
+        file.withLock { file in
+            if file.descriptor >= 0 { Foundation.close(file.descriptor) }
+        }
     }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard descriptor >= 0 else {
-            throw ELImageError.io(file: path, operation: "write to", errno: EBADF,
-                                  hint: "the file was closed; this is a bug in the caller")
-        }
-        guard var next = bytes.baseAddress else { return }
-        var left = bytes.count
-        while left > 0 {
-            let written = Foundation.write(descriptor, next, left)
-            if written < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw ELImageError.io(file: path, operation: "write \(left) bytes at offset \(bytesWritten) to",
-                                      errno: code, hint: Self.hint(for: code))
+        try file.withLock { file in
+            guard file.descriptor >= 0 else {
+                throw ELImageError.io(file: path, operation: "write to", errno: EBADF,
+                                      hint: "the file was closed; this is a bug in the caller")
             }
-            if written == 0 {
-                throw ELImageError.io(file: path, operation: "write to", errno: ENOSPC, hint: Self.hint(for: ENOSPC))
+            guard var next = bytes.baseAddress else { return }
+            var left = bytes.count
+            while left > 0 {
+                let written = Foundation.write(file.descriptor, next, left)
+                if written < 0 {
+                    let code = errno
+                    if code == EINTR { continue }
+                    throw ELImageError.io(file: path, operation: "write \(left) bytes at offset \(file.bytesWritten) to",
+                                          errno: code, hint: Self.hint(for: code))
+                }
+                if written == 0 {
+                    throw ELImageError.io(file: path, operation: "write to", errno: ENOSPC, hint: Self.hint(for: ENOSPC))
+                }
+                next += written
+                left -= written
+                file.bytesWritten += Int64(written)
             }
-            next += written
-            left -= written
-            bytesWritten += Int64(written)
         }
     }
 
     public func synchronize() throws {
+        let descriptor = file.withLock { $0.descriptor }
         guard descriptor >= 0 else { return }
         guard fdatasync(descriptor) == 0 else {
             let code = errno
@@ -118,10 +122,12 @@ public final class POSIXFileWriter: MediaFileWriter, @unchecked Sendable {
     }
 
     public func close() throws {
+        let descriptor = file.withLock { file in
+            defer { file.descriptor = -1 }
+            return file.descriptor
+        }
         guard descriptor >= 0 else { return }
-        let result = Foundation.close(descriptor)
-        descriptor = -1
-        guard result == 0 else {
+        guard Foundation.close(descriptor) == 0 else {
             let code = errno
             throw ELImageError.io(file: path, operation: "close", errno: code, hint: Self.hint(for: code))
         }

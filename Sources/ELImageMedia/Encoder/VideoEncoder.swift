@@ -29,8 +29,7 @@ import Foundation
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
 /// error goes to the render context's error handler (and is thrown by `stop()`), the fragments
 /// already flushed stay playable, and the rest of the graph keeps running.
-public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is in `state` (a Locked); sessions are Sendable.
+public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
 
     public let inputSlots = InputSlots(count: 1)
     /// How frames are encoded.
@@ -46,11 +45,9 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
         case finishing
     }
 
-    private struct NodeState {
-        var current: RecordingSession?
-        var eventHandler: (@Sendable (RecordingEvent) -> Void)?
-    }
-    private let state = Locked(NodeState())
+    private let state = Locked<RecordingSession?>(nil)
+    /// The event handler, passed down to each recording (which holds nothing of this node).
+    private let eventHandler = Locked<(@Sendable (RecordingEvent) -> Void)?>(nil)
 
     /// - Throws: `ELImageError.invalidInput` for settings x264 cannot use (a CRF outside 0...51,
     ///   an unknown tune or level, B-frames with the baseline profile, ...).
@@ -66,14 +63,14 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     /// The safety net for an encoder released while recording: the encoder thread finishes the
     /// file in the background (never waited for here). Call `stop()` or the context's `close()`.
     deinit {
-        state.withLock { $0.current }?.requestFinish(.requested)
+        state.withLock { $0 }?.requestFinish(.requested)
     }
 
     /// Sets the closure that hears about the recording (first frame, each fragment flushed, end,
     /// failure, cancel). It runs on the encoder thread: keep it short and never wait there for
     /// the render thread.
     public func setEventHandler(_ handler: (@Sendable (RecordingEvent) -> Void)?) {
-        state.withLock { $0.eventHandler = handler }
+        eventHandler.withLock { $0 = handler }
     }
 
     // MARK: Recording control (any thread)
@@ -106,25 +103,24 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none,
                       audio: (any AudioTrackSource)? = nil) throws {
         try Self.check(audio, fitsIn: container, path: writer.path)
+        let handler = eventHandler
         let session = RecordingSession(writer: writer, container: container, limits: limits, settings: settings,
-                                       audio: audio, node: self) { [weak self] event in
-            self?.state.withLock { $0.eventHandler }?(event)
-        }
-        try state.withLock { state in
-            if let current = state.current, current.phase == .recording || current.phase == .paused {
+                                       audio: audio) { event in handler.withLock { $0 }?(event) }
+        try state.withLock { current in
+            if let current, current.phase == .recording || current.phase == .paused {
                 throw ELImageError.invalidState(
                     node: "VideoEncoder",
                     reason: "a recording to \(current.path) is running; stop() or cancel() it before starting \(writer.path)")
             }
-            state.current = session
+            current = session
         }
     }
 
     /// Stops taking frames and keeps the time until `resume()` out of the recording.
-    public func pause() { state.withLock { $0.current }?.pause() }
+    public func pause() { state.withLock { $0 }?.pause() }
 
     /// Takes frames again after `pause()`; the next frame follows the last one before the pause.
-    public func resume() { state.withLock { $0.current }?.resume() }
+    public func resume() { state.withLock { $0 }?.resume() }
 
     /// Finishes the recording: the frames already taken in are encoded, the file is completed
     /// and closed. Returns once it is. After a recording ended by itself (a limit, end of stream),
@@ -134,7 +130,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     ///   is removed) or no recording was started.
     @discardableResult
     public func stop() async throws -> RecordingSummary {
-        guard let session = state.withLock({ $0.current }) else {
+        guard let session = state.withLock({ $0 }) else {
             throw ELImageError.invalidState(node: "VideoEncoder", reason: "stop() was called, but no recording was started")
         }
         session.requestFinish(.requested)
@@ -145,7 +141,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     /// and returns its summary.
     @discardableResult
     public func waitUntilFinished() async throws -> RecordingSummary {
-        guard let session = state.withLock({ $0.current }) else {
+        guard let session = state.withLock({ $0 }) else {
             throw ELImageError.invalidState(node: "VideoEncoder", reason: "no recording was started")
         }
         return try await session.outcome().get()
@@ -155,21 +151,21 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     /// returns once its file is complete and the encoder thread has ended. Called by the render
     /// context's `close()`; idempotent.
     public func close() async {
-        guard let session = state.withLock({ $0.current }) else { return }
+        guard let session = state.withLock({ $0 }) else { return }
         session.requestFinish(.requested)
         _ = await session.outcome()
     }
 
     /// Abandons the recording and removes its file. Returns once the file is gone.
     public func cancel() async {
-        guard let session = state.withLock({ $0.current }) else { return }
+        guard let session = state.withLock({ $0 }) else { return }
         session.requestCancel()
         _ = await session.outcome()
     }
 
     /// Where the encoder stands.
     public var currentState: State {
-        switch state.withLock({ $0.current })?.phase {
+        switch state.withLock({ $0 })?.phase {
         case .recording?: .recording
         case .paused?: .paused
         case .closing?: .finishing
@@ -179,23 +175,23 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
 
     /// The counters of the current recording (or the last one).
     public var statistics: RecordingStatistics {
-        state.withLock { $0.current }?.statistics ?? RecordingStatistics()
+        state.withLock { $0 }?.statistics ?? RecordingStatistics()
     }
 
     // MARK: ImageInput (render thread)
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        guard let session = state.withLock({ $0.current }) else { return }
+        guard let session = state.withLock({ $0 }) else { return }
         guard frame.format == .rgba8 else {
             throw ELImageError.invalidInput(what: "VideoEncoder got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }
-        try session.take(frame, in: context)
+        if try session.take(frame, owner: self, in: context) { context.register(self, stage: .sink) }
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
         guard settings.finishesAtEndOfStream else { return }
-        state.withLock { $0.current }?.requestFinish(.endOfStream)
+        state.withLock { $0 }?.requestFinish(.endOfStream)
     }
 
     private static func check(_ audio: (any AudioTrackSource)?, fitsIn container: ContainerFormat, path: String) throws {
@@ -211,7 +207,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, @unchecked Sendable {
     }
 
     private func checkIdle(for path: String) throws {
-        if let current = state.withLock({ $0.current }), current.phase == .recording || current.phase == .paused {
+        if let current = state.withLock({ $0 }), current.phase == .recording || current.phase == .paused {
             throw ELImageError.invalidState(
                 node: "VideoEncoder",
                 reason: "a recording to \(current.path) is running; stop() or cancel() it before starting \(path)")

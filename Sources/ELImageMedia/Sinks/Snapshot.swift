@@ -1,6 +1,5 @@
 import ELImage
 import Foundation
-import Synchronization
 
 /// A sink that saves a still picture of the stream on request, while everything else keeps
 /// running: the still-photo button.
@@ -13,12 +12,10 @@ import Synchronization
 /// let later = try await snapshot.capture(to: "t5.png", at: MediaTime(value: 5, timescale: 1))
 /// ```
 ///
-/// The frame is read back on the render thread (one RGBA copy, only for the frame captured);
-/// encoding (libpng, libturbojpeg) and writing happen on a thread of their own. Frames that are
-/// not captured cost nothing.
-public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: the requests live behind a lock.
-
+/// The frame captured is packed, fenced and read back on a thread of its own (a `ReadbackSink`
+/// with a one-shot writer), where the picture is encoded (libpng, libturbojpeg) and written.
+/// Frames that are not captured cost nothing.
+public final class Snapshot: ImageInput, ClosableNode, Sendable {
     /// The picture file's format.
     public enum Format: Sendable, Equatable {
         /// Lossless 8-bit RGBA PNG.
@@ -44,7 +41,7 @@ public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
         public let format: Format
     }
 
-    private struct Request {
+    private struct Request: Sendable {
         let id: UInt64
         let path: String
         let format: Format
@@ -52,24 +49,23 @@ public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
         let continuation: CheckedContinuation<Written, Never>
     }
 
-    /// A request's outcome, and the thread that wrote it (joined by the caller before it hears).
+    /// A request's outcome.
     private struct Written: Sendable {
         let outcome: Result<Capture, any Error>
-        var writer: JoinableThread?
     }
 
     private struct State {
         var next: UInt64 = 0
         var pending: [Request] = []
-        /// Threads writing pictures, until their callers joined them.
-        var writers: [ObjectIdentifier: JoinableThread] = [:]
+        /// The sinks writing pictures, by request, until their callers joined them.
+        var writing: [UInt64: ReadbackSink] = [:]
         var closed = false
     }
 
     public let inputSlots = InputSlots(count: 1)
     private let state = Locked(State())
     /// Registered with the context of the first frame, whose `close()` then closes this node.
-    private let registered = Atomic<Bool>(false)
+    private let registered = Locked(false)
 
     public init() {}
 
@@ -110,10 +106,8 @@ public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
             }
             request?.continuation.resume(returning: Written(outcome: .failure(CancellationError())))
         }
-        if let writer = written.writer {
-            await writer.join()
-            _ = state.withLock { $0.writers.removeValue(forKey: ObjectIdentifier(writer)) }
-        }
+        // The thread that wrote the picture has ended before the caller hears.
+        if let sink = state.withLock({ $0.writing.removeValue(forKey: id) }) { _ = await sink.outcome() }
         return try written.outcome.get()
     }
 
@@ -123,20 +117,20 @@ public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
     /// Fails the requests still waiting for a frame and joins the threads writing pictures.
     /// Called by the render context's `close()`; idempotent.
     public func close() async {
-        let (left, writers) = state.withLock { state in
+        let (left, writing) = state.withLock { state in
             state.closed = true
             defer { state.pending = [] }
-            return (state.pending, Array(state.writers.values))
+            return (state.pending, Array(state.writing.values))
         }
         for request in left {
             request.continuation.resume(returning: Written(outcome: .failure(ELImageError.closed(
                 what: "the snapshot of \(request.path) (closed before a frame arrived)"))))
         }
-        for writer in writers { await writer.join() }
+        for sink in writing { _ = await sink.outcome() }
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        if !registered.exchange(true, ordering: .acquiringAndReleasing) { context.register(self, stage: .sink) }
+        if registered.withLock({ first in defer { first = true }; return !first }) { context.register(self, stage: .sink) }
         let due = state.withLock { state -> [Request] in
             guard !state.pending.isEmpty else { return [] }
             let due = state.pending.filter { $0.time.map { frame.timestamp >= $0 } ?? true }
@@ -144,46 +138,40 @@ public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
             return due
         }
         guard !due.isEmpty else { return }
-        func fail(_ error: any Error) -> any Error {
-            due.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }
-            return error
-        }
         guard frame.format == .rgba8 else {
-            throw fail(ELImageError.invalidInput(what: "Snapshot got a \(frame.format) frame",
-                                                 hint: "connect it after a node that outputs RGBA"))
+            let error = ELImageError.invalidInput(what: "Snapshot got a \(frame.format) frame",
+                                                  hint: "connect it after a node that outputs RGBA")
+            due.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }
+            throw error
         }
-        var buffer = try PixelBuffer(format: .rgba, width: frame.width, height: frame.height)
-        do {
-            try context.readPixels(of: frame, into: &buffer)
-        } catch {
-            throw fail(error)
-        }
-        let image = RGBAImage(width: frame.width, height: frame.height, pixels: buffer.data, timestamp: frame.timestamp)
         // Encoding a PNG or JPEG takes milliseconds to tens of them: not on the render thread.
-        let slot = Locked<JoinableThread?>(nil)
-        let writer = JoinableThread(name: "ELImage.snapshot", group: context.threads) {
-            let thread = slot.withLock { $0 }
-            for request in due {
-                let outcome = Result<Capture, any Error> {
-                    switch request.format {
-                    case .png: try PNGFile.write(image, to: request.path)
-                    case let .jpeg(quality): try JPEGFile.write(image, to: request.path, quality: quality)
-                    }
-                    return Capture(path: request.path, timestamp: image.timestamp, width: image.width,
-                                   height: image.height, format: request.format)
+        let unanswered = Locked(due)
+        /// Answers the requests the writer did not (the readback or conversion failed) with why.
+        let answer: @Sendable (any Error) -> Void = { error in
+            let left = unanswered.withLock { left in defer { left = [] }; return left }
+            left.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }
+        }
+        let timestamp = frame.timestamp
+        let sink = ReadbackSink(
+            .init(path: due.map(\.path).joined(separator: ", "), threadName: "snapshot", format: .rgba,
+                  chromaLocation: .left, capacity: 1),
+            open: { _ in PictureWriter(unanswered, timestamp: timestamp) },
+            onEnd: { result, _ in
+                if case let .failure(error) = result { answer(error) } else {
+                    answer(ELImageError.invalidState(node: "Snapshot", reason: "the frame was not read back"))
                 }
-                request.continuation.resume(returning: Written(outcome: outcome, writer: thread))
-            }
+            })
+        state.withLock { state in
+            for request in due { state.writing[request.id] = sink }
         }
-        slot.withLock { $0 = writer }
-        state.withLock { $0.writers[ObjectIdentifier(writer)] = writer }
         do {
-            try writer.start()
+            try sink.take(frame, time: 0, owner: self, in: context)
         } catch {
-            slot.withLock { $0 = nil }
-            _ = state.withLock { $0.writers.removeValue(forKey: ObjectIdentifier(writer)) }
-            throw fail(error)
+            answer(error)
+            sink.requestCancel()
+            throw error
         }
+        sink.requestFinish()
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
@@ -196,5 +184,39 @@ public final class Snapshot: ImageInput, ClosableNode, @unchecked Sendable {
             request.continuation.resume(returning: Written(outcome: .failure(ELImageError.invalidState(
                 node: "Snapshot", reason: "the stream ended before a frame \(when) arrived for \(request.path)"))))
         }
+    }
+
+    /// Writes the one frame read back to each request's picture file and answers the request.
+    private final class PictureWriter: FrameWriter {
+        private let requests: Locked<[Request]>
+        private let timestamp: MediaTime
+
+        init(_ requests: Locked<[Request]>, timestamp: MediaTime) {
+            self.requests = requests
+            self.timestamp = timestamp
+        }
+
+        func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
+            let image = RGBAImage(width: buffer.width, height: buffer.height, pixels: buffer.data, timestamp: timestamp)
+            let due = requests.withLock { left in defer { left = [] }; return left }
+            for request in due {
+                let outcome = Result<Capture, any Error> {
+                    switch request.format {
+                    case .png: try PNGFile.write(image, to: request.path)
+                    case let .jpeg(quality): try JPEGFile.write(image, to: request.path, quality: quality)
+                    }
+                    return Capture(path: request.path, timestamp: image.timestamp, width: image.width,
+                                   height: image.height, format: request.format)
+                }
+                request.continuation.resume(returning: Written(outcome: outcome))
+            }
+            return .more
+        }
+
+        // Each picture file is staged and put in place by `PNGFile`/`JPEGFile` themselves.
+        func finish() {}
+        func publish() {}
+        func salvage(after error: ELImageError) {}
+        func discard() {}
     }
 }

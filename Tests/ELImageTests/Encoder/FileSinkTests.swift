@@ -14,9 +14,9 @@ struct FileSinkTests {
         let frames = try EncoderFixtures.pannedAstronaut(width: 160, height: 120, count: 12)
         let colorSpace = ColorSpace(matrix: .bt709, range: range)
         let path = folder.path("out.y4m")
-        let y4m = try Y4MOutput(path: path, frameRate: 30, colorSpace: colorSpace)
+        let y4m = try FileOutput.y4m(path: path, frameRate: 30, colorSpace: colorSpace)
         let reference = Collector<PixelBuffer>()
-        // Y4MOutput sites chroma as the frames' source (RGB: left) with the matched chroma filter.
+        // FileOutput.y4m sites chroma as the frames' source (RGB: left) with the matched chroma filter.
         let yuv = try YUVDataOutput(format: .i420, colorSpace: colorSpace, chromaLocation: .left,
                                     chromaDownsampling: .matched) { reference.append($0) }
         let input = RawDataInput()
@@ -47,7 +47,7 @@ struct FileSinkTests {
         let context = try TestContexts.make()
         let frames = try EncoderFixtures.pannedAstronaut(width: 96, height: 64, count: 10)
         let path = folder.path("out.rgba")
-        let output = try RawRGBAFileOutput(path: path)
+        let output = try FileOutput.rawRGBA(path: path)
         let (collector, images) = imageCollector()
         let input = RawDataInput()
         input --> Grayscale() --> output
@@ -73,7 +73,7 @@ struct FileSinkTests {
         let failures = failureCollector(on: context)
         let frameBytes = 64 * 48 * 4
         let path = folder.path("full.rgba")
-        let output = try RawRGBAFileOutput(writer: try FillingDiskWriter(path: path, capacity: Int64(frameBytes * 3 + 100)))
+        let output = try FileOutput.rawRGBA(writer: FillingDiskWriter(path: path, capacity: Int64(frameBytes * 3 + 100)))
         let input = RawDataInput()
         input --> output
         try await EncoderFixtures.feed(try EncoderFixtures.pannedAstronaut(width: 64, height: 48, count: 8), into: input, on: context)
@@ -91,7 +91,7 @@ struct FileSinkTests {
 
     @Test("an unwritable Y4M path fails at creation")
     func unwritable() {
-        #expect(throws: ELImageError.self) { try Y4MOutput(path: "/no/such/folder/out.y4m") }
-        #expect(throws: ELImageError.self) { try Y4MOutput(path: "/tmp/x.y4m", format: .nv12) }
+        #expect(throws: ELImageError.self) { try FileOutput.y4m(path: "/no/such/folder/out.y4m") }
+        #expect(throws: ELImageError.self) { try FileOutput.y4m(path: "/tmp/x.y4m", format: .nv12) }
     }
 }

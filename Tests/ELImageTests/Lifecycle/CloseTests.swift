@@ -98,7 +98,7 @@ struct CloseTests {
         let frames = try EncoderFixtures.pannedAstronaut(width: 96, height: 64, count: 8)
         let input = RawDataInput()
         let encoder = try VideoEncoder()
-        let y4m = try Y4MOutput(path: folder.path("out.y4m"))
+        let y4m = try FileOutput.y4m(path: folder.path("out.y4m"))
         let snapshot = Snapshot()
         input --> encoder
         input --> y4m

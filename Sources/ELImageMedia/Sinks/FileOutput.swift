@@ -1,0 +1,167 @@
+import ELImage
+import Foundation
+
+/// A sink that writes the frames it receives to a file, read back and written on a worker thread
+/// (`ReadbackSink`): a YUV4MPEG2 file (`FileOutput.y4m`, the lossless hand-over to other tools:
+/// `ffmpeg -i out.y4m ...`) or raw RGBA (`FileOutput.rawRGBA`).
+///
+/// ```swift
+/// let y4m = try FileOutput.y4m(path: "out.y4m", frameRate: 25)
+/// movie --> Grayscale() --> y4m
+/// try await movie.run(on: context)
+/// try await y4m.finish()
+/// ```
+///
+/// The render thread only queues the converted planes; the queue waits when full (`.wait`) or
+/// drops the frame and counts it (`.drop`). The file is written under a temporary name and put in
+/// place when the sink finishes with frames in it. Failures (a full disk) go to the render
+/// context's error handler and are thrown by `finish()`; the frames written before stay in the file.
+public final class FileOutput: ImageInput, ClosableNode, Sendable {
+    public let inputSlots = InputSlots(count: 1)
+    private let sink: ReadbackSink
+    /// The frame format the sink accepts (`rgba8`), or nil for any.
+    private let requiredFormat: TextureFormat?
+
+    private init(_ configuration: ReadbackSink.Configuration, requiredFormat: TextureFormat?,
+                 open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter, unused: @escaping @Sendable () -> Void) {
+        self.requiredFormat = requiredFormat
+        sink = ReadbackSink(configuration, open: open, unused: unused)
+    }
+
+    /// A YUV4MPEG2 (`.y4m`) file. Its header carries the chroma siting (`C420mpeg2` for left,
+    /// `C420jpeg` for centred) and `XCOLORRANGE=LIMITED|FULL`; Y4M has no timestamps: frames are
+    /// written in order and a reader times them by the header's frame rate. The header is written
+    /// with the first frame, whose size the file takes.
+    ///
+    /// - Parameters:
+    ///   - frameRate: the header's `F` field.
+    ///   - format: `.i420` (default), `.i422`, `.i444` or `.gray8`.
+    ///   - colorSpace: the matrix and range to convert with; `nil`: each frame's own.
+    ///   - chromaLocation: the siting of subsampled chroma (4:2:0: `.left` → `C420mpeg2`,
+    ///     `.center` → `C420jpeg`, `.topLeft` → `C420paldv`); `nil` (default): the first frame's
+    ///     source's (`TextureFrame.chromaLocation`: a Y4M or movie input's own, `.left` for RGB).
+    ///   - chromaDownsampling: the chroma filter; `.matched` (default) writes a Y'CbCr source
+    ///     sited the same back with its chroma intact, `.average` costs fewer texture reads.
+    ///   - whenQueueFull: `.wait` (default; nothing is lost) or `.drop` (counted in `dropped`).
+    /// - Throws: `ELImageError.invalidInput` for a format Y4M cannot hold or a bad frame rate;
+    ///   `ELImageError.io` when the file cannot be created (checked now, without touching a file
+    ///   already at `path`).
+    public static func y4m(path: String, frameRate: Y4MHeader.Ratio = 25, format: PixelFormat = .i420,
+                           colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation? = nil,
+                           chromaDownsampling: ChromaDownsampling = .matched, queueCapacity: Int = 4,
+                           whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws -> FileOutput {
+        _ = try Y4MHeader(width: 2, height: 2, format: format, frameRate: frameRate, chromaLocation: chromaLocation ?? .left)
+        let probe = try POSIXFileWriter(path: path)
+        try probe.close()
+        probe.remove()
+        let configuration = ReadbackSink.Configuration(
+            path: path, threadName: "y4m", format: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
+            chromaDownsampling: chromaDownsampling, capacity: queueCapacity, whenQueueFull: whenQueueFull)
+        return FileOutput(configuration, requiredFormat: nil, open: { picture in
+            let header = try Y4MHeader(width: picture.width, height: picture.height, format: format, frameRate: frameRate,
+                                       colorRange: picture.colorSpace.range, chromaLocation: picture.chromaLocation)
+            return Y4MFrameWriter(try Y4MWriter(path: path, header: header))
+        }, unused: {})
+    }
+
+    /// Raw RGBA: `width * 4` bytes a row, top row first, frames one after another, nothing else
+    /// (`ffmpeg -f rawvideo -pix_fmt rgba -s WxH -i file` reads it). `PATH.partial` is created
+    /// now and renamed onto `path` when the sink finishes with at least one frame.
+    /// - Throws: `ELImageError.io` when the file cannot be created.
+    public static func rawRGBA(path: String, queueCapacity: Int = 4,
+                               whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws -> FileOutput {
+        rawRGBA(writer: try POSIXFileWriter(path: path), queueCapacity: queueCapacity, whenQueueFull: whenQueueFull)
+    }
+
+    /// Raw RGBA written through `writer` (yours, or one that fails on purpose in a test).
+    public static func rawRGBA(writer: any MediaFileWriter, queueCapacity: Int = 4,
+                               whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) -> FileOutput {
+        let configuration = ReadbackSink.Configuration(
+            path: writer.path, threadName: "rgba-file", format: .rgba, chromaLocation: .left,
+            capacity: queueCapacity, whenQueueFull: whenQueueFull)
+        return FileOutput(configuration, requiredFormat: .rgba8, open: { _ in RawFrameWriter(writer) }, unused: {
+            try? writer.close()
+            writer.remove()
+        })
+    }
+
+    /// The file.
+    public var path: String { sink.path }
+    /// Frames written to the file so far.
+    public var framesWritten: Int { sink.counts.written }
+    /// Frames dropped because the queue was full (`.drop` policy only) or after a failure.
+    public var dropped: Int {
+        let counts = sink.counts
+        return counts.rejected + counts.lost
+    }
+
+    /// Writes the frames still queued and closes the file (it also finishes by itself at
+    /// end-of-stream). Returns the number of frames in the file.
+    /// - Throws: the error that stopped the writing (`ELImageError.io` with `errno`).
+    @discardableResult
+    public func finish() async throws -> Int {
+        sink.requestFinish()
+        _ = try await sink.outcome().get()
+        return sink.counts.written
+    }
+
+    /// Finishes the file (as `finish()`, failures go to the error handler) and returns once the
+    /// worker thread has ended. Called by the render context's `close()`; idempotent.
+    public func close() async {
+        sink.requestFinish()
+        _ = await sink.outcome()
+    }
+
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        if let requiredFormat, frame.format != requiredFormat {
+            throw ELImageError.invalidInput(what: "FileOutput (\(path)) got a \(frame.format) frame",
+                                            hint: "connect it after a node that outputs RGBA")
+        }
+        if try sink.take(frame, time: 0, owner: self, in: context) { context.register(self, stage: .sink) }
+    }
+
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        sink.requestFinish()
+    }
+}
+
+/// Writes Y4M frames through `Y4MWriter` (staged; put in place by its `close()`).
+private final class Y4MFrameWriter: FrameWriter {
+    let writer: Y4MWriter
+    init(_ writer: Y4MWriter) { self.writer = writer }
+    func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
+        try writer.write(buffer)
+        return .more
+    }
+    func finish() throws { try writer.close() }
+    func publish() throws {}
+    func salvage(after error: ELImageError) {
+        if writer.framesWritten > 0 { try? writer.close() } else { writer.discard() }
+    }
+    func discard() { writer.discard() }
+}
+
+/// Writes each frame's bytes (tightly packed RGBA) through a `MediaFileWriter`.
+private final class RawFrameWriter: FrameWriter {
+    let writer: any MediaFileWriter
+    private var frames = 0
+    init(_ writer: any MediaFileWriter) { self.writer = writer }
+    func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
+        try buffer.data.withUnsafeBytes { try writer.write($0) }
+        frames += 1
+        return .more
+    }
+    func finish() throws {
+        try writer.synchronize()
+        try writer.close()
+    }
+    func publish() throws { try writer.publish() }
+    func salvage(after error: ELImageError) {
+        try? writer.close()
+        if frames > 0 { try? writer.publish() } else { writer.remove() }
+    }
+    func discard() {
+        try? writer.close()
+        writer.remove()
+    }
+}

@@ -1,0 +1,335 @@
+import ELImage
+import Foundation
+
+/// The one path from the render thread to a file: on the render thread, pack the frame's planes
+/// on the GPU, insert a fence and queue them (bounded: wait or drop when full); on a worker thread
+/// with a shared GL context, wait for the fence, read back into a reused buffer and hand it to a
+/// `FrameWriter` (x264 + MP4, Y4M, raw RGBA, a picture). The render thread never waits for the
+/// disk, only for room in the queue with the `.wait` policy.
+///
+/// Owned by one node (or recording); it holds nothing of its owner. Failures go to the render
+/// context's error handler under the owner's name, and, with every other ending, to `onEnd` (on
+/// the thread that ends the run) and to whoever awaits `outcome()`, which joins the worker.
+final class ReadbackSink: Sendable {
+    /// What the sink reads back and how it queues.
+    struct Configuration: Sendable {
+        /// The output's path, for errors.
+        var path: String
+        /// The worker thread is `ELImage.<threadName>`.
+        var threadName: String
+        var format: PixelFormat
+        /// nil: each frame's own.
+        var colorSpace: ColorSpace? = nil
+        /// nil: each frame's own (`TextureFrame.chromaLocation`).
+        var chromaLocation: ChromaLocation? = nil
+        var chromaDownsampling: ChromaDownsampling = .average
+        var capacity = 4
+        var whenQueueFull = EncoderSettings.QueueFullPolicy.wait
+    }
+
+    /// How a run ended without an error.
+    enum Ending: Sendable, Equatable {
+        /// Finished on request (or end of stream) and published.
+        case finished
+        /// The writer said it was full; finished and published.
+        case full
+        /// Cancelled: the output was removed.
+        case cancelled
+        /// No frame arrived: nothing was written.
+        case empty
+    }
+
+    /// The counters, kept under one lock (the queue's counts under its own, read together).
+    struct Counts: Sendable {
+        /// Frames that got into the queue.
+        var accepted = 0
+        /// Frames dropped because the queue was full (`.drop`).
+        var rejected = 0
+        var highWater = 0
+        /// Frames whose GPU packing failed.
+        var conversionFailures = 0
+        /// Frames the writer took.
+        var written = 0
+        var readbackTime: Duration = .zero
+        var writeTime: Duration = .zero
+        var ended = false
+        /// Frames that got in and were not written (left in the queue at a failure, a limit or a
+        /// cancel): `accepted - written` once the run has ended.
+        var lost: Int { ended ? max(0, accepted - written) : 0 }
+    }
+
+    private enum Message: Sendable {
+        case frame(FrameHandoff, time: Int64, number: Int)
+        case finish
+        case cancel
+    }
+
+    private struct State {
+        var closing = false
+        var cancelRequested = false
+        var threadStarted = false
+        var context: RenderContext?
+        /// The owner's name in failures (`NodeFailure.name(of:)`), given with its first frame.
+        var nodeName = "ReadbackSink"
+        var framesTaken = 0
+        var counts = Counts()
+    }
+
+    let configuration: Configuration
+    var path: String { configuration.path }
+    private let queue: EncoderQueue<Message>
+    private let state = Locked(State())
+    private let result = WorkerOutcome<Ending>()
+    private let open: @Sendable (PixelBuffer) throws -> any FrameWriter
+    private let unused: @Sendable () -> Void
+    private let onEnd: @Sendable (Result<Ending, ELImageError>, Counts) -> Void
+
+    /// - Parameters:
+    ///   - open: makes the writer for the first frame read back (on the worker thread).
+    ///   - unused: cleans up when the run ends before a writer was made (a staged file).
+    ///   - onEnd: hears how the run ended and the final counts, once, before `outcome()` does.
+    init(_ configuration: Configuration,
+         open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter,
+         unused: @escaping @Sendable () -> Void = {},
+         onEnd: @escaping @Sendable (Result<Ending, ELImageError>, Counts) -> Void = { _, _ in }) {
+        self.configuration = configuration
+        self.open = open
+        self.unused = unused
+        self.onEnd = onEnd
+        queue = EncoderQueue(capacity: configuration.capacity)
+    }
+
+    /// The counters now.
+    var counts: Counts {
+        let queued = queue.counts
+        return state.withLock { state in
+            var counts = state.counts
+            (counts.accepted, counts.rejected, counts.highWater) = (queued.accepted, queued.rejected, queued.highWater)
+            return counts
+        }
+    }
+
+    var isClosing: Bool { state.withLock { $0.closing } }
+
+    // MARK: Render thread
+
+    /// Packs `frame`, fences and queues it, stamped `time`; starts the worker at the first frame.
+    /// Returns true when this call started the worker (the owner registers with `context` then).
+    /// - Parameters:
+    ///   - colorSpace: overrides the configuration's (a recording fixes it at its start).
+    ///   - owner: the node that owns the sink, named in its failures (not kept).
+    @discardableResult
+    func take(_ frame: TextureFrame, time: Int64, colorSpace: ColorSpace? = nil, owner: AnyObject,
+              in context: isolated RenderContext) throws -> Bool {
+        let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
+            guard !state.closing else { return nil }
+            if state.context == nil { state.nodeName = NodeFailure.name(of: owner) }
+            state.context = context
+            state.framesTaken += 1
+            defer { state.threadStarted = true }
+            return (state.framesTaken - 1, !state.threadStarted)
+        }
+        guard let ticket else { return false }
+        if ticket.startThread {
+            do {
+                let thread = try context.makeWorker(name: "ELImage.\(configuration.threadName)") { [self] error in
+                    if let error { fail(error, writer: nil) } else { run() }
+                }
+                result.attach(thread)
+                try thread.start()
+            } catch {
+                // No thread: the run fails; the frames that follow find it closed.
+                state.withLock { $0.threadStarted = false }
+                fail(error as? ELImageError ?? .invalidState(node: configuration.threadName, reason: "\(error)"), writer: nil)
+                return false
+            }
+        }
+        let pending: PendingReadback
+        do {
+            pending = try context.prepareReadback(
+                of: frame, as: configuration.format, colorSpace: colorSpace ?? configuration.colorSpace ?? frame.colorSpace,
+                chromaLocation: configuration.chromaLocation ?? frame.chromaLocation,
+                chromaDownsampling: configuration.chromaDownsampling)
+        } catch {
+            state.withLock { $0.counts.conversionFailures += 1 }
+            throw error
+        }
+        // The queue counts what got in and what was dropped; a frame that finds it closed (the
+        // run stopped or failed meanwhile) is not part of the output.
+        _ = queue.push(frame: .frame(FrameHandoff(pending), time: time, number: ticket.number),
+                       wait: configuration.whenQueueFull == .wait)
+        return ticket.startThread
+    }
+
+    // MARK: Control (any thread)
+
+    /// No more frames: the worker writes what is queued, finishes and publishes the output.
+    func requestFinish() { close(with: .finish, cancelling: false) }
+
+    /// Stops at once and removes the output (also when a finish is already on its way: the
+    /// worker sees the cancel before it publishes).
+    func requestCancel() { close(with: .cancel, cancelling: true) }
+
+    /// Closes the queue with `last`, or ends the run here when its worker never started.
+    private func close(with last: Message, cancelling: Bool) {
+        let unstarted = state.withLock { state -> Bool? in
+            if cancelling { state.cancelRequested = true }
+            guard !state.closing else { return nil }
+            state.closing = true
+            return !state.threadStarted
+        }
+        guard let unstarted else { return }
+        if unstarted {
+            unused()
+            end(.success(cancelling ? .cancelled : .empty))
+        } else {
+            queue.close(with: last)
+        }
+    }
+
+    /// Waits until the run has ended and its worker thread is joined.
+    func outcome() async -> Result<Ending, ELImageError> {
+        await result.value()
+    }
+
+    // MARK: Worker thread
+
+    private func run() {
+        var buffer: PixelBuffer?
+        var writer: (any FrameWriter)?
+        while let message = queue.pop() {
+            switch message {
+            case let .frame(handoff, time, number):
+                let readStart = ContinuousClock.now
+                do {
+                    // Read, then release the planes (their textures go back to the pool) before writing.
+                    try handoff.take()?.read(into: &buffer, frame: number, file: path)
+                } catch {
+                    fail(Self.failure(error, frame: number, path: path), writer: writer)
+                    return
+                }
+                guard var picture = buffer else { continue }
+                buffer = nil
+                let writeStart = ContinuousClock.now
+                let verdict: FrameWriteVerdict
+                do {
+                    let current = try writer ?? open(picture)
+                    writer = current
+                    verdict = try current.write(&picture, time: time, frame: number)
+                } catch {
+                    fail(Self.failure(error, frame: number, path: path), writer: writer)
+                    return
+                }
+                buffer = picture
+                let end = ContinuousClock.now
+                state.withLock { state in
+                    state.counts.written += 1
+                    state.counts.readbackTime += writeStart - readStart
+                    state.counts.writeTime += end - writeStart
+                }
+                if verdict == .full, let writer {
+                    finish(writer, ending: .full)
+                    return
+                }
+            case .finish:
+                guard let writer else {
+                    unused()
+                    end(.success(.empty))
+                    return
+                }
+                finish(writer, ending: .finished)
+                return
+            case .cancel:
+                if let writer { writer.discard() } else { unused() }
+                queue.close()
+                _ = queue.drain()
+                end(.success(.cancelled))
+                return
+            }
+        }
+    }
+
+    /// Completes the output after the frames written, then publishes it (or removes it when a
+    /// cancel came meanwhile).
+    private func finish(_ writer: any FrameWriter, ending: Ending) {
+        state.withLock { $0.closing = true }
+        queue.close()
+        _ = queue.drain()
+        do {
+            try writer.finish()
+        } catch {
+            fail(Self.failure(error, frame: nil, path: path), writer: writer)
+            return
+        }
+        if state.withLock({ $0.cancelRequested }) {
+            writer.discard()
+            end(.success(.cancelled))
+            return
+        }
+        do {
+            try writer.publish()
+        } catch {
+            // The output is complete under its temporary name (the error says where): kept.
+            report(Self.failure(error, frame: nil, path: path))
+            return
+        }
+        end(.success(ending))
+    }
+
+    /// Ends the run after `error`: the writer keeps what it wrote (a cancelled run's output is
+    /// removed), the error goes to the context's error handler and to `outcome()`.
+    private func fail(_ error: ELImageError, writer: (any FrameWriter)?) {
+        let cancelled = state.withLock { state -> Bool in
+            state.closing = true  // no frame is taken in from now on
+            return state.cancelRequested
+        }
+        queue.close()
+        _ = queue.drain()
+        if let writer {
+            if cancelled { writer.discard() } else { writer.salvage(after: error) }
+        } else {
+            unused()
+        }
+        report(error)
+    }
+
+    private func report(_ error: ELImageError) {
+        let (context, name) = state.withLock { ($0.context, $0.nodeName) }
+        context?.report(error, fromNodeNamed: name)
+        end(.failure(error))
+    }
+
+    /// Records how the run ended (the worker's last act, when it ran).
+    private func end(_ outcome: Result<Ending, ELImageError>) {
+        state.withLock { state in
+            state.closing = true
+            state.counts.ended = true
+        }
+        onEnd(outcome, counts)
+        result.record(outcome)
+    }
+
+    /// `error` as a failure of the output at `path`, naming the frame when it is known.
+    static func failure(_ error: Error, frame: Int?, path: String) -> ELImageError {
+        guard let error = error as? ELImageError else {
+            return .malformedMedia(file: path, frame: frame, reason: "\(error)")
+        }
+        if let frame, case let .invalidState(_, reason) = error {
+            return .malformedMedia(file: path, frame: frame, reason: reason)
+        }
+        return error
+    }
+
+    /// Holds a frame's planes until the worker takes them, so they are released right after the
+    /// readback rather than when the message goes out of scope.
+    private final class FrameHandoff: Sendable {
+        private let pending: Locked<PendingReadback?>
+        init(_ pending: PendingReadback) { self.pending = Locked(pending) }
+        func take() -> PendingReadback? {
+            pending.withLock { pending in
+                defer { pending = nil }
+                return pending
+            }
+        }
+    }
+}
