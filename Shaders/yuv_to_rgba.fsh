@@ -4,11 +4,18 @@
 // Samples are fetched exactly (texelFetch) and chroma is interpolated here in float: texture
 // filtering units round weights and results to 8 bits, and the matrix amplifies a chroma
 // rounding error almost twofold. The pass maps pixels 1:1 (turned, never scaled).
+// With FUSED_PACK 1 this file is the first part of a generated shader (FusedConversionShader):
+// `pictureColor` converts a pixel for the colour pieces and the pack that follow, and no main.
 precision highp float;
 precision highp int;
 
+#ifndef FUSED_PACK
+#define FUSED_PACK 0
+#endif
 in vec2 textureCoordinate;
+#if FUSED_PACK == 0
 out vec4 fragColor;
+#endif
 
 uniform sampler2D inputImageTexture;   // plane 0
 uniform sampler2D inputImageTexture2;  // plane 1 (Cb, or interleaved CbCr)
@@ -80,8 +87,8 @@ vec2 packedChroma(ivec2 pixel) {
     return mix(ca, cb, fract(position));
 }
 
-void main() {
-    vec2 position = textureCoordinate * lumaSize;  // in pixels, centre of a pixel at n + 0.5
+// The RGBA colour of the picture at `position` (in pixels, the centre of a pixel at n + 0.5).
+vec4 pictureColor(vec2 position) {
     ivec2 pixel = clamp(ivec2(floor(position)), ivec2(0), ivec2(lumaSize) - 1);
     vec3 samples;
     float alpha = 1.0;  // opaque but for RGBA and BGRA pictures, whose alpha is kept
@@ -110,5 +117,11 @@ void main() {
     samples = swapRedBlue == 1 ? texel.bgr : texel.rgb;
     alpha = texel.a;
 #endif
-    fragColor = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), alpha);
+    return vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), alpha);
 }
+
+#if FUSED_PACK == 0
+void main() {
+    fragColor = pictureColor(textureCoordinate * lumaSize);
+}
+#endif

@@ -7,6 +7,24 @@ extension RenderContext {
     /// siting.
     public func makeFrame(from buffer: PixelBuffer, orientation: Orientation = .up) throws -> TextureFrame {
         let layout = PlaneTextureLayout(buffer.format)
+        let planes = try uploadPlanes(of: buffer, layout: layout)
+        let size = orientation.outputSize(width: buffer.width, height: buffer.height)
+        let output = try makeFrame(width: size.width, height: size.height, timestamp: buffer.timestamp,
+                                   colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
+        let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
+                                    defines: [("PLANE_LAYOUT", Int(layout.shaderLayout))])
+        let program = try self.program(named: variant.name, vertex: EmbeddedShaders.orientedVsh,
+                                       fragment: variant.source)
+        try draw(program, into: output, inputs: planes) { program in
+            program.set(.mat3(orientation.textureTransform), for: "textureTransform")
+            Self.setPlaneUniforms(of: program, for: buffer, layout: layout)
+        }
+        return output
+    }
+
+    /// Uploads `buffer`'s planes into pooled textures, as yuv_to_rgba.fsh reads them with `layout`
+    /// (two planar chroma planes interleaved into one RG8 texture).
+    func uploadPlanes(of buffer: PixelBuffer, layout: PlaneTextureLayout) throws -> [TextureFrame] {
         let limit = info.maximumTextureSize
         var planes: [TextureFrame] = []
         for index in 0..<(layout.interleavesChroma ? 2 : buffer.format.planeCount) {
@@ -27,29 +45,24 @@ extension RenderContext {
             }
             planes.append(texture)
         }
-        let size = orientation.outputSize(width: buffer.width, height: buffer.height)
-        let output = try makeFrame(width: size.width, height: size.height, timestamp: buffer.timestamp,
-                                   colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
-        let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
-                                    defines: [("PLANE_LAYOUT", Int(layout.shaderLayout))])
-        let program = try self.program(named: variant.name, vertex: EmbeddedShaders.orientedVsh,
-                                       fragment: variant.source)
+        return planes
+    }
+
+    /// Sets yuv_to_rgba.fsh's uniforms that describe `buffer`'s planes and colour space (all but
+    /// the orientation's `textureTransform`).
+    static func setPlaneUniforms(of program: ShaderProgram, for buffer: PixelBuffer, layout: PlaneTextureLayout) {
         let conversion = buffer.format.isYUV ? YCbCrConversion.toRGB(buffer.colorSpace) : .identity
         let chroma = buffer.format.planeCount > 1 ? buffer.shape(ofPlane: 1) : buffer.shape(ofPlane: 0)
         let divisor = layout.chromaDivisor
-        try draw(program, into: output, inputs: planes) { program in
-            program.set(.mat3(orientation.textureTransform), for: "textureTransform")
-            program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "lumaSize")
-            program.set(.vec2([Float(chroma.width), Float(chroma.height)]), for: "chromaSize")
-            program.set(.vec2(1 / divisor), for: "chromaScale")
-            program.set(.vec2(Self.chromaSiting(buffer.chromaLocation, divisor: divisor)), for: "chromaSiting")
-            program.set(.int(layout.swapsChroma ? 1 : 0), for: "swapChroma")
-            program.set(.int(buffer.format == .uyvy ? 1 : 0), for: "uyvyOrder")
-            program.set(.int(buffer.format == .bgra ? 1 : 0), for: "swapRedBlue")
-            program.set(.mat3(conversion.matrix), for: "colorMatrix")
-            program.set(.vec3(conversion.offset), for: "colorOffset")
-        }
-        return output
+        program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "lumaSize")
+        program.set(.vec2([Float(chroma.width), Float(chroma.height)]), for: "chromaSize")
+        program.set(.vec2(1 / divisor), for: "chromaScale")
+        program.set(.vec2(chromaSiting(buffer.chromaLocation, divisor: divisor)), for: "chromaSiting")
+        program.set(.int(layout.swapsChroma ? 1 : 0), for: "swapChroma")
+        program.set(.int(buffer.format == .uyvy ? 1 : 0), for: "uyvyOrder")
+        program.set(.int(buffer.format == .bgra ? 1 : 0), for: "swapRedBlue")
+        program.set(.mat3(conversion.matrix), for: "colorMatrix")
+        program.set(.vec3(conversion.offset), for: "colorOffset")
     }
 
     /// Offset of the chroma sample from the centre of its block, in chroma samples.
