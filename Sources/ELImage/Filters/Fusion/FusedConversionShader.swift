@@ -28,22 +28,14 @@ enum FusedConversionShader {
         lines += defines.map { "#define \($0.0) \($0.1)" }
         lines.append("// yuv_to_rgba.fsh")
         lines.append(withoutVersion(EmbeddedShaders.yuvToRgbaFsh))
-        for (index, piece) in pieces.enumerated() {
-            lines.append("// \(index): \(piece.name)")
-            lines.append(piece.instantiated(at: index))
-        }
+        lines += ColorShader.declarations(of: pieces)
         lines.append("// The colour of the picture after the pieces, as the separate passes would store it.")
         lines.append("vec3 fusedRGB(ivec2 pixel) {")
         lines.append("    vec4 color = pictureColor(vec2(pixel) + 0.5);")
         if !pieces.isEmpty {
             lines.append("    color = floor(color * 255.0 + 0.5) / 255.0;  // the converted frame is 8-bit")
         }
-        for (index, piece) in pieces.enumerated() {
-            lines.append("    color = clamp(\(piece.prefix(at: index))apply(color), 0.0, 1.0);")
-            if index < pieces.count - 1 {
-                lines.append("    color = roundEven(color * 255.0) / 255.0;  // as an 8-bit frame between passes (ties to even)")
-            }
-        }
+        lines += ColorShader.applications(of: pieces, precision: .matchingSeparatePasses)
         lines.append("    return round(color.rgb * 255.0) * 0.003921568627450980;  // the frame the pack reads is 8-bit")
         lines.append("}")
         lines.append("// rgba_to_yuv.fsh")
