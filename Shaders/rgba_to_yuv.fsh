@@ -157,7 +157,13 @@ vec3 chromaSample(ivec2 index) {
 void main() {
     ivec2 texel = ivec2(gl_FragCoord.xy);
     vec4 result;
-#if PLANE_KIND == 0
+#if PLANE_KIND == 0 && FUSED_PACK == 1 && defined(FUSED_CHROMA_COLUMNS)
+    vec4 colors[4];  // the four pixels converted together, sharing their chroma reads
+    pictureColorsInRow(ivec2(texel.x * 4, texel.y), colors);
+    for (int k = 0; k < 4; k++) {
+        result[k] = (yuvMatrix * fusedColor(colors[k]) + yuvOffset).x;
+    }
+#elif PLANE_KIND == 0
     for (int k = 0; k < 4; k++) {
         result[k] = (yuvMatrix * rgbAt(texel.x * 4 + k, texel.y) + yuvOffset).x;
     }

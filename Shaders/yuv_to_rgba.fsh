@@ -120,6 +120,32 @@ vec4 pictureColor(vec2 position) {
     return vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), alpha);
 }
 
+#if FUSED_PACK == 1 && PLANE_LAYOUT == 1 && defined(FUSED_CHROMA_COLUMNS)
+// The colours of four pixels of a row from `first` on (the fused Y' pass): they interpolate between
+// the same few chroma columns (3 for chroma co-sited across, 4 centred), fetched once for the four
+// instead of four times each; the weights are those of `chromaFootprint`.
+void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
+    ChromaFootprint base = chromaFootprint(vec2(first) + 0.5);
+    int lastColumn = int(chromaSize.x) - 1;
+    mat4x2 top = mat4x2(0.0), bottom = mat4x2(0.0);
+    for (int c = 0; c < FUSED_CHROMA_COLUMNS; c++) {
+        ivec2 column = ivec2(min(base.first.x + c, lastColumn), base.first.y);
+        top[c] = round(texelFetch(inputImageTexture2, column, 0).rg * 255.0);
+        bottom[c] = round(texelFetch(inputImageTexture2, ivec2(column.x, base.last.y), 0).rg * 255.0);
+    }
+    for (int k = 0; k < 4; k++) {
+        ivec2 pixel = first + ivec2(k, 0);
+        ChromaFootprint footprint = chromaFootprint(vec2(pixel) + 0.5);
+        vec4 columns = vec4(0.0, 1.0, 2.0, 3.0);
+        vec4 weights = (1.0 - footprint.weight.x) * vec4(equal(columns, vec4(float(footprint.first.x - base.first.x))))
+            + footprint.weight.x * vec4(equal(columns, vec4(float(footprint.last.x - base.first.x))));
+        vec2 pair = mix(top * weights, bottom * weights, footprint.weight.y) * inverse255;
+        vec3 samples = vec3(fetch(inputImageTexture, pixel).r, swapChroma == 1 ? pair.yx : pair);
+        colors[k] = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), 1.0);
+    }
+}
+#endif
+
 #if FUSED_PACK == 0
 void main() {
     fragColor = pictureColor(textureCoordinate * lumaSize);

@@ -26,6 +26,10 @@ struct FusedConversionPlan {
     /// Whether the output is gray: only Y' is computed.
     let monochrome: Bool
 
+    /// How many chroma columns four neighbouring pixels of the source interpolate between (2:1
+    /// subsampled across: 3 co-sited, 4 centred); nil reads chroma pixel by pixel (4:4:4).
+    let sharedChromaColumns: Int?
+
     /// The plan for `buffer` (turned by `orientation`) sent to `targets`, or nil when the graph
     /// after them cannot be fused.
     init?(targets: OutputTargets, buffer: PixelBuffer, orientation: Orientation, in context: isolated RenderContext) {
@@ -45,6 +49,8 @@ struct FusedConversionPlan {
                 self.operations = operations
                 output = sink
                 self.monochrome = monochrome
+                sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
+                    : buffer.chromaLocation == .center ? 4 : 3
                 return
             case let chain as ColorChain where chain.precision == .matchingSeparatePasses:
                 operations += chain.operations
@@ -84,9 +90,12 @@ struct FusedConversionPlan {
         let kinds: [RenderContext.PlaneKind] = monochrome ? [.luma] : [.luma, .wholeFrameChroma]
         let pieces = operations.map(\.colorPiece)
         return kinds.map { kind in
-            let defines = [("PLANE_KIND", Int(kind.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
+            var defines = [("PLANE_KIND", Int(kind.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
                            ("CHROMA_SITING", RenderContext.sitingDefine(target.chromaLocation)),
                            ("CHROMA_FILTER", output.chromaDownsampling.shaderDefine)]
+            if kind == .luma, let columns = sharedChromaColumns {
+                defines.append(("FUSED_CHROMA_COLUMNS", columns))
+            }
             return (kind, FusedConversionShader.programName(for: pieces, defines: defines),
                     FusedConversionShader.fragmentSource(for: pieces, defines: defines))
         }

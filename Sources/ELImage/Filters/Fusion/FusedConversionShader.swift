@@ -15,7 +15,8 @@ enum FusedConversionShader {
 
     /// GLSL ES 3.00 source converting planes of `PLANE_LAYOUT` 1 (Y' + interleaved chroma), applying
     /// `pieces` in order, and writing the plane part `defines` select (rgba_to_yuv.fsh's
-    /// `PLANE_KIND`, chroma subsampling, siting and filter).
+    /// `PLANE_KIND`, chroma subsampling, siting and filter). `FUSED_CHROMA_COLUMNS` (3 or 4) among
+    /// them lets the Y' pass read the chroma columns four pixels share once (subsampled sources).
     static func fragmentSource(for pieces: [ColorPiece], defines: [(String, Int)]) -> String {
         var lines = [
             "#version 300 es",
@@ -29,15 +30,15 @@ enum FusedConversionShader {
         lines.append("// yuv_to_rgba.fsh")
         lines.append(withoutVersion(EmbeddedShaders.yuvToRgbaFsh))
         lines += ColorShader.declarations(of: pieces)
-        lines.append("// The colour of the picture after the pieces, as the separate passes would store it.")
-        lines.append("vec3 fusedRGB(ivec2 pixel) {")
-        lines.append("    vec4 color = pictureColor(vec2(pixel) + 0.5);")
+        lines.append("// A converted colour after the pieces, as the separate passes would store it.")
+        lines.append("vec3 fusedColor(vec4 color) {")
         if !pieces.isEmpty {
             lines.append("    color = floor(color * 255.0 + 0.5) / 255.0;  // the converted frame is 8-bit")
         }
         lines += ColorShader.applications(of: pieces, precision: .matchingSeparatePasses)
         lines.append("    return round(color.rgb * 255.0) * 0.003921568627450980;  // the frame the pack reads is 8-bit")
         lines.append("}")
+        lines.append("vec3 fusedRGB(ivec2 pixel) { return fusedColor(pictureColor(vec2(pixel) + 0.5)); }")
         lines.append("// rgba_to_yuv.fsh")
         lines.append(withoutVersion(EmbeddedShaders.rgbaToYuvFsh))
         return lines.joined(separator: "\n") + "\n"
