@@ -133,6 +133,10 @@ void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
         top[c] = round(texelFetch(inputImageTexture2, column, 0).rg * 255.0);
         bottom[c] = round(texelFetch(inputImageTexture2, ivec2(column.x, base.last.y), 0).rg * 255.0);
     }
+#ifdef FUSED_LUMA_QUADS
+    // The Y' plane uploaded as RGBA8, four samples per texel: one fetch for the four pixels.
+    vec4 lumas = round(texelFetch(inputImageTexture, ivec2(first.x / 4, first.y), 0) * 255.0) * inverse255;
+#endif
     for (int k = 0; k < 4; k++) {
         ivec2 pixel = first + ivec2(k, 0);
         ChromaFootprint footprint = chromaFootprint(vec2(pixel) + 0.5);
@@ -140,7 +144,12 @@ void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
         vec4 weights = (1.0 - footprint.weight.x) * vec4(equal(columns, vec4(float(footprint.first.x - base.first.x))))
             + footprint.weight.x * vec4(equal(columns, vec4(float(footprint.last.x - base.first.x))));
         vec2 pair = mix(top * weights, bottom * weights, footprint.weight.y) * inverse255;
-        vec3 samples = vec3(fetch(inputImageTexture, pixel).r, swapChroma == 1 ? pair.yx : pair);
+#ifdef FUSED_LUMA_QUADS
+        float luma = lumas[k];
+#else
+        float luma = fetch(inputImageTexture, pixel).r;
+#endif
+        vec3 samples = vec3(luma, swapChroma == 1 ? pair.yx : pair);
         colors[k] = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), 1.0);
     }
 }

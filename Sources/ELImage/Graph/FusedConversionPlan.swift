@@ -30,6 +30,10 @@ struct FusedConversionPlan {
     /// subsampled across: 3 co-sited, 4 centred); nil reads chroma pixel by pixel (4:4:4).
     let sharedChromaColumns: Int?
 
+    /// Whether the Y' plane is uploaded as RGBA8 texels of four samples, read with one fetch per
+    /// packed texel: gray output with shared chroma columns (the only pass is the Y' pass).
+    var readsLumaQuads: Bool { monochrome && sharedChromaColumns != nil }
+
     /// The plan for `buffer` (turned by `orientation`) sent to `targets`, or nil when the graph
     /// after them cannot be fused.
     init?(targets: OutputTargets, buffer: PixelBuffer, orientation: Orientation, in context: isolated RenderContext) {
@@ -72,7 +76,7 @@ struct FusedConversionPlan {
     /// back, to the sink. Failures of the pass or the readback are reported as the sink's.
     func run(_ buffer: PixelBuffer, in context: isolated RenderContext) throws {
         let layout = PlaneTextureLayout(buffer.format)
-        let planes = try context.uploadPlanes(of: buffer, layout: layout)
+        let planes = try context.uploadPlanes(of: buffer, layout: layout, lumaQuads: readsLumaQuads)
         do {
             try output.produce(width: buffer.width, height: buffer.height, colorSpace: buffer.colorSpace,
                                chromaLocation: buffer.chromaLocation) { target in
@@ -95,6 +99,7 @@ struct FusedConversionPlan {
                            ("CHROMA_FILTER", output.chromaDownsampling.shaderDefine)]
             if kind == .luma, let columns = sharedChromaColumns {
                 defines.append(("FUSED_CHROMA_COLUMNS", columns))
+                if readsLumaQuads { defines.append(("FUSED_LUMA_QUADS", 1)) }
             }
             return (kind, FusedConversionShader.programName(for: pieces, defines: defines),
                     FusedConversionShader.fragmentSource(for: pieces, defines: defines))

@@ -23,20 +23,22 @@ extension RenderContext {
     }
 
     /// Uploads `buffer`'s planes into pooled textures, as yuv_to_rgba.fsh reads them with `layout`
-    /// (two planar chroma planes interleaved into one RG8 texture).
-    func uploadPlanes(of buffer: PixelBuffer, layout: PlaneTextureLayout) throws -> [TextureFrame] {
+    /// (two planar chroma planes interleaved into one RG8 texture). `lumaQuads`: the Y' plane as
+    /// RGBA8 texels of four samples (width / 4 texels; the fused Y' pass, `FUSED_LUMA_QUADS`).
+    func uploadPlanes(of buffer: PixelBuffer, layout: PlaneTextureLayout, lumaQuads: Bool = false) throws -> [TextureFrame] {
         let limit = info.maximumTextureSize
         var planes: [TextureFrame] = []
         for index in 0..<(layout.interleavesChroma ? 2 : buffer.format.planeCount) {
             let shape = buffer.shape(ofPlane: index)
-            let (width, format) = index == 1 && layout.interleavesChroma ? (shape.width, .rg8) : layout.texture(for: shape)
+            let (width, format) = index == 1 && layout.interleavesChroma ? (shape.width, .rg8)
+                : index == 0 && lumaQuads ? (shape.width / 4, .rgba8) : layout.texture(for: shape)
             guard width <= limit, shape.height <= limit else {
                 throw ELImageError.invalidInput(
                     what: "a \(buffer.width)x\(buffer.height) \(buffer.format) image needs a \(width)x\(shape.height) texture, over this GPU's \(limit)",
                     hint: "scale the image down before uploading it")
             }
             let texture = try makeFrame(width: width, height: shape.height, format: format,
-                                        filtering: layout.usesTexelFetch ? .nearest : .linear,
+                                        filtering: layout.usesTexelFetch || (index == 0 && lumaQuads) ? .nearest : .linear,
                                         timestamp: buffer.timestamp)
             if index == 1 && layout.interleavesChroma {
                 try uploadInterleavedChroma(of: buffer, into: texture)
