@@ -25,10 +25,11 @@ struct BenchmarkCommand: ParsableCommand {
 
     /// What can be measured.
     enum Pipeline: String, ExpressibleByArgument, CaseIterable {
-        case conversion, grayscale, grayscaleFused = "grayscale-fused", beauty, record, gstreamer, filters, detection
+        case conversion, grayscale, grayscaleFused = "grayscale-fused", colorFused = "color-fused", beauty, record, gstreamer,
+             filters, detection
     }
 
-    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, gstreamer (default: these six), filters, detection.")
+    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, gstreamer (default: these six), color-fused, filters, detection.")
     var pipeline: [Pipeline] = []
 
     @Option(help: "Also write the results as JSON to this file.")
@@ -60,6 +61,9 @@ struct BenchmarkCommand: ParsableCommand {
             }
             for kind in FloorComparison.Pipeline.allCases where pipelines.contains(Pipeline(rawValue: kind.rawValue) ?? .filters) {
                 results += try FloorComparison(pipeline: kind, clip: clip, frames: frames).run(on: context)
+            }
+            if pipelines.contains(.colorFused) {
+                results += try FusedColorComparison(clip: clip, frames: frames).run(on: context)
             }
             if pipelines.contains(.record) {
                 results += try RecordBenchmark(clip: clip, frames: frames).run(on: context)

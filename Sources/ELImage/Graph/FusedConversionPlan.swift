@@ -1,22 +1,25 @@
 import CGLES
 
-/// Pass fusion across the graph: Y'CbCr planes → colour filters → a Y'CbCr sink, in one pass.
+/// Pass fusion across the graph: Y'CbCr planes → colour filters → a Y'CbCr sink, in fewer passes.
 ///
 /// When a `RawDataInput` gets a Y'CbCr `PixelBuffer` and its graph is a straight line of per-pixel
 /// colour nodes (`ColorOperation` filters such as `Grayscale` or `Brightness`, `ColorChain`s,
 /// `FilterGroup`s made of them) ending in one `YUVDataOutput` that writes I420 or YV12, the plan
-/// runs the whole line as one fragment pass (`FusedConversionShader`) that reads the uploaded
-/// planes and writes the packed frame the sink reads back: no RGBA frame in between. Gray output
-/// (the last operation `producesMonochrome`) computes only the Y' rows and clears the chroma rows
-/// to the neutral value. The result is the separate passes' result (same arithmetic, 8-bit
-/// rounding where they store frames); the chroma average reads exact pixels where the separate
-/// pack reads bilinearly, within one level.
+/// runs the line as generated passes (`FusedConversionShader`) that read the uploaded planes:
+/// - gray output (the last operation `producesMonochrome`): ONE pass that writes the Y' rows of the
+///   packed frame the sink reads back (no RGBA frame in between); the chroma rows are cleared to
+///   the neutral value;
+/// - colour output: one pass converting and colouring into an RGBA picture, then the ordinary pack
+///   (two passes instead of three). A single pass to Y'CbCr would convert every pixel again for
+///   each chroma sample's filter taps (6 per sample): measured twice as slow as the separate passes
+///   on llvmpipe.
+/// The result is the separate passes' result (same arithmetic, 8-bit rounding where they store
+/// frames, with the same expressions), within one level where the GL's own rounding differs.
 ///
-/// Anything else runs the nodes as usual: fan-out (two targets anywhere), a filter that is not a
-/// colour operation (blur, scale, crop, a custom shader), a piece that samples a texture (lookup
-/// table), a `.full`-precision chain, a turned picture, RGB input, other output formats, sizes
-/// whose rows do not fit whole texels (width % 8, height % 4), and the matched chroma filter on
-/// colour output (its 7-tap filter would convert every pixel dozens of times).
+/// Anything else runs the nodes as usual: no colour filter at all, fan-out (two targets anywhere),
+/// a filter that is not a colour operation (blur, scale, crop, a custom shader), a piece that
+/// samples a texture (lookup table), a `.full`-precision chain, a turned picture, RGB input, other
+/// output formats, sizes whose rows do not fit whole texels (width % 8, height % 4).
 /// The plan is made again for every frame, so the graph can be rewired while frames flow.
 struct FusedConversionPlan {
     /// The colour operations, first to last.
@@ -46,8 +49,7 @@ struct FusedConversionPlan {
             switch next.target {
             case let sink as YUVDataOutput:
                 let monochrome = operations.last?.producesMonochrome ?? false
-                guard [.i420, .yv12].contains(sink.format), buffer.width % 8 == 0, buffer.height % 4 == 0,
-                      monochrome || sink.chromaDownsampling == .average,
+                guard !operations.isEmpty, [.i420, .yv12].contains(sink.format), buffer.width % 8 == 0, buffer.height % 4 == 0,
                       (try? operations.allSatisfy({ try $0.colorTextures(in: context).isEmpty })) == true
                 else { return nil }
                 self.operations = operations
@@ -88,51 +90,55 @@ struct FusedConversionPlan {
         }
     }
 
-    /// The shaders of the plan's passes for output `format`, siting and colour space: Y' rows, then
-    /// (colour output) the chroma rows.
-    func programs(for target: PixelBuffer) -> [(kind: RenderContext.PlaneKind, name: String, source: String)] {
-        let kinds: [RenderContext.PlaneKind] = monochrome ? [.luma] : [.luma, .wholeFrameChroma]
+    /// The plan's fused program for `target`: gray output → the Y' rows of the packed frame; colour
+    /// output → the converted, coloured RGBA picture for the ordinary pack.
+    func program(for target: PixelBuffer) -> (name: String, source: String) {
         let pieces = operations.map(\.colorPiece)
-        return kinds.map { kind in
-            var defines = [("PLANE_KIND", Int(kind.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
-                           ("CHROMA_SITING", RenderContext.sitingDefine(target.chromaLocation)),
-                           ("CHROMA_FILTER", output.chromaDownsampling.shaderDefine)]
-            if kind == .luma, let columns = sharedChromaColumns {
+        var defines: [(String, Int)] = []
+        if monochrome {
+            defines = [("PLANE_KIND", Int(RenderContext.PlaneKind.luma.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
+                       ("CHROMA_SITING", RenderContext.sitingDefine(target.chromaLocation)),
+                       ("CHROMA_FILTER", output.chromaDownsampling.shaderDefine)]
+            if let columns = sharedChromaColumns {
                 defines.append(("FUSED_CHROMA_COLUMNS", columns))
                 if readsLumaQuads { defines.append(("FUSED_LUMA_QUADS", 1)) }
             }
-            return (kind, FusedConversionShader.programName(for: pieces, defines: defines),
-                    FusedConversionShader.fragmentSource(for: pieces, defines: defines))
         }
+        return (FusedConversionShader.programName(for: pieces, defines: defines),
+                FusedConversionShader.fragmentSource(for: pieces, defines: defines))
     }
 
     private func pack(_ planes: [TextureFrame], of buffer: PixelBuffer, layout: PlaneTextureLayout,
                       as target: PixelBuffer, in context: isolated RenderContext) throws -> PackedPlanes {
         let (width, height) = (buffer.width, buffer.height)
         let conversion = YCbCrConversion.fromRGB(target.colorSpace)
-        let packed = try context.makeFrame(width: width / 4, height: height * 3 / 2, filtering: .nearest,
-                                           timestamp: buffer.timestamp, colorSpace: target.colorSpace)
-        if monochrome {  // gray: chroma is the constant offset
-            context.clearRows(height..<packed.height, of: packed, to: min(max(conversion.offset.y, 0), 1))
-        }
         var uniforms: [String: UniformValue] = [:]
         for (index, operation) in operations.enumerated() {
             let prefix = operation.colorPiece.prefix(at: index)
             for (name, value) in operation.colorUniforms { uniforms[prefix + name] = value }
         }
-        for (kind, name, source) in programs(for: target) {
-            let program = try context.program(named: name, fragment: source)
-            let rows = kind == .luma ? 0..<height : height..<packed.height
-            try context.draw(program, into: packed, inputs: planes, rows: rows) { program in
-                RenderContext.setPlaneUniforms(of: program, for: buffer, layout: layout)
-                program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
-                program.set(.vec2([Float(1 / Double(width)), Float(1 / Double(height))]), for: "inversePictureSize")
-                program.set(.int(target.format == .yv12 ? 1 : 0), for: "swapOutputChroma")
-                program.set(.mat3(conversion.matrix), for: "yuvMatrix")
-                program.set(.vec3(conversion.offset), for: "yuvOffset")
-                for (name, value) in uniforms { program.set(value, for: name) }
-            }
+        let (name, source) = program(for: target)
+        let program = try context.program(named: name, fragment: source)
+        let setUniforms = { (program: ShaderProgram) in
+            RenderContext.setPlaneUniforms(of: program, for: buffer, layout: layout)
+            program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
+            program.set(.vec2([Float(1 / Double(width)), Float(1 / Double(height))]), for: "inversePictureSize")
+            program.set(.int(target.format == .yv12 ? 1 : 0), for: "swapOutputChroma")
+            program.set(.mat3(conversion.matrix), for: "yuvMatrix")
+            program.set(.vec3(conversion.offset), for: "yuvOffset")
+            for (name, value) in uniforms { program.set(value, for: name) }
         }
+        guard monochrome else {  // colour: one pass to the coloured picture, then the ordinary pack
+            let picture = try context.makeFrame(width: width, height: height, timestamp: buffer.timestamp,
+                                                colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
+            try context.draw(program, into: picture, inputs: planes, setUniforms: setUniforms)
+            return try context.packPlanes(of: picture, as: target.format, colorSpace: target.colorSpace,
+                                          chromaLocation: target.chromaLocation, chromaDownsampling: output.chromaDownsampling)
+        }
+        let packed = try context.makeFrame(width: width / 4, height: height * 3 / 2, filtering: .nearest,
+                                           timestamp: buffer.timestamp, colorSpace: target.colorSpace)
+        context.clearRows(height..<packed.height, of: packed, to: min(max(conversion.offset.y, 0), 1))  // gray: constant chroma
+        try context.draw(program, into: packed, inputs: planes, rows: 0..<height, setUniforms: setUniforms)
         var result = PackedPlanes(textures: [packed], format: target.format, width: width, height: height,
                                   colorSpace: target.colorSpace, chromaLocation: target.chromaLocation)
         result.isWholeFrame = true

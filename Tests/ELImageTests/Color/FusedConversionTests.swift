@@ -78,7 +78,7 @@ struct FusedConversionTests {
             for grouped in [false, true] {
                 let separate = try await Self.run(frame, through: names, grouped: grouped, fusing: false, context: context)
                 let fused = try await Self.run(frame, through: names, grouped: grouped, fusing: true, context: context)
-                #expect(fused.draws == (monochrome ? 1 : 2), "one pass (Y' rows) plus one for colour chroma")
+                #expect(fused.draws == (monochrome ? 1 : 3), "gray: one pass (Y' rows); colour: one pass to RGBA + the pack's two")
                 #expect(separate.draws >= 2 + (grouped ? min(names.count, 1) : names.count))
                 let differences = zip(fused.buffer.data, separate.buffer.data).map { abs(Int($0) - Int($1)) }
                 let luma = frame.width * frame.height
@@ -95,26 +95,26 @@ struct FusedConversionTests {
         }
     }
 
-    @Test("Fan-out, a blur in the chain, or the matched chroma filter run the separate passes, byte for byte",
-          arguments: ["fan-out", "blur", "matched"])
+    @Test("Fan-out, a blur in the chain, or a full-precision chain run the separate passes, byte for byte",
+          arguments: ["fan-out", "blur", "full precision"])
     func fallback(shape: String) async throws {
         let context = try TestContexts.make()
         let frame = try #require(try Self.frames(.bt709).first)
         let names = shape == "blur" ? ["brightness", "blur", "grayscale"] : ["brightness", "contrast"]
-        if shape == "matched" {
+        if shape == "full precision" {
             var buffers: [PixelBuffer] = []
             var draws: [Int] = []
             for fusing in [false, true] {
                 let result = Locked<PixelBuffer?>(nil)
                 let input = RawDataInput(fusingPasses: fusing)
-                let output = try YUVDataOutput(format: .i420, chromaDownsampling: .matched) { buffer in result.withLock { $0 = buffer } }
-                input --> Brightness(0.08) --> output
+                let output = try YUVDataOutput(format: .i420) { buffer in result.withLock { $0 = buffer } }
+                input --> ColorChain([Brightness(0.08), Grayscale()], precision: .full) --> output
                 let before = await context.drawCallCount
                 try await input.process(frame, on: context)
                 draws.append(await context.drawCallCount - before)
                 buffers.append(try #require(result.withLock { $0 }))
             }
-            #expect(draws[0] == draws[1] && draws[0] >= 3)
+            #expect(draws[0] == draws[1] && draws[0] >= 2)
             #expect(buffers[0].data == buffers[1].data)
             return
         }
@@ -124,14 +124,14 @@ struct FusedConversionTests {
         #expect(fused.buffer.data == separate.buffer.data)
     }
 
-    @Test("The fused pass's shader is dumped (ELIMAGE_DUMP_SHADERS), named after its chain")
+    @Test("The fused pass's shader is dumped (ELIMAGE_DUMP_SHADERS' folder), named after its chain")
     func shaderDump() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
         let frame = try #require(try Self.frames(.bt709).first)
-        ShaderDump.folderOverride.withLock { $0 = folder.path("shaders") }
-        defer { ShaderDump.folderOverride.withLock { $0 = nil } }
+        let dump = folder.path("shaders")
+        try await context.perform { $0.shaderDumpFolder = dump }  // this context only, as ELIMAGE_DUMP_SHADERS would
         _ = try await Self.run(frame, through: ["brightness", "grayscale"], fusing: true, context: context)
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path("shaders"))
         let fused = try #require(names.first { $0.hasPrefix("yuv_fused[brightness,grayscale]") }, "\(names)")
