@@ -56,10 +56,7 @@ struct FloorComparison {
         let result = Box([UInt8](repeating: 0, count: floor.value.frameBytes))
         let counter = Box(0)
         let timing = try InterleavedTiming(frames: frames).measure(
-            framework: { context in
-                counter.value += 1
-                try input.process(sources[counter.value % sources.count], in: context)
-            },
+            framework: feeding(input, sources),
             bare: { _ in
                 counter.value += 1
                 sources[counter.value % sources.count].data.withUnsafeBytes { bytes in

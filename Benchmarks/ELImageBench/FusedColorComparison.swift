@@ -16,17 +16,8 @@ struct FusedColorComparison {
             let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in }
             input --> chain --> output
         }
-        let counter = Box(0)
-        let timing = try InterleavedTiming(frames: frames).measure(
-            framework: { context in
-                counter.value += 1
-                try fused.process(sources[counter.value % sources.count], in: context)
-            },
-            bare: { context in
-                counter.value += 1
-                try separate.process(sources[counter.value % sources.count], in: context)
-            },
-            on: context)
+        let timing = try InterleavedTiming(frames: frames).measure(framework: feeding(fused, sources),
+                                                                   bare: feeding(separate, sources), on: context)
         return [
             PipelineResult(name: "colour chain (3 filters) fused I420→I420", size: clip.sizeName, latency: timing.framework,
                            ratioToBare: timing.framework.p50 / timing.bare.p50, note: "ratio to the unfused framework"),
