@@ -11,6 +11,9 @@
 // (6 or 7 taps per direction instead of 2 or 3).
 // The plane and the subsampling are chosen at compile time (ShaderVariant), so no pixel pays for
 // the paths it does not take.
+// With FUSED_PACK 1 this file is the last part of a generated shader (FusedConversionShader): the
+// pixels come from `fusedRGB` (Y'CbCr planes converted and coloured in the same pass), not from
+// an RGBA picture.
 precision highp float;
 precision highp int;
 
@@ -29,24 +32,33 @@ precision highp int;
 #ifndef CHROMA_SITING
 #define CHROMA_SITING 0       // 0: co-sited left (MPEG-2); 1: centred (JPEG); 2: co-sited top left (DV PAL)
 #endif
+#ifndef FUSED_PACK
+#define FUSED_PACK 0
+#endif
 #ifndef BILINEAR_AVERAGE
 #define BILINEAR_AVERAGE 0    // 1: the average filter from bilinear reads (input linearly filtered, clamped)
 #endif
 
 out vec4 fragColor;
+#if FUSED_PACK == 0
 uniform sampler2D inputImageTexture;
+#endif
 uniform vec2 pictureSize;    // RGBA input size in pixels
-uniform int swapChroma;      // interleaved pairs as Cr Cb (NV21); PLANE_KIND 4: Cr plane first (YV12)
-uniform mat3 colorMatrix;    // R'G'B' -> samples
-uniform vec3 colorOffset;
+uniform int swapOutputChroma;  // interleaved pairs as Cr Cb (NV21); PLANE_KIND 4: Cr plane first (YV12)
+uniform mat3 yuvMatrix;      // R'G'B' -> samples
+uniform vec3 yuvOffset;
 uniform vec2 inversePictureSize;  // 1 / pictureSize, computed exactly on the CPU
 
 vec3 rgbAt(int x, int y) {
     ivec2 last = ivec2(pictureSize) - 1;
+#if FUSED_PACK == 1
+    return fusedRGB(clamp(ivec2(x, y), ivec2(0), last));
+#else
     // Snapped to exact 8-bit values: some drivers (llvmpipe) convert unorm8 to float up to 0.1
     // level off, and divide approximately (even by constants), so this multiplies by 1/255.
     return round(texelFetch(inputImageTexture, clamp(ivec2(x, y), ivec2(0), last), 0).rgb * 255.0)
         * 0.003921568627450980;
+#endif
 }
 
 // The chroma filter of each direction, written out tap by tap (no arrays, no loops), around the
@@ -139,15 +151,21 @@ vec3 chromaSample(ivec2 index) {
 #else
     vec3 rgb = 0.25 * (across(x, y - 1) + across(x, y + 1)) + 0.5 * across(x, y);
 #endif
-    return colorMatrix * rgb + colorOffset;
+    return yuvMatrix * rgb + yuvOffset;
 }
 
 void main() {
     ivec2 texel = ivec2(gl_FragCoord.xy);
     vec4 result;
-#if PLANE_KIND == 0
+#if PLANE_KIND == 0 && FUSED_PACK == 1 && defined(FUSED_CHROMA_COLUMNS)
+    vec4 colors[4];  // the four pixels converted together, sharing their chroma reads
+    pictureColorsInRow(ivec2(texel.x * 4, texel.y), colors);
     for (int k = 0; k < 4; k++) {
-        result[k] = (colorMatrix * rgbAt(texel.x * 4 + k, texel.y) + colorOffset).x;
+        result[k] = (yuvMatrix * fusedColor(colors[k]) + yuvOffset).x;
+    }
+#elif PLANE_KIND == 0
+    for (int k = 0; k < 4; k++) {
+        result[k] = (yuvMatrix * rgbAt(texel.x * 4 + k, texel.y) + yuvOffset).x;
     }
 #elif PLANE_KIND == 4
     // The target holds a whole 4:2:0 frame as bytes (Y' rows, then the first chroma plane, then
@@ -158,7 +176,7 @@ void main() {
     bool second = row >= planeRows;
     int chromaRow = 2 * (second ? row - planeRows : row) + (texel.x >= rowTexels ? 1 : 0);
     int column = 4 * (texel.x >= rowTexels ? texel.x - rowTexels : texel.x);
-    bool cr = second != (swapChroma == 1);
+    bool cr = second != (swapOutputChroma == 1);
     for (int k = 0; k < 4; k++) {
         vec3 yuv = chromaSample(ivec2(column + k, chromaRow));
         result[k] = cr ? yuv.z : yuv.y;
@@ -166,7 +184,7 @@ void main() {
 #elif PLANE_KIND == 3
     vec3 first = chromaSample(ivec2(texel.x * 2, texel.y));
     vec3 second = chromaSample(ivec2(texel.x * 2 + 1, texel.y));
-    result = swapChroma == 1 ? vec4(first.zy, second.zy) : vec4(first.yz, second.yz);
+    result = swapOutputChroma == 1 ? vec4(first.zy, second.zy) : vec4(first.yz, second.yz);
 #else
     for (int k = 0; k < 4; k++) {
         vec3 yuv = chromaSample(ivec2(texel.x * 4 + k, texel.y));

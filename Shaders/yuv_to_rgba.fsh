@@ -4,11 +4,18 @@
 // Samples are fetched exactly (texelFetch) and chroma is interpolated here in float: texture
 // filtering units round weights and results to 8 bits, and the matrix amplifies a chroma
 // rounding error almost twofold. The pass maps pixels 1:1 (turned, never scaled).
+// With FUSED_PACK 1 this file is the first part of a generated shader (FusedConversionShader):
+// `pictureColor` converts a pixel for the colour pieces and the pack that follow, and no main.
 precision highp float;
 precision highp int;
 
+#ifndef FUSED_PACK
+#define FUSED_PACK 0
+#endif
 in vec2 textureCoordinate;
+#if FUSED_PACK == 0
 out vec4 fragColor;
+#endif
 
 uniform sampler2D inputImageTexture;   // plane 0
 uniform sampler2D inputImageTexture2;  // plane 1 (Cb, or interleaved CbCr)
@@ -80,8 +87,8 @@ vec2 packedChroma(ivec2 pixel) {
     return mix(ca, cb, fract(position));
 }
 
-void main() {
-    vec2 position = textureCoordinate * lumaSize;  // in pixels, centre of a pixel at n + 0.5
+// The RGBA colour of the picture at `position` (in pixels, the centre of a pixel at n + 0.5).
+vec4 pictureColor(vec2 position) {
     ivec2 pixel = clamp(ivec2(floor(position)), ivec2(0), ivec2(lumaSize) - 1);
     vec3 samples;
     float alpha = 1.0;  // opaque but for RGBA and BGRA pictures, whose alpha is kept
@@ -110,5 +117,46 @@ void main() {
     samples = swapRedBlue == 1 ? texel.bgr : texel.rgb;
     alpha = texel.a;
 #endif
-    fragColor = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), alpha);
+    return vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), alpha);
 }
+
+#if FUSED_PACK == 1 && PLANE_LAYOUT == 1 && defined(FUSED_CHROMA_COLUMNS)
+// The colours of four pixels of a row from `first` on (the fused Y' pass): they interpolate between
+// the same few chroma columns (3 for chroma co-sited across, 4 centred), fetched once for the four
+// instead of four times each; the weights are those of `chromaFootprint`.
+void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
+    ChromaFootprint base = chromaFootprint(vec2(first) + 0.5);
+    int lastColumn = int(chromaSize.x) - 1;
+    mat4x2 top = mat4x2(0.0), bottom = mat4x2(0.0);
+    for (int c = 0; c < FUSED_CHROMA_COLUMNS; c++) {
+        ivec2 column = ivec2(min(base.first.x + c, lastColumn), base.first.y);
+        top[c] = round(texelFetch(inputImageTexture2, column, 0).rg * 255.0);
+        bottom[c] = round(texelFetch(inputImageTexture2, ivec2(column.x, base.last.y), 0).rg * 255.0);
+    }
+#ifdef FUSED_LUMA_QUADS
+    // The Y' plane uploaded as RGBA8, four samples per texel: one fetch for the four pixels.
+    vec4 lumas = round(texelFetch(inputImageTexture, ivec2(first.x / 4, first.y), 0) * 255.0) * inverse255;
+#endif
+    for (int k = 0; k < 4; k++) {
+        ivec2 pixel = first + ivec2(k, 0);
+        ChromaFootprint footprint = chromaFootprint(vec2(pixel) + 0.5);
+        vec4 columns = vec4(0.0, 1.0, 2.0, 3.0);
+        vec4 weights = (1.0 - footprint.weight.x) * vec4(equal(columns, vec4(float(footprint.first.x - base.first.x))))
+            + footprint.weight.x * vec4(equal(columns, vec4(float(footprint.last.x - base.first.x))));
+        vec2 pair = mix(top * weights, bottom * weights, footprint.weight.y) * inverse255;
+#ifdef FUSED_LUMA_QUADS
+        float luma = lumas[k];
+#else
+        float luma = fetch(inputImageTexture, pixel).r;
+#endif
+        vec3 samples = vec3(luma, swapChroma == 1 ? pair.yx : pair);
+        colors[k] = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), 1.0);
+    }
+}
+#endif
+
+#if FUSED_PACK == 0
+void main() {
+    fragColor = pictureColor(textureCoordinate * lumaSize);
+}
+#endif

@@ -25,10 +25,11 @@ struct BenchmarkCommand: ParsableCommand {
 
     /// What can be measured.
     enum Pipeline: String, ExpressibleByArgument, CaseIterable {
-        case conversion, grayscale, beauty, record, gstreamer, filters, detection
+        case conversion, grayscale, grayscaleFused = "grayscale-fused", colorFused = "color-fused", beauty, record, gstreamer,
+             filters, detection
     }
 
-    @Option(help: "Pipelines (repeatable): conversion, grayscale, beauty, record, gstreamer (default: these five), filters, detection.")
+    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, gstreamer (default: these six), color-fused, filters, detection.")
     var pipeline: [Pipeline] = []
 
     @Option(help: "Also write the results as JSON to this file.")
@@ -38,7 +39,7 @@ struct BenchmarkCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .beauty, .record, .gstreamer] : pipeline
+        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .gstreamer] : pipeline
         let frames = quick ? min(self.frames, 20) : self.frames
         let sizes = try (size.isEmpty ? (quick ? ["1280x720"] : ["1280x720", "1920x1080"]) : size).map(Self.parseSize)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-bench-\(UUID().uuidString)")
@@ -60,6 +61,9 @@ struct BenchmarkCommand: ParsableCommand {
             }
             for kind in FloorComparison.Pipeline.allCases where pipelines.contains(Pipeline(rawValue: kind.rawValue) ?? .filters) {
                 results += try FloorComparison(pipeline: kind, clip: clip, frames: frames).run(on: context)
+            }
+            if pipelines.contains(.colorFused) {
+                results += try FusedColorComparison(clip: clip, frames: frames).run(on: context)
             }
             if pipelines.contains(.record) {
                 results += try RecordBenchmark(clip: clip, frames: frames).run(on: context)

@@ -10,15 +10,18 @@ struct FloorComparison {
     enum Pipeline: String, CaseIterable {
         /// I420 → RGBA → I420.
         case conversion
-        /// I420 → RGBA → grayscale → I420.
+        /// I420 → RGBA → grayscale → I420, each node its own pass (fusion off).
         case grayscale
+        /// The same graph as the framework runs it by default: one fused pass (conversion, grayscale,
+        /// Y' pack; chroma cleared), against the unfused floor (conversion, grayscale and pack passes).
+        case fusedGrayscale = "grayscale-fused"
         /// I420 → RGBA → Beauty (default settings) → I420, against the floor with one 5x5 bilateral pass.
         case beauty
 
         var floorFilter: FloorPipeline.Filter {
             switch self {
             case .conversion: .none
-            case .grayscale: .grayscale
+            case .grayscale, .fusedGrayscale: .grayscale
             case .beauty: .bilateral5
             }
         }
@@ -26,7 +29,7 @@ struct FloorComparison {
         func makeFilter() -> (any ImageInput & ImageOutput)? {
             switch self {
             case .conversion: nil
-            case .grayscale: Grayscale()
+            case .grayscale, .fusedGrayscale: Grayscale()
             case .beauty: Beauty()
             }
         }
@@ -39,7 +42,7 @@ struct FloorComparison {
     func run(on context: RenderContext) throws -> [PipelineResult] {
         let (width, height) = (clip.width, clip.height)
         let sources = clip.frames
-        let input = RawDataInput()
+        let input = RawDataInput(fusingPasses: pipeline == .fusedGrayscale)
         let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in }
         if let filter = pipeline.makeFilter() {
             input --> filter --> output
@@ -53,10 +56,7 @@ struct FloorComparison {
         let result = Box([UInt8](repeating: 0, count: floor.value.frameBytes))
         let counter = Box(0)
         let timing = try InterleavedTiming(frames: frames).measure(
-            framework: { context in
-                counter.value += 1
-                try input.process(sources[counter.value % sources.count], in: context)
-            },
+            framework: feeding(input, sources),
             bare: { _ in
                 counter.value += 1
                 sources[counter.value % sources.count].data.withUnsafeBytes { bytes in
@@ -70,7 +70,7 @@ struct FloorComparison {
         return [
             PipelineResult(name: name, size: size, latency: timing.framework, ratioToBare: timing.framework.p50 / timing.bare.p50,
                            stages: stages.framework),
-            PipelineResult(name: "\(pipeline.rawValue), bare-GLES floor", size: size, latency: timing.bare, ratioToBare: nil,
+            PipelineResult(name: "\(pipeline.rawValue), bare-GLES floor" + (pipeline == .fusedGrayscale ? " (unfused)" : ""), size: size, latency: timing.bare, ratioToBare: nil,
                            stages: stages.floor),
         ]
     }
@@ -87,26 +87,24 @@ struct FloorComparison {
         let capture = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in }
         let filterInput = FrameFeeder()
         if let filter { filterInput --> filter --> capture }
+        let fusedInput = RawDataInput(fusingPasses: true)
+        if pipeline == .fusedGrayscale { fusedInput --> Grayscale() --> capture }
         let (width, height, filtered, hasFilterPass) = (clip.width, clip.height, filter != nil, pipeline != .conversion)
+        let fused = pipeline == .fusedGrayscale
         return try context.performAndWait { context in
             var framework: [String: [Double]] = [:], bare: [String: [Double]] = [:]
             var output = try PixelBuffer(format: .i420, width: width, height: height, colorSpace: .bt709)
             var result = [UInt8](repeating: 0, count: floor.value.frameBytes)
             for index in 0..<count {
                 let source = sources[index % sources.count]
-                var frame: TextureFrame?
-                framework["upload+convert", default: []].append(try milliseconds {
-                    frame = try context.makeFrame(from: source); glFinish()
-                })
-                guard let converted = frame else { continue }
-                if filtered {
-                    framework["filter+pack+readback", default: []].append(milliseconds {
-                        filterInput.feed(converted, in: context); glFinish()
+                if fused {
+                    framework["upload+fused pass+readback", default: []].append(try milliseconds {
+                        try fusedInput.process(source, in: context); glFinish()
                     })
+                } else {
+                    try timeSeparateStages(of: source, feeding: filtered ? filterInput : nil, into: &output,
+                                           stages: &framework, in: context)
                 }
-                framework["pack+readback", default: []].append(try milliseconds {
-                    try context.readPixels(of: converted, into: &output)
-                })
                 source.data.withUnsafeBytes { bytes in
                     bare["upload", default: []].append(milliseconds { floor.value.upload(bytes); glFinish() })
                 }
@@ -122,6 +120,25 @@ struct FloorComparison {
             return (framework.mapValues { LatencyStatistics(milliseconds: $0).p50 },
                     bare.mapValues { LatencyStatistics(milliseconds: $0).p50 })
         }
+    }
+
+    /// The framework's separate stages for one frame: upload + conversion, the filter with the sink's
+    /// packing and readback (when `filterInput` feeds a filter), packing + readback of the unfiltered frame.
+    private func timeSeparateStages(of source: PixelBuffer, feeding filterInput: FrameFeeder?, into output: inout PixelBuffer,
+                                    stages: inout [String: [Double]], in context: isolated RenderContext) throws {
+        var frame: TextureFrame?
+        stages["upload+convert", default: []].append(try milliseconds {
+            frame = try context.makeFrame(from: source); glFinish()
+        })
+        guard let converted = frame else { return }
+        if let filterInput {
+            stages["filter+pack+readback", default: []].append(milliseconds {
+                filterInput.feed(converted, in: context); glFinish()
+            })
+        }
+        stages["pack+readback", default: []].append(try milliseconds {
+            try context.readPixels(of: converted, into: &output)
+        })
     }
 }
 

@@ -32,3 +32,12 @@ final class Box<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
 }
+
+/// A timed step that sends `sources`' frames, one per call in turn, through `input`.
+func feeding(_ input: RawDataInput, _ sources: [PixelBuffer]) -> @Sendable (isolated RenderContext) throws -> Void {
+    let counter = Box(0)
+    return { context in
+        counter.value += 1
+        try input.process(sources[counter.value % sources.count], in: context)
+    }
+}

@@ -52,6 +52,10 @@ public actor RenderContext {
     /// Draw calls issued by ELImage's nodes on this context since it was made.
     public private(set) var drawCallCount = 0
 
+    /// Where this context writes the fragment shaders it compiles (`ShaderDump`): the folder named by
+    /// `ELIMAGE_DUMP_SHADERS` unless set otherwise (tests dump one context's shaders).
+    package var shaderDumpFolder: String? = ShaderDump.folder
+
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
 
     /// Opens an EGL display and creates the context on a new render thread.
@@ -288,7 +292,7 @@ public actor RenderContext {
         if let program = resources.programs[name] { return program }
         let program = try ShaderProgram(name: name, vertexSource: vertex ?? EmbeddedShaders.fullscreenVsh,
                                         fragmentSource: fragment)
-        try ShaderDump.write(program: name, fragment: fragment)
+        try ShaderDump.write(program: name, fragment: fragment, into: shaderDumpFolder)
         resources.programs[name] = program
         return program
     }

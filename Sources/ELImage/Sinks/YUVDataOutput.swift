@@ -10,7 +10,7 @@ public final class YUVDataOutput: ImageInput {
     public let format: PixelFormat
     private let colorSpace: ColorSpace?
     private let chromaLocation: ChromaLocation?
-    private let chromaDownsampling: ChromaDownsampling
+    let chromaDownsampling: ChromaDownsampling
     private let handler: @Sendable (PixelBuffer) -> Void
     private let reusable = Locked<PixelBuffer?>(nil)
 
@@ -33,18 +33,34 @@ public final class YUVDataOutput: ImageInput {
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        let wanted = colorSpace ?? frame.colorSpace
+        try produce(width: frame.width, height: frame.height, colorSpace: frame.colorSpace,
+                    chromaLocation: frame.chromaLocation) { buffer in
+            try context.readPixels(of: frame, into: &buffer, chromaDownsampling: chromaDownsampling)
+        }
+    }
+
+    /// The colour space written for a picture in `source`.
+    func outputColorSpace(forSource source: ColorSpace) -> ColorSpace { colorSpace ?? source }
+
+    /// The chroma siting written for a picture sited at `source`.
+    func outputChromaLocation(forSource source: ChromaLocation) -> ChromaLocation { chromaLocation ?? source }
+
+    /// Hands the handler a buffer of `format` filled by `fill` (given it sized and tagged with the
+    /// output colour space and siting for a picture of `colorSpace` sited at `chromaLocation`): a
+    /// frame read back, or a `FusedConversionPlan`'s pass.
+    func produce(width: Int, height: Int, colorSpace source: ColorSpace, chromaLocation sourceSiting: ChromaLocation,
+                 fill: (inout PixelBuffer) throws -> Void) throws {
         var buffer = reusable.withLock { stored in
             defer { stored = nil }
             return stored
         }
-        if buffer == nil || buffer?.width != frame.width || buffer?.height != frame.height {
-            buffer = try PixelBuffer(format: format, width: frame.width, height: frame.height)
+        if buffer == nil || buffer?.width != width || buffer?.height != height {
+            buffer = try PixelBuffer(format: format, width: width, height: height)
         }
         guard var buffer else { return }
-        buffer.colorSpace = wanted
-        buffer.chromaLocation = chromaLocation ?? frame.chromaLocation
-        try context.readPixels(of: frame, into: &buffer, chromaDownsampling: chromaDownsampling)
+        buffer.colorSpace = outputColorSpace(forSource: source)
+        buffer.chromaLocation = outputChromaLocation(forSource: sourceSiting)
+        try fill(&buffer)
         handler(buffer)
         reusable.withLock { $0 = buffer }
     }

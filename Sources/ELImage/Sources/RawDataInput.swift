@@ -8,8 +8,15 @@
 /// ```
 public final class RawDataInput: ImageOutput {
     public let outputs = OutputTargets()
+    /// Whether Y'CbCr buffers may run through the graph as one fused pass (`FusedConversionPlan`)
+    /// where its shape allows; false always runs every node.
+    public let fusesPasses: Bool
 
-    public init() {}
+    /// - Parameter fusingPasses: let a straight line of colour filters into a Y'CbCr sink run as one
+    ///   pass (default); false runs every node as its own pass (for comparisons).
+    public init(fusingPasses: Bool = true) {
+        fusesPasses = fusingPasses
+    }
 
     /// Uploads one image and sends it through the graph; returns once every target has taken it.
     ///
@@ -47,8 +54,16 @@ public final class RawDataInput: ImageOutput {
 
     /// Uploads a CPU image in any `PixelFormat` (Y'CbCr planes converted with its colour space),
     /// turned by `orientation`, and sends it through the graph as an RGBA frame.
+    ///
+    /// When the graph is a straight line of colour filters into a Y'CbCr `YUVDataOutput`, the
+    /// conversion, the filters and the sink's packing run as one pass instead
+    /// (`FusedConversionPlan`); the sink gets what the separate passes would give it.
     public func process(_ buffer: PixelBuffer, orientation: Orientation = .up, in context: isolated RenderContext) throws {
-        deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
+        if fusesPasses, let plan = FusedConversionPlan(targets: outputs, buffer: buffer, orientation: orientation, in: context) {
+            try plan.run(buffer, in: context)
+        } else {
+            deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
+        }
     }
 
     /// Hops to `context`'s render thread, uploads `buffer` and sends it through the graph.

@@ -7,18 +7,38 @@ extension RenderContext {
     /// siting.
     public func makeFrame(from buffer: PixelBuffer, orientation: Orientation = .up) throws -> TextureFrame {
         let layout = PlaneTextureLayout(buffer.format)
+        let planes = try uploadPlanes(of: buffer, layout: layout)
+        let size = orientation.outputSize(width: buffer.width, height: buffer.height)
+        let output = try makeFrame(width: size.width, height: size.height, timestamp: buffer.timestamp,
+                                   colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
+        let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
+                                    defines: [("PLANE_LAYOUT", Int(layout.shaderLayout))])
+        let program = try self.program(named: variant.name, vertex: EmbeddedShaders.orientedVsh,
+                                       fragment: variant.source)
+        try draw(program, into: output, inputs: planes) { program in
+            program.set(.mat3(orientation.textureTransform), for: "textureTransform")
+            Self.setPlaneUniforms(of: program, for: buffer, layout: layout)
+        }
+        return output
+    }
+
+    /// Uploads `buffer`'s planes into pooled textures, as yuv_to_rgba.fsh reads them with `layout`
+    /// (two planar chroma planes interleaved into one RG8 texture). `lumaQuads`: the Y' plane as
+    /// RGBA8 texels of four samples (width / 4 texels; the fused Y' pass, `FUSED_LUMA_QUADS`).
+    func uploadPlanes(of buffer: PixelBuffer, layout: PlaneTextureLayout, lumaQuads: Bool = false) throws -> [TextureFrame] {
         let limit = info.maximumTextureSize
         var planes: [TextureFrame] = []
         for index in 0..<(layout.interleavesChroma ? 2 : buffer.format.planeCount) {
             let shape = buffer.shape(ofPlane: index)
-            let (width, format) = index == 1 && layout.interleavesChroma ? (shape.width, .rg8) : layout.texture(for: shape)
+            let (width, format) = index == 1 && layout.interleavesChroma ? (shape.width, .rg8)
+                : index == 0 && lumaQuads ? (shape.width / 4, .rgba8) : layout.texture(for: shape)
             guard width <= limit, shape.height <= limit else {
                 throw ELImageError.invalidInput(
                     what: "a \(buffer.width)x\(buffer.height) \(buffer.format) image needs a \(width)x\(shape.height) texture, over this GPU's \(limit)",
                     hint: "scale the image down before uploading it")
             }
             let texture = try makeFrame(width: width, height: shape.height, format: format,
-                                        filtering: layout.usesTexelFetch ? .nearest : .linear,
+                                        filtering: layout.usesTexelFetch || (index == 0 && lumaQuads) ? .nearest : .linear,
                                         timestamp: buffer.timestamp)
             if index == 1 && layout.interleavesChroma {
                 try uploadInterleavedChroma(of: buffer, into: texture)
@@ -27,29 +47,24 @@ extension RenderContext {
             }
             planes.append(texture)
         }
-        let size = orientation.outputSize(width: buffer.width, height: buffer.height)
-        let output = try makeFrame(width: size.width, height: size.height, timestamp: buffer.timestamp,
-                                   colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
-        let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
-                                    defines: [("PLANE_LAYOUT", Int(layout.shaderLayout))])
-        let program = try self.program(named: variant.name, vertex: EmbeddedShaders.orientedVsh,
-                                       fragment: variant.source)
+        return planes
+    }
+
+    /// Sets yuv_to_rgba.fsh's uniforms that describe `buffer`'s planes and colour space (all but
+    /// the orientation's `textureTransform`).
+    static func setPlaneUniforms(of program: ShaderProgram, for buffer: PixelBuffer, layout: PlaneTextureLayout) {
         let conversion = buffer.format.isYUV ? YCbCrConversion.toRGB(buffer.colorSpace) : .identity
         let chroma = buffer.format.planeCount > 1 ? buffer.shape(ofPlane: 1) : buffer.shape(ofPlane: 0)
         let divisor = layout.chromaDivisor
-        try draw(program, into: output, inputs: planes) { program in
-            program.set(.mat3(orientation.textureTransform), for: "textureTransform")
-            program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "lumaSize")
-            program.set(.vec2([Float(chroma.width), Float(chroma.height)]), for: "chromaSize")
-            program.set(.vec2(1 / divisor), for: "chromaScale")
-            program.set(.vec2(Self.chromaSiting(buffer.chromaLocation, divisor: divisor)), for: "chromaSiting")
-            program.set(.int(layout.swapsChroma ? 1 : 0), for: "swapChroma")
-            program.set(.int(buffer.format == .uyvy ? 1 : 0), for: "uyvyOrder")
-            program.set(.int(buffer.format == .bgra ? 1 : 0), for: "swapRedBlue")
-            program.set(.mat3(conversion.matrix), for: "colorMatrix")
-            program.set(.vec3(conversion.offset), for: "colorOffset")
-        }
-        return output
+        program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "lumaSize")
+        program.set(.vec2([Float(chroma.width), Float(chroma.height)]), for: "chromaSize")
+        program.set(.vec2(1 / divisor), for: "chromaScale")
+        program.set(.vec2(chromaSiting(buffer.chromaLocation, divisor: divisor)), for: "chromaSiting")
+        program.set(.int(layout.swapsChroma ? 1 : 0), for: "swapChroma")
+        program.set(.int(buffer.format == .uyvy ? 1 : 0), for: "uyvyOrder")
+        program.set(.int(buffer.format == .bgra ? 1 : 0), for: "swapRedBlue")
+        program.set(.mat3(conversion.matrix), for: "colorMatrix")
+        program.set(.vec3(conversion.offset), for: "colorOffset")
     }
 
     /// Offset of the chroma sample from the centre of its block, in chroma samples.

@@ -152,9 +152,9 @@ extension RenderContext {
         let setUniforms = { (program: ShaderProgram) in
             program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
             program.set(.vec2([Float(1 / Double(frame.width)), Float(1 / Double(frame.height))]), for: "inversePictureSize")
-            program.set(.int(format == .nv21 || format == .yv12 ? 1 : 0), for: "swapChroma")
-            program.set(.mat3(conversion.matrix), for: "colorMatrix")
-            program.set(.vec3(conversion.offset), for: "colorOffset")
+            program.set(.int(format == .nv21 || format == .yv12 ? 1 : 0), for: "swapOutputChroma")
+            program.set(.mat3(conversion.matrix), for: "yuvMatrix")
+            program.set(.vec3(conversion.offset), for: "yuvOffset")
         }
         // I420 and YV12 whose rows fit whole texels: the whole frame in one target, one readback.
         if [.i420, .yv12].contains(format), frame.width % 8 == 0, frame.height % 4 == 0 {
@@ -207,7 +207,7 @@ extension RenderContext {
     }
 
     /// Fills texel rows `rows` of `target` with the byte value nearest `value` * 255.
-    private func clearRows(_ rows: Range<Int>, of target: TextureFrame, to value: Float) {
+    func clearRows(_ rows: Range<Int>, of target: TextureFrame, to value: Float) {
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
         glEnable(GLenum(GL_SCISSOR_TEST))
         glScissor(0, GLint(rows.lowerBound), GLsizei(target.width), GLsizei(rows.count))

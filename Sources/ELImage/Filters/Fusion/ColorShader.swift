@@ -28,11 +28,7 @@ enum ColorShader {
             "out vec4 fragColor;",
             "",
         ]
-        for (index, piece) in pieces.enumerated() {
-            lines.append("// \(index): \(piece.name)")
-            lines.append(piece.instantiated(at: index))
-            lines.append("")
-        }
+        lines += declarations(of: pieces)
         lines.append("void main() {")
         // The output has the input's size: each pixel reads its own texel, exactly (texelFetch
         // costs a fraction of a filtered read on software renderers).
@@ -40,14 +36,24 @@ enum ColorShader {
         // Frames are 8-bit: snapping to the nearest level undoes read imprecision (llvmpipe's
         // unorm8 reads are up to ~0.14 level off), so every pass starts from the exact stored value.
         lines.append("    color = floor(color * 255.0 + 0.5) / 255.0;")
-        for (index, piece) in pieces.enumerated() {
-            lines.append("    color = clamp(\(piece.prefix(at: index))apply(color), 0.0, 1.0);")
-            if precision == .matchingSeparatePasses && index < pieces.count - 1 {
-                lines.append("    color = roundEven(color * 255.0) / 255.0;  // as an 8-bit frame between passes (ties to even)")
-            }
-        }
+        lines += applications(of: pieces, precision: precision)
         lines.append("    fragColor = color;")
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Each piece's source with its prefix, in order.
+    static func declarations(of pieces: [ColorPiece]) -> [String] {
+        pieces.enumerated().flatMap { index, piece in ["// \(index): \(piece.name)", piece.instantiated(at: index), ""] }
+    }
+
+    /// The lines of `main` that apply the pieces to `color` in order, clamped after each (and rounded
+    /// to 8 bits between pieces when matching separate passes).
+    static func applications(of pieces: [ColorPiece], precision: ColorChain.Precision) -> [String] {
+        pieces.enumerated().flatMap { index, piece in
+            ["    color = clamp(\(piece.prefix(at: index))apply(color), 0.0, 1.0);"]
+                + (precision == .matchingSeparatePasses && index < pieces.count - 1
+                    ? ["    color = roundEven(color * 255.0) / 255.0;  // as an 8-bit frame between passes (ties to even)"] : [])
+        }
     }
 }

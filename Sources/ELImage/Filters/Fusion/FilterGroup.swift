@@ -79,6 +79,28 @@ public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter {
         if index == 0 { entry.endOfStream(at: 0, in: context) }
     }
 
+    /// The colour operations the group runs, in order, when it is nothing but a straight line of
+    /// colour nodes (operations and `ColorChain`s rounding between pieces) from its entry to its
+    /// exit; nil otherwise. `FusedConversionPlan` folds such a group into its one pass.
+    var fusableOperations: [any ColorOperation]? {
+        var operations: [any ColorOperation] = []
+        var node: any ImageInput = entry
+        for _ in 0..<stages.count + filters.count + 1 where !(node is Relay) {
+            switch node {
+            case let chain as ColorChain where chain.precision == .matchingSeparatePasses:
+                operations += chain.operations
+            case let operation as any ColorOperation:
+                operations.append(operation)
+            default:
+                return nil
+            }
+            guard let output = node as? any ImageOutput, output.targets.count == 1,
+                  let next = output.targets.first, next.index == 0 else { return nil }
+            node = next.target
+        }
+        return node is Relay ? operations : nil
+    }
+
     /// Receives the exit's frames and sends them to the group's targets.
     private final class Relay: ImageInput {
         let inputSlots = InputSlots(count: 1)

@@ -1,0 +1,141 @@
+import ELImage
+import ELImageMedia
+import Foundation
+import Testing
+
+/// Pass fusion across the graph (`FusedConversionPlan`): a Y'CbCr source → colour filters →
+/// `YUVDataOutput` runs as one pass and writes what the separate passes write; other graph shapes
+/// run the separate passes.
+@Suite("Fused conversion across the graph", .closesContexts)
+struct FusedConversionTests {
+    /// Two frames of Big Buck Bunny (Examples/Media) at 192x108, I420, tagged `colorSpace`.
+    static func frames(_ colorSpace: ColorSpace) throws -> [PixelBuffer] {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = folder.path("bunny.y4m")
+        try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-ss", "2", "-i", Repository.path("Examples/Media/bigbuckbunny.mp4"),
+                               "-frames:v", "2", "-an", "-vf", "scale=192:108", "-pix_fmt", "yuv420p", clip])
+        return try Y4MReader.readAll(path: clip).map { frame in
+            var frame = frame
+            frame.colorSpace = colorSpace
+            return frame
+        }
+    }
+
+    /// Fresh filter nodes by name.
+    static func filters(_ names: [String]) -> [any ImageOutput & ImageInput] {
+        names.map { name -> any ImageOutput & ImageInput in
+            switch name {
+            case "grayscale": Grayscale()
+            case "brightness": Brightness(0.08)
+            case "contrast": Contrast(1.3)
+            case "saturation": Saturation(1.4)
+            default: GaussianBlur(sigma: 1.5)
+            }
+        }
+    }
+
+    /// `frame` through `nodes` (wired one after the other, or as one `FilterGroup`) into an I420
+    /// `YUVDataOutput`; the buffer written and the draws it took. `observe` adds a second target
+    /// after the last node (fan-out).
+    static func run(_ frame: PixelBuffer, through names: [String], grouped: Bool = false, fusing: Bool,
+                    observe: Bool = false, context: RenderContext) async throws -> (buffer: PixelBuffer, draws: Int) {
+        let result = Locked<PixelBuffer?>(nil)
+        let input = RawDataInput(fusingPasses: fusing)
+        let output = try YUVDataOutput(format: .i420) { buffer in result.withLock { $0 = buffer } }
+        var last: any ImageOutput = input
+        let nodes = filters(names)
+        if grouped, !nodes.isEmpty {
+            let group = try FilterGroup(nodes)
+            input.addTarget(group)
+            last = group
+        } else {
+            for node in nodes {
+                last.addTarget(node)
+                last = node
+            }
+        }
+        last.addTarget(output)
+        if observe { last.addTarget(FrameCounter()) }
+        let before = await context.drawCallCount
+        try await input.process(frame, on: context)
+        let draws = await context.drawCallCount - before
+        return (try #require(result.withLock { $0 }), draws)
+    }
+
+    static let colorSpaces: [ColorSpace] = [.bt601, ColorSpace(matrix: .bt601, range: .full),
+                                            .bt709, ColorSpace(matrix: .bt709, range: .full)]
+    static let chains: [[String]] = [[], ["grayscale"], ["brightness", "grayscale"], ["brightness"],
+                                     ["brightness", "contrast", "saturation"]]
+
+    @Test("Fused equals the separate passes within one level (601/709 x full/limited, 0-3 filters, gray or colour)",
+          arguments: colorSpaces.indices, chains.indices)
+    func fusedMatchesSeparate(space: Int, chain: Int) async throws {
+        let context = try TestContexts.make()
+        let names = Self.chains[chain]
+        let monochrome = names.last == "grayscale"
+        for (number, frame) in try Self.frames(Self.colorSpaces[space]).enumerated() {
+            for grouped in [false, true] {
+                let separate = try await Self.run(frame, through: names, grouped: grouped, fusing: false, context: context)
+                let fused = try await Self.run(frame, through: names, grouped: grouped, fusing: true, context: context)
+                #expect(fused.draws == (monochrome ? 1 : 3), "gray: one pass (Y' rows); colour: one pass to RGBA + the pack's two")
+                #expect(separate.draws >= 2 + (grouped ? min(names.count, 1) : names.count))
+                let differences = zip(fused.buffer.data, separate.buffer.data).map { abs(Int($0) - Int($1)) }
+                let luma = frame.width * frame.height
+                let worst = differences.max() ?? 0
+                let lumaChanged = differences[..<luma].filter { $0 > 0 }.count
+                #expect(worst <= 1, "frame \(number), \(names), grouped \(grouped): largest difference \(worst)")
+                // Where the separate passes store 8-bit frames, the GL's rounding and the fused pass's
+                // differ on exact halves (measured: 1-2 % of Y' samples, by one level).
+                #expect(lumaChanged * 100 <= 3 * luma, "frame \(number), \(names): \(lumaChanged) of \(luma) Y' samples differ by one")
+                #expect(fused.buffer.colorSpace == separate.buffer.colorSpace)
+                #expect(fused.buffer.timestamp == frame.timestamp)
+                if monochrome { #expect(fused.buffer.data[luma...].allSatisfy { $0 == 128 }) }
+            }
+        }
+    }
+
+    @Test("Fan-out, a blur in the chain, or a full-precision chain run the separate passes, byte for byte",
+          arguments: ["fan-out", "blur", "full precision"])
+    func fallback(shape: String) async throws {
+        let context = try TestContexts.make()
+        let frame = try #require(try Self.frames(.bt709).first)
+        let names = shape == "blur" ? ["brightness", "blur", "grayscale"] : ["brightness", "contrast"]
+        if shape == "full precision" {
+            var buffers: [PixelBuffer] = []
+            var draws: [Int] = []
+            for fusing in [false, true] {
+                let result = Locked<PixelBuffer?>(nil)
+                let input = RawDataInput(fusingPasses: fusing)
+                let output = try YUVDataOutput(format: .i420) { buffer in result.withLock { $0 = buffer } }
+                input --> ColorChain([Brightness(0.08), Grayscale()], precision: .full) --> output
+                let before = await context.drawCallCount
+                try await input.process(frame, on: context)
+                draws.append(await context.drawCallCount - before)
+                buffers.append(try #require(result.withLock { $0 }))
+            }
+            #expect(draws[0] == draws[1] && draws[0] >= 2)
+            #expect(buffers[0].data == buffers[1].data)
+            return
+        }
+        let separate = try await Self.run(frame, through: names, fusing: false, observe: shape == "fan-out", context: context)
+        let fused = try await Self.run(frame, through: names, fusing: true, observe: shape == "fan-out", context: context)
+        #expect(fused.draws == separate.draws && fused.draws >= 4, "\(fused.draws) vs \(separate.draws)")
+        #expect(fused.buffer.data == separate.buffer.data)
+    }
+
+    @Test("The fused pass's shader is dumped (ELIMAGE_DUMP_SHADERS' folder), named after its chain")
+    func shaderDump() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let context = try TestContexts.make()
+        let frame = try #require(try Self.frames(.bt709).first)
+        let dump = folder.path("shaders")
+        try await context.perform { $0.shaderDumpFolder = dump }  // this context only, as ELIMAGE_DUMP_SHADERS would
+        _ = try await Self.run(frame, through: ["brightness", "grayscale"], fusing: true, context: context)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path("shaders"))
+        let fused = try #require(names.first { $0.hasPrefix("yuv_fused[brightness,grayscale]") }, "\(names)")
+        let source = try String(contentsOfFile: folder.path("shaders/" + fused), encoding: .utf8)
+        #expect(source.contains("Y'CbCr planes -> brightness -> grayscale -> Y'CbCr"), "\(source.prefix(300))")
+    }
+}
