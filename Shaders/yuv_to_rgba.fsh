@@ -137,13 +137,25 @@ void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
     // The Y' plane uploaded as RGBA8, four samples per texel: one fetch for the four pixels.
     vec4 lumas = round(texelFetch(inputImageTexture, ivec2(first.x / 4, first.y), 0) * 255.0) * inverse255;
 #endif
+#if FUSED_CHROMA_COLUMNS == 3
+    // Horizontally co-sited chroma: pixels 0 and 2 of the texel sit on columns 0 and 1, pixels 1
+    // and 3 halfway to the next column; every pixel of the row has the row's vertical weight.
+    vec2 column0 = mix(top[0], bottom[0], base.weight.y);
+    vec2 column1 = mix(top[1], bottom[1], base.weight.y);
+    vec2 column2 = mix(top[2], bottom[2], base.weight.y);
+    vec2 pairs[4] = vec2[4](column0, (column0 + column1) * 0.5, column1, (column1 + column2) * 0.5);
+#endif
     for (int k = 0; k < 4; k++) {
         ivec2 pixel = first + ivec2(k, 0);
+#if FUSED_CHROMA_COLUMNS == 3
+        vec2 pair = pairs[k] * inverse255;
+#else
         ChromaFootprint footprint = chromaFootprint(vec2(pixel) + 0.5);
         vec4 columns = vec4(0.0, 1.0, 2.0, 3.0);
         vec4 weights = (1.0 - footprint.weight.x) * vec4(equal(columns, vec4(float(footprint.first.x - base.first.x))))
             + footprint.weight.x * vec4(equal(columns, vec4(float(footprint.last.x - base.first.x))));
         vec2 pair = mix(top * weights, bottom * weights, footprint.weight.y) * inverse255;
+#endif
 #ifdef FUSED_LUMA_QUADS
         float luma = lumas[k];
 #else
