@@ -23,6 +23,8 @@ public final class SourceRunner: Sendable {
     private struct Run {
         let queue: SourceQueue
         weak var node: (any ImageOutput & ClosableNode)?
+        /// The node's name for error reports (`Camera#1a2b`), kept when the node itself is gone.
+        let nodeName: String
         let context: RenderContext
         let pacing: SourcePacing
         let frameInterval: Duration
@@ -39,6 +41,7 @@ public final class SourceRunner: Sendable {
         var statistics = SourceStatistics()
         /// A camera's node and context, for the delivery thread started at its first picture.
         weak var offeringNode: (any ImageOutput & ClosableNode)?
+        var offeringNodeName: String?
         var offeringContext: RenderContext?
     }
 
@@ -76,7 +79,8 @@ public final class SourceRunner: Sendable {
                 throw ELImageError.invalidState(node: String(describing: type(of: node)),
                                                 reason: "run(on:) was called while a run is going on; wait for it to end, or cancel() it first")
             }
-            state.run = Run(queue: queue, node: node, context: context, pacing: pacing, frameInterval: frameInterval)
+            state.run = Run(queue: queue, node: node, nodeName: NodeFailure.name(of: node), context: context,
+                            pacing: pacing, frameInterval: frameInterval)
             state.statistics = SourceStatistics()
         }
         if context.isClosed { queue.cancel() }
@@ -170,6 +174,7 @@ public final class SourceRunner: Sendable {
     package func attach(_ node: some ImageOutput & ClosableNode, context: RenderContext) {
         state.withLock { state in
             state.offeringNode = node
+            state.offeringNodeName = NodeFailure.name(of: node)
             state.offeringContext = context
         }
     }
@@ -218,7 +223,8 @@ public final class SourceRunner: Sendable {
             guard let context = state.offeringContext else { return (nil, nil) }
             let queue = SourceQueue(policy: policy)
             let thread = deliveryThread(for: queue, group: context.threads)
-            state.run = Run(queue: queue, node: state.offeringNode, context: context, pacing: .asFastAsPossible,
+            state.run = Run(queue: queue, node: state.offeringNode, nodeName: state.offeringNodeName ?? name,
+                            context: context, pacing: .asFastAsPossible,
                             frameInterval: .zero, offered: true, delivery: thread)
             return (queue, thread)
         }
@@ -227,7 +233,8 @@ public final class SourceRunner: Sendable {
                 try thread.start()
             } catch {
                 queue?.cancel()
-                state.withLock { $0.offeringContext }?.report(error, from: self)
+                let (context, nodeName) = state.withLock { ($0.offeringContext, $0.offeringNodeName ?? name) }
+                context?.report(error, fromNodeNamed: nodeName)
             }
         }
         return queue
@@ -271,16 +278,16 @@ public final class SourceRunner: Sendable {
                 } catch {
                     count { $0.dropped += 1 }
                     if policy == .newestWins {
-                        context.report(error, from: node)  // a live source goes on with the next picture
+                        context.report(error, fromNodeNamed: run.nodeName)  // a live source goes on with the next picture
                     } else {
                         fail(error, queue)
                     }
                 }
             case .damage(let error):
                 count { $0.damaged += 1 }
-                context.report(error, from: node ?? self)
+                context.report(error, fromNodeNamed: run.nodeName)
             case .report(let error):
-                context.report(error, from: node ?? self)
+                context.report(error, fromNodeNamed: run.nodeName)
             case .failure(let error):
                 fail(error, queue)
             case .endOfStream:
