@@ -287,9 +287,12 @@ public actor RenderContext {
     // MARK: Programs and drawing (used by nodes)
 
     /// The program called `name`, compiled and linked on first use, then cached for this context.
-    /// `vertex` defaults to the full-frame triangle that sets `textureCoordinate`.
-    public func program(named name: String, vertex: String? = nil, fragment: String) throws -> ShaderProgram {
+    /// `vertex` defaults to the full-frame triangle that sets `textureCoordinate`. `fragment` is
+    /// evaluated only on first use: a generated source costs nothing on the frames after.
+    public func program(named name: String, vertex: String? = nil,
+                        fragment makeFragment: @autoclosure () -> String) throws -> ShaderProgram {
         if let program = resources.programs[name] { return program }
+        let fragment = makeFragment()
         let program = try ShaderProgram(name: name, vertexSource: vertex ?? EmbeddedShaders.fullscreenVsh,
                                         fragmentSource: fragment)
         try ShaderDump.write(program: name, fragment: fragment, into: shaderDumpFolder)

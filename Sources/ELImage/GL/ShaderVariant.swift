@@ -7,19 +7,27 @@
 public struct ShaderVariant: Sendable, Hashable {
     /// The cache key, e.g. "yuv_to_rgba[PLANE_LAYOUT=1]".
     public let name: String
-    public let source: String
+    private let baseSource: String
+    private let defines: [(String, Int)]
 
-    /// `source` with `defines` inserted after its `#version` line. A `#line` directive keeps
-    /// compile errors pointing at the file's own line numbers.
+    /// A variant of `source` with `defines`. Cheap: the specialised text is made only when
+    /// `source` is read, which `RenderContext.program(named:vertex:fragment:)` does once per
+    /// context, on a cache miss.
     public init(_ baseName: String, source: String, defines: [(String, Int)]) {
-        let key = defines.map { "\($0.0)=\($0.1)" }.joined(separator: ",")
-        name = "\(baseName)[\(key)]"
-        var lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        name = "\(baseName)[\(defines.map { "\($0.0)=\($0.1)" }.joined(separator: ","))]"
+        baseSource = source
+        self.defines = defines
+    }
+
+    /// The source with the `#define`s inserted after its `#version` line. A `#line` directive
+    /// keeps compile errors pointing at the file's own line numbers.
+    public var source: String {
+        var lines = baseSource.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let versionIndex = lines.firstIndex { $0.hasPrefix("#version") }
         let insertAt = versionIndex.map { $0 + 1 } ?? 0
         let block = defines.map { "#define \($0.0) \($0.1)" } + ["#line \(insertAt + 1)"]
         lines.insert(contentsOf: block, at: insertAt)
-        self.source = lines.joined(separator: "\n")
+        return lines.joined(separator: "\n")
     }
 
     public static func == (lhs: ShaderVariant, rhs: ShaderVariant) -> Bool { lhs.name == rhs.name }

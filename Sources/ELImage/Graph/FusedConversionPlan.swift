@@ -91,8 +91,9 @@ struct FusedConversionPlan {
     }
 
     /// The plan's fused program for `target`: gray output → the Y' rows of the packed frame; colour
-    /// output → the converted, coloured RGBA picture for the ordinary pack.
-    func program(for target: PixelBuffer) -> (name: String, source: String) {
+    /// output → the converted, coloured RGBA picture for the ordinary pack. Its source is generated
+    /// only the first time the context meets its name.
+    func program(for target: PixelBuffer, in context: isolated RenderContext) throws -> ShaderProgram {
         let pieces = operations.map(\.colorPiece)
         var defines: [(String, Int)] = []
         if monochrome {
@@ -104,8 +105,8 @@ struct FusedConversionPlan {
                 if readsLumaQuads { defines.append(("FUSED_LUMA_QUADS", 1)) }
             }
         }
-        return (FusedConversionShader.programName(for: pieces, defines: defines),
-                FusedConversionShader.fragmentSource(for: pieces, defines: defines))
+        return try context.program(named: FusedConversionShader.programName(for: pieces, defines: defines),
+                                   fragment: FusedConversionShader.fragmentSource(for: pieces, defines: defines))
     }
 
     private func pack(_ planes: [TextureFrame], of buffer: PixelBuffer, layout: PlaneTextureLayout,
@@ -117,8 +118,7 @@ struct FusedConversionPlan {
             let prefix = operation.colorPiece.prefix(at: index)
             for (name, value) in operation.colorUniforms { uniforms[prefix + name] = value }
         }
-        let (name, source) = program(for: target)
-        let program = try context.program(named: name, fragment: source)
+        let program = try program(for: target, in: context)
         let setUniforms = { (program: ShaderProgram) in
             RenderContext.setPlaneUniforms(of: program, for: buffer, layout: layout)
             program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
