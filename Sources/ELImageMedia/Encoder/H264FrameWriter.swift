@@ -34,17 +34,18 @@ final class H264FrameWriter: FrameWriter {
         self.audio = audio
         self.maximumBytes = maximumBytes
         self.progress = progress
+        // Raw H.264 repeats its headers before every keyframe and keeps a constant rate (no container
+        // carries the times); MP4 keeps the headers in its sample description.
+        var isAnnexB: Bool { if case .annexB = format { true } else { false } }
+        encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
+                                  timescale: timescale, keyframeInterval: settings.keyframeInterval,
+                                  repeatHeaders: isAnnexB, constantRate: isAnnexB)
         switch format {
         case let .mp4(fragmentDuration):
-            encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
-                                      timescale: timescale, keyframeInterval: settings.keyframeInterval, repeatHeaders: false)
             container = try MP4Muxer(writer: file, width: width, height: height, timescale: timescale,
                                      colorSpace: colorSpace, headers: try encoder.headers(),
                                      fragmentDuration: fragmentDuration, frameDuration: frameDuration, audio: audio)
         case let .annexB(syncInterval):
-            encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
-                                      timescale: timescale, keyframeInterval: settings.keyframeInterval, repeatHeaders: true,
-                                      constantRate: true)
             container = AnnexBWriter(writer: file, timescale: timescale, syncInterval: syncInterval)
         }
     }
