@@ -45,7 +45,9 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
         case finishing
     }
 
-    private let state = Locked<RecordingSession?>(nil)
+    /// The current (or last) recording.
+    private let recording = Locked<RecordingSession?>(nil)
+    private var session: RecordingSession? { recording.withLock { $0 } }
     /// The event handler, passed down to each recording (which holds nothing of this node).
     private let eventHandler = Locked<(@Sendable (RecordingEvent) -> Void)?>(nil)
 
@@ -63,7 +65,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
     /// The safety net for an encoder released while recording: the encoder thread finishes the
     /// file in the background (never waited for here). Call `stop()` or the context's `close()`.
     deinit {
-        state.withLock { $0 }?.requestFinish(.requested)
+        session?.requestFinish(.requested)
     }
 
     /// Sets the closure that hears about the recording (first frame, each fragment flushed, end,
@@ -106,7 +108,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
         let handler = eventHandler
         let session = RecordingSession(writer: writer, container: container, limits: limits, settings: settings,
                                        audio: audio) { event in handler.withLock { $0 }?(event) }
-        try state.withLock { current in
+        try recording.withLock { current in
             if let current, current.phase == .recording || current.phase == .paused {
                 throw ELImageError.invalidState(
                     node: "VideoEncoder",
@@ -117,10 +119,10 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
     }
 
     /// Stops taking frames and keeps the time until `resume()` out of the recording.
-    public func pause() { state.withLock { $0 }?.pause() }
+    public func pause() { session?.pause() }
 
     /// Takes frames again after `pause()`; the next frame follows the last one before the pause.
-    public func resume() { state.withLock { $0 }?.resume() }
+    public func resume() { session?.resume() }
 
     /// Finishes the recording: the frames already taken in are encoded, the file is completed
     /// and closed. Returns once it is. After a recording ended by itself (a limit, end of stream),
@@ -130,7 +132,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
     ///   is removed) or no recording was started.
     @discardableResult
     public func stop() async throws -> RecordingSummary {
-        guard let session = state.withLock({ $0 }) else {
+        guard let session else {
             throw ELImageError.invalidState(node: "VideoEncoder", reason: "stop() was called, but no recording was started")
         }
         session.requestFinish(.requested)
@@ -141,7 +143,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
     /// and returns its summary.
     @discardableResult
     public func waitUntilFinished() async throws -> RecordingSummary {
-        guard let session = state.withLock({ $0 }) else {
+        guard let session else {
             throw ELImageError.invalidState(node: "VideoEncoder", reason: "no recording was started")
         }
         return try await session.outcome().get()
@@ -151,21 +153,21 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
     /// returns once its file is complete and the encoder thread has ended. Called by the render
     /// context's `close()`; idempotent.
     public func close() async {
-        guard let session = state.withLock({ $0 }) else { return }
+        guard let session else { return }
         session.requestFinish(.requested)
         _ = await session.outcome()
     }
 
     /// Abandons the recording and removes its file. Returns once the file is gone.
     public func cancel() async {
-        guard let session = state.withLock({ $0 }) else { return }
+        guard let session else { return }
         session.requestCancel()
         _ = await session.outcome()
     }
 
     /// Where the encoder stands.
     public var currentState: State {
-        switch state.withLock({ $0 })?.phase {
+        switch session?.phase {
         case .recording?: .recording
         case .paused?: .paused
         case .closing?: .finishing
@@ -175,13 +177,13 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
 
     /// The counters of the current recording (or the last one).
     public var statistics: RecordingStatistics {
-        state.withLock { $0 }?.statistics ?? RecordingStatistics()
+        session?.statistics ?? RecordingStatistics()
     }
 
     // MARK: ImageInput (render thread)
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        guard let session = state.withLock({ $0 }) else { return }
+        guard let session else { return }
         guard frame.format == .rgba8 else {
             throw ELImageError.invalidInput(what: "VideoEncoder got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
@@ -191,7 +193,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
         guard settings.finishesAtEndOfStream else { return }
-        state.withLock { $0 }?.requestFinish(.endOfStream)
+        session?.requestFinish(.endOfStream)
     }
 
     private static func check(_ audio: (any AudioTrackSource)?, fitsIn container: ContainerFormat, path: String) throws {
@@ -207,7 +209,7 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
     }
 
     private func checkIdle(for path: String) throws {
-        if let current = state.withLock({ $0 }), current.phase == .recording || current.phase == .paused {
+        if let current = session, current.phase == .recording || current.phase == .paused {
             throw ELImageError.invalidState(
                 node: "VideoEncoder",
                 reason: "a recording to \(current.path) is running; stop() or cancel() it before starting \(path)")
