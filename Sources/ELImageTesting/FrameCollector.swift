@@ -10,9 +10,7 @@ import ELImage
 /// // ... run ...
 /// #expect(collector.received.count == 10)
 /// ```
-public final class FrameCollector: ImageInput, @unchecked Sendable {
-    // @unchecked Sendable: the recorded values live behind locks; `gate` is a semaphore, which
-    // the compiler does not know to be Sendable.
+public final class FrameCollector: ImageInput, Sendable {
     public let inputSlots = InputSlots()
     private let images = Locked<[RGBAImage]>([])
     private let ends = Locked(0)

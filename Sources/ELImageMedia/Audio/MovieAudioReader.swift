@@ -10,9 +10,7 @@ import Foundation
 /// codec's priming as the file states it (a first AAC packet before zero when an edit list skips
 /// its first samples): the MP4 muxer writes the matching edit list. Files with several audio
 /// tracks give their first (FFmpeg's "best") one.
-public final class MovieAudioReader: AudioTrackSource, @unchecked Sendable {
-    // @unchecked Sendable: used by the encoder thread only (the protocol's contract); `close()` is
-    // guarded by the lock.
+public final class MovieAudioReader: AudioTrackSource, Sendable {
 
     public let format: AudioTrackFormat
     /// The file.
@@ -21,7 +19,8 @@ public final class MovieAudioReader: AudioTrackSource, @unchecked Sendable {
 
     /// The libavformat side: the open file and the packet read ahead.
     private final class Reader: @unchecked Sendable {
-        // @unchecked Sendable: touched only inside the reader's lock.
+        // @unchecked Sendable: touched only inside the reader's lock; it is made beside the
+        // opening code's clean-up of the same pointers, so the compiler cannot see it handed over.
         var context: UnsafeMutablePointer<AVFormatContext>?
         var packet: UnsafeMutablePointer<AVPacket>?
         let streamIndex: Int32

@@ -4,17 +4,14 @@ import ELImage
 /// A movie's audio track that an MP4 file cannot hold as it is (Vorbis, PCM, ...): read by a
 /// `MovieAudioReader`, decoded with libavcodec and encoded to AAC (`AudioEncoder`) as the
 /// recording asks for it, on the movie's own timeline.
-public final class TranscodedAudioTrack: AudioTrackSource, @unchecked Sendable {
-    // @unchecked Sendable: used by the encoder thread only (the protocol's contract); the
-    // libavcodec side is behind the lock.
+public final class TranscodedAudioTrack: AudioTrackSource, Sendable {
 
     public let format: AudioTrackFormat
     private let reader: MovieAudioReader
     private let state: Locked<Transcoder>
 
-    /// The decoder, the encoder and the packets encoded ahead.
-    private final class Transcoder: @unchecked Sendable {
-        // @unchecked Sendable: touched only inside the lock.
+    /// The decoder, the encoder and the packets encoded ahead, touched only inside the lock.
+    private final class Transcoder {
         var decoder: UnsafeMutablePointer<AVCodecContext>?
         var frame: UnsafeMutablePointer<AVFrame>?
         var packet: UnsafeMutablePointer<AVPacket>?
