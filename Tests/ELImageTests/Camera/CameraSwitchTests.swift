@@ -94,6 +94,48 @@ struct CameraSwitchTests {
         #expect(device.counters.opens == 2 && device.counters.openDescriptors == 0)
     }
 
+    @Test("Restart and switch keep one stream: one producer thread, frames go on, statistics add up, one end-of-stream")
+    func oneStreamThroughSwaps() async throws {
+        let front = emulatedCamera(path: "/dev/video0", framesPerSecond: 200)
+        let back = emulatedCamera(path: "/dev/video2", framesPerSecond: 200)
+        let context = try TestContexts.make()
+        let failures = FailureRecorder(context)
+        let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
+                            io: EmulatedDeviceIO([front, back]))
+        let sink = FrameCollector()
+        camera --> sink
+        try camera.start()
+        let cameraThreads = { context.runningThreadNames.filter { $0.hasPrefix("ELImage.camera") } }
+        #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"])
+        var produced = 0
+        for swap in 0..<4 {
+            #expect(await waitUntil { camera.statistics.produced >= produced + 5 })
+            if swap % 2 == 0 {
+                try camera.restart(with: testSettings())
+            } else {
+                try camera.switchDevice(to: swap == 1 ? "/dev/video2" : "/dev/video0")
+            }
+            #expect(camera.isRunning && camera.isCapturing)
+            #expect(camera.statistics.produced >= produced + 5, "the counts go on: \(camera.statistics)")
+            produced = camera.statistics.produced
+            #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"])
+            #expect(sink.endOfStreamCount == 0)
+        }
+        let delivered = sink.count
+        #expect(await waitUntil { sink.count >= delivered + 5 })
+        camera.stop()
+        #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle && !camera.isCapturing })
+        let statistics = camera.statistics
+        #expect(statistics.produced == front.counters.buffersDequeued + back.counters.buffersDequeued)
+        #expect(statistics.produced == statistics.delivered + statistics.dropped)
+        #expect(sink.count == statistics.delivered)
+        let times = sink.received.map(\.timestamp)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(front.counters.opens == 3 && back.counters.opens == 2)
+        #expect(front.counters.openDescriptors == 0 && back.counters.openDescriptors == 0)
+        #expect(failures.all.isEmpty, "\(failures.all)")
+    }
+
     @Test("Switching while stopped only records the device for the next start")
     func switchWhileStopped() async throws {
         let context = try TestContexts.make()
