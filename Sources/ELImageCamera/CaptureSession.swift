@@ -1,5 +1,4 @@
 import CV4L2
-import Dispatch
 import ELImage
 import Foundation
 import Synchronization

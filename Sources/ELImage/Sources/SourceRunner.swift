@@ -107,9 +107,9 @@ public final class SourceRunner: Sendable {
     public func run(_ producer: sending any FrameProducer, for node: some ImageOutput & ClosableNode,
                     on context: RenderContext, pacing: SourcePacing = .asFastAsPossible,
                     frameInterval: Duration = .milliseconds(40)) async throws {
-        try start(producer, for: node, on: context, pacing: pacing, frameInterval: frameInterval)
+        let started = try begin(producer, for: node, on: context, pacing: pacing, frameInterval: frameInterval)
         try await withTaskCancellationHandler {
-            try await finish()
+            try await end(started)
         } onCancel: {
             cancel()
         }
@@ -124,6 +124,12 @@ public final class SourceRunner: Sendable {
     public func start(_ producer: sending any FrameProducer, for node: some ImageOutput & ClosableNode,
                       on context: RenderContext, pacing: SourcePacing = .asFastAsPossible,
                       frameInterval: Duration = .milliseconds(40)) throws {
+        try begin(producer, for: node, on: context, pacing: pacing, frameInterval: frameInterval)
+    }
+
+    @discardableResult
+    private func begin(_ producer: sending any FrameProducer, for node: some ImageOutput & ClosableNode,
+                       on context: RenderContext, pacing: SourcePacing, frameInterval: Duration) throws -> Started {
         let run = Run(queue: SourceQueue(policy: policy), node: node, context: context, pacing: pacing,
                       frameInterval: frameInterval)
         let started = Started(run: run, producer: producerThread(producer, run), delivery: deliveryThread(run))
@@ -148,14 +154,19 @@ public final class SourceRunner: Sendable {
             run.producing.store(false, ordering: .releasing)
             throw error
         }
+        return started
     }
 
     /// Waits for the current run to end: its end-of-stream delivered and its threads joined.
     /// - Throws: the producer's error, or the upload's, after end-of-stream.
     public func finish() async throws {
         guard let current = state.withLock({ $0.current }) else { return }
-        for thread in current.threads { await thread.join() }
-        if let failure = current.run.failure.withLock({ $0 }) { throw failure }
+        try await end(current)
+    }
+
+    private func end(_ started: Started) async throws {
+        for thread in started.threads { await thread.join() }
+        if let failure = started.run.failure.withLock({ $0 }) { throw failure }
     }
 
     /// Blocks until the current run's producer thread has ended and is joined: for an owner that
