@@ -95,7 +95,7 @@ public final class SourceRunner: Sendable {
     }
 
     /// True while the current run's producer makes pictures.
-    public var isProducing: Bool {
+    package var isProducing: Bool {
         state.withLock { $0.current?.run }?.producing.load(ordering: .acquiring) ?? false
     }
 
