@@ -146,7 +146,7 @@ public final class CameraDevice: Sendable {
         return try io.mmap(fd, length: length, offset: offset)
     }
 
-    /// Waits for a frame. Only the capture thread polls, and it stops before the device closes.
+    /// Waits for a frame. Only a camera's producer polls, and it gives the session up before the device closes.
     func poll(timeout milliseconds: Int32) throws(DeviceErrno) -> PollEvents {
         guard let fd = descriptor.withLock({ $0 }) else { throw DeviceErrno(EBADF) }
         return try io.poll(fd, timeout: milliseconds)

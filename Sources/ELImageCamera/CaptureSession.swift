@@ -1,52 +1,46 @@
 import CV4L2
-import Dispatch
 import ELImage
 import Foundation
 import Synchronization
 
-/// What a capture thread tells its camera. Called on the capture thread; must not block.
-struct CaptureEvents: Sendable {
-    /// A good frame, copied out of the driver's buffer (already requeued). `microseconds` is the
-    /// buffer's monotonic timestamp; `sequence` the driver's frame counter.
-    var frame: @Sendable (_ buffer: PixelBuffer, _ microseconds: Int64, _ sequence: UInt32) -> Void
-    /// A frame the capture thread discarded for a newer one ready at the same time, with its
-    /// timestamp and sequence number.
-    var discarded: @Sendable (_ microseconds: Int64, _ sequence: UInt32) -> Void
-    /// A damaged frame (driver error flag, too short, undecodable), with the error when there is one.
-    var corrupted: @Sendable (ELImageError?) -> Void
-    /// A fatal failure; the thread has released the device and is about to exit.
-    var failed: @Sendable (ELImageError) -> Void
-    /// The thread has exited.
-    var exited: @Sendable () -> Void
+/// What one wait on a device brought (`CaptureSession.capture`).
+struct CaptureStep {
+    /// The newest good frame, copied out of its driver buffer (already requeued): the buffer's
+    /// monotonic timestamp in microseconds and the driver's frame counter.
+    var frame: (buffer: PixelBuffer, microseconds: Int64, sequence: UInt32)?
+    /// Older frames that were ready with it and were requeued unused, oldest first.
+    var discarded: [(microseconds: Int64, sequence: UInt32)] = []
+    /// Damaged frames (driver error flag, too short, undecodable), with the error when there is one.
+    var damaged: [ELImageError?] = []
+    /// A fatal failure, after the frame if there is one: the session can capture no more.
+    var failure: ELImageError?
+    /// True when the wait ended with nothing ready.
+    var timedOut = false
 }
 
-/// One device streaming in one mode: the open device, its mmap buffers, and the capture thread.
+/// One device streaming in one mode: the open device and its mmap buffers.
 ///
 /// `prepare` opens and configures the device and queues the buffers; `streamOn` starts the driver;
-/// `startCapture` starts the thread; `stop` stops the thread and releases everything. The thread
-/// polls with a short slice so that `stop` is prompt, copies each frame out of its buffer and
-/// requeues the buffer at once, then hands the copy to `CaptureEvents.frame`.
+/// `capture` waits one slice for frames (called by one thread at a time: the camera's producer),
+/// copies the newest out of its buffer and requeues every buffer at once; `release` stops the
+/// driver and frees everything.
 final class CaptureSession: Sendable {
     let device: CameraDevice
     let choice: CaptureModeChoice
     var mode: CaptureMode { choice.mode }
     let settings: CaptureSettings
     private let buffers: [MappedBuffer]
-    private let stopRequested = Atomic<Bool>(false)
     private let released = Atomic<Bool>(false)
-    /// The capture thread, once started; `stop()` joins it (and, called on it from a callback
-    /// that released the last reference to the camera, does not wait for itself).
-    private let captureThread = Locked<JoinableThread?>(nil)
 
-    /// A driver buffer mapped into this process. The address is only read by the capture thread
-    /// (while the buffer is dequeued) and unmapped by `release()` after that thread has stopped.
+    /// A driver buffer mapped into this process. The address is only read by `capture` (while the
+    /// buffer is dequeued) and unmapped by `release()` once the producer gave the session up.
     struct MappedBuffer: @unchecked Sendable {
-        // @unchecked Sendable: a raw pointer, read by the capture thread alone (see above).
+        // @unchecked Sendable: a raw pointer, read by the thread that captures alone (see above).
         let address: UnsafeMutableRawPointer
         let length: Int
     }
 
-    /// The poll slice: how quickly `stop` is noticed.
+    /// The poll slice: how quickly a stop, restart or switch gets the session.
     static let pollSlice: Duration = .milliseconds(50)
     /// Extra time the first frame of a session may take, beyond the stall timeout.
     static let startupGrace: Duration = .seconds(3)
@@ -175,129 +169,66 @@ final class CaptureSession: Sendable {
         }
     }
 
-    // MARK: The capture thread
+    // MARK: Capturing
 
-    /// Starts the capture thread, registered in `group`.
-    /// - Throws: `ELImageError.invalidState` when the system refuses a thread.
-    func startCapture(_ events: CaptureEvents, group: ThreadGroup) throws {
-        let thread = JoinableThread(name: "ELImage.camera \(device.path)", group: group) { [self] in
-            run(events)
-            release()
-            events.exited()
-        }
-        let fresh = captureThread.withLock { current -> Bool in
-            guard current == nil else { return false }
-            current = thread
-            return true
-        }
-        guard fresh else { return }
-        try thread.start()
-    }
-
-    /// Stops the capture thread (joining it) and releases the device. Safe to call twice, and
-    /// from the capture thread itself (then the thread releases the device as it exits).
-    func stop() {
-        requestStop()
-        let thread = captureThread.withLock { $0 }
-        if thread?.isCurrent == true { return }
-        thread?.joinBlocking()
-        release()
-    }
-
-    /// Asks the capture thread to stop without waiting; it releases the device as it exits (the
-    /// safety net of a camera released while running).
-    func requestStop() {
-        stopRequested.store(true, ordering: .releasing)
-    }
-
-    /// True while the thread has not been told to stop.
-    var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
-
-    private func run(_ events: CaptureEvents) {
+    /// Waits up to `slice` milliseconds for frames. Takes every buffer that is ready, keeps only
+    /// the newest and requeues the others at once, then copies the newest out (MJPEG decoded with
+    /// `decoder`) and requeues its buffer too. `frameNumber` names the frame in errors.
+    func capture(waitingAtMost slice: Int32, frameNumber: Int, decoder: MJPEGDecoder?) -> CaptureStep {
         let path = device.path
-        var decoder: MJPEGDecoder?
-        if mode.fourCC.isJPEG {
-            do {
-                decoder = try MJPEGDecoder()
-            } catch {
-                fail(error as? ELImageError ?? .invalidState(node: path, reason: "\(error)"), events)
-                return
-            }
+        var step = CaptureStep()
+        let ready: PollEvents
+        do throws(DeviceErrno) {
+            ready = try device.poll(timeout: slice)
+        } catch {
+            step.failure = DeviceErrors.failure(error, "wait (poll) for frame \(frameNumber) from", path: path)
+            return step
         }
-        let clock = ContinuousClock()
-        var lastFrame = clock.now
-        var frameNumber = 0
-        let sliceMilliseconds = Self.milliseconds(Self.pollSlice)
-        while !stopRequested.load(ordering: .acquiring) {
-            // Cameras take a moment to start (exposure settling): the first frame gets 3 s more.
-            let timeout = frameNumber == 0 ? settings.stallTimeout + Self.startupGrace : settings.stallTimeout
-            let waited = clock.now - lastFrame
-            let remaining = timeout - waited
-            let slice = min(sliceMilliseconds, max(1, Self.milliseconds(remaining)))
-            let ready: PollEvents
+        if ready.isEmpty {
+            step.timedOut = true
+            return step
+        }
+        var newest: v4l2_buffer?
+        var failure: ELImageError?
+        while true {
+            var buffer = v4l2_buffer()
+            buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            buffer.memory = V4L2_MEMORY_MMAP.rawValue
             do throws(DeviceErrno) {
-                ready = try device.poll(timeout: slice)
+                try device.call(VIDIOC.dequeueBuffer, &buffer)
             } catch {
-                fail(DeviceErrors.failure(error, "wait (poll) for frame \(frameNumber) from", path: path), events)
-                return
-            }
-            if stopRequested.load(ordering: .acquiring) { break }
-            if ready.isEmpty {
-                if clock.now - lastFrame >= timeout {
-                    fail(DeviceErrors.stalled(path: path, timeout: timeout, frame: frameNumber), events)
-                    return
+                if error.code != EAGAIN {
+                    failure = DeviceErrors.failure(error, "dequeue frame \(frameNumber) (VIDIOC_DQBUF) from", path: path)
                 }
+                break
+            }
+            if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 || Int(buffer.index) >= buffers.count {
+                step.damaged.append(nil)
+                if let error = requeue(buffer.index, frameNumber) { failure = error; break }
                 continue
             }
-            // Take every buffer that is ready; keep only the newest, requeue the others at once.
-            var newest: v4l2_buffer?
-            var failure: ELImageError?
-            while true {
-                var buffer = v4l2_buffer()
-                buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-                buffer.memory = V4L2_MEMORY_MMAP.rawValue
-                do throws(DeviceErrno) {
-                    try device.call(VIDIOC.dequeueBuffer, &buffer)
-                } catch {
-                    if error.code != EAGAIN {
-                        failure = DeviceErrors.failure(error, "dequeue frame \(frameNumber) (VIDIOC_DQBUF) from", path: path)
-                    }
-                    break
-                }
-                if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 || Int(buffer.index) >= buffers.count {
-                    events.corrupted(nil)
-                    if let error = requeue(buffer.index, frameNumber) { failure = error; break }
-                    continue
-                }
-                if let older = newest {
-                    events.discarded(Self.timestamp(of: older), older.sequence)
-                    if let error = requeue(older.index, frameNumber) { failure = error; break }
-                }
-                newest = buffer
+            if let older = newest {
+                step.discarded.append((Self.timestamp(of: older), older.sequence))
+                if let error = requeue(older.index, frameNumber) { failure = error; break }
             }
-            if let buffer = newest {
-                lastFrame = clock.now
-                if let error = process(buffer, frameNumber: frameNumber, decoder: decoder, events: events) {
-                    fail(error, events)
-                    return
-                }
-                frameNumber += 1
-            }
-            if let failure {
-                fail(failure, events)
-                return
-            }
-            if newest == nil, !ready.isDisjoint(with: [.error, .hangUp, .invalid]) {
-                let code = ready.contains(.invalid) ? EBADF : (ready.contains(.hangUp) ? ENODEV : EIO)
-                fail(DeviceErrors.failure(DeviceErrno(code), "wait (poll reported \(ready.contains(.hangUp) ? "POLLHUP" : "POLLERR")) for frame \(frameNumber) from",
-                                          path: path), events)
-                return
-            }
+            newest = buffer
         }
+        if let buffer = newest, let error = process(buffer, frameNumber: frameNumber, decoder: decoder, into: &step) {
+            step.failure = error
+            return step
+        }
+        if let failure {
+            step.failure = failure
+        } else if newest == nil, !ready.isDisjoint(with: [.error, .hangUp, .invalid]) {
+            let code = ready.contains(.invalid) ? EBADF : (ready.contains(.hangUp) ? ENODEV : EIO)
+            step.failure = DeviceErrors.failure(DeviceErrno(code), "wait (poll reported \(ready.contains(.hangUp) ? "POLLHUP" : "POLLERR")) for frame \(frameNumber) from",
+                                                path: path)
+        }
+        return step
     }
 
-    /// Copies a dequeued buffer out, requeues it, and hands the frame on. Returns a fatal error.
-    private func process(_ buffer: v4l2_buffer, frameNumber: Int, decoder: MJPEGDecoder?, events: CaptureEvents) -> ELImageError? {
+    /// Copies a dequeued buffer out, requeues it, and puts the frame in `step`. Returns a fatal error.
+    private func process(_ buffer: v4l2_buffer, frameNumber: Int, decoder: MJPEGDecoder?, into step: inout CaptureStep) -> ELImageError? {
         let memory = buffers[Int(buffer.index)]
         let used = buffer.bytesused == 0 ? memory.length : min(Int(buffer.bytesused), memory.length)
         let microseconds = Self.timestamp(of: buffer)
@@ -309,16 +240,16 @@ final class CaptureSession: Sendable {
                 let frame = try jpeg.withUnsafeBytes { bytes in
                     try decoder.decode(bytes, timestamp: .zero, colorSpace: colorSpace, source: (device.path, frameNumber))
                 }
-                events.frame(frame, microseconds, buffer.sequence)
+                step.frame = (frame, microseconds, buffer.sequence)
             } catch {
-                events.corrupted(error as? ELImageError)
+                step.damaged.append(error as? ELImageError)
             }
             return nil
         }
         guard let layout = FrameLayout(fourCC: mode.fourCC, width: mode.width, height: mode.height,
                                        bytesPerLine: mode.bytesPerLine),
               used >= layout.byteCount else {
-            events.corrupted(nil)
+            step.damaged.append(nil)
             return requeue(buffer.index, frameNumber)
         }
         let data = [UInt8](UnsafeRawBufferPointer(start: memory.address, count: layout.byteCount))
@@ -326,9 +257,9 @@ final class CaptureSession: Sendable {
         do {
             let frame = try PixelBuffer(format: layout.format, width: mode.width, height: mode.height, data: data,
                                         planes: layout.planes, colorSpace: colorSpace, chromaLocation: .left)
-            events.frame(frame, microseconds, buffer.sequence)
+            step.frame = (frame, microseconds, buffer.sequence)
         } catch {
-            events.corrupted(error as? ELImageError)
+            step.damaged.append(error as? ELImageError)
         }
         return nil
     }
@@ -370,15 +301,11 @@ final class CaptureSession: Sendable {
         }
     }
 
-    private func fail(_ error: ELImageError, _ events: CaptureEvents) {
-        release()
-        events.failed(error)
-    }
-
     // MARK: Releasing
 
-    /// Stops streaming, unmaps and frees the buffers, closes the device. Runs once.
-    private func release() {
+    /// Stops streaming, unmaps and frees the buffers, closes the device. Runs once; only when no
+    /// `capture` runs.
+    func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Self.release(device: device, buffers: buffers, buffersRequested: true, streaming: true)
     }

@@ -6,7 +6,7 @@ import ELImage
 /// colour conversion on the CPU. JPEGs in other layouts (4:4:0, 4:1:1, RGB, CMYK) are decoded
 /// to RGBA.
 ///
-/// One decoder belongs to one thread (the capture thread): a libturbojpeg handle is not shared.
+/// One decoder belongs to one thread (a camera's producer thread): a libturbojpeg handle is not shared.
 final class MJPEGDecoder {
     private let handle: tjhandle
 

@@ -7,7 +7,7 @@ import Glibc
 /// cameras from memory, so the capture code runs unchanged without hardware. Every call reports
 /// failure as the `errno` it got; callers turn that into an `ELImageError` naming the device.
 ///
-/// Implementations must be safe to call from several threads at once: the capture thread polls and
+/// Implementations must be safe to call from several threads at once: a camera's producer polls and
 /// dequeues while another thread reads or sets controls.
 public protocol VideoDeviceIO: Sendable {
     /// The V4L2 device nodes to look at when listing cameras (e.g. `/dev/video0`), in order.

@@ -22,6 +22,7 @@ public enum ProducedFrame: Sendable {
 /// What a producer may ask of its runner while it works.
 public struct ProducerControl: Sendable {
     let queue: SourceQueue
+    let statistics: Locked<SourceStatistics>
 
     /// True once the run is cancelled or has failed: the producer should stop and return
     /// `.endOfStream`.
@@ -32,5 +33,17 @@ public struct ProducerControl: Sendable {
     /// frames; the run goes on.
     public func reportDamage(_ error: any Error) {
         queue.post(.damage(error))
+    }
+
+    /// Passes `error` to the context's error handler, in order with the frames, without counting
+    /// it (a camera's device failure before it ends the stream).
+    package func report(_ error: any Error) {
+        queue.post(.report(error))
+    }
+
+    /// Changes the run's counters (a camera's own counts: frames it discarded for newer ones,
+    /// damaged frames it does not report, driver skips, intervals).
+    package func count(_ change: (inout SourceStatistics) -> Void) {
+        statistics.withLock { change(&$0) }
     }
 }

@@ -21,7 +21,7 @@ struct CameraDropTests {
         #expect(await waitUntil { sink.heldCount == 1 })  // frame 0 is in the graph, which is now stuck
         for frame in 1...5 {
             device.emitFrames()
-            // The capture thread takes each frame although the render thread is busy.
+            // The producer thread takes each frame although the render thread is busy.
             #expect(await waitUntil { camera.statistics.produced == frame + 1 })
         }
         #expect(camera.statistics.dropped == 4)  // frames 1...4 were replaced by their successor

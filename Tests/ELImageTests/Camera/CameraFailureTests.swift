@@ -18,7 +18,7 @@ struct CameraFailureTests {
         #expect(await waitUntil { sink.count >= 5 })
         device.unplug()
         #expect(await waitUntil { sink.endOfStreamCount == 1 })
-        #expect(await waitUntil { camera.runningCaptureThreads == 0 })
+        #expect(await waitUntil { !camera.isCapturing })
         #expect(!camera.isRunning)
         let error = try #require(failures.errors.first)
         #expect(failures.all.count == 1)
@@ -57,7 +57,7 @@ struct CameraFailureTests {
         let error = try #require(failures.errors.first)
         #expect(error.ioErrno == ETIMEDOUT)
         #expect("\(error)".contains("no frame for 0.25 s, the device stalled"))
-        #expect(await waitUntil { camera.runningCaptureThreads == 0 && device.counters.openDescriptors == 0 })
+        #expect(await waitUntil { !camera.isCapturing && device.counters.openDescriptors == 0 })
     }
 
     @Test("Opening fails: permission denied, busy, no such device; thrown, reported, end-of-stream sent",

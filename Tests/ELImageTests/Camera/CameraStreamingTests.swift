@@ -34,7 +34,7 @@ struct CameraStreamingTests {
         #expect(statistics.produced == counters.buffersDequeued)
         #expect(statistics.produced == statistics.delivered + statistics.dropped)
         #expect(sink.count == statistics.delivered)
-        #expect(camera.runningCaptureThreads == 0)
+        #expect(!camera.isCapturing)
         #expect(failures.all.isEmpty)
         // Frames the driver lost for want of a free buffer show up as sequence gaps, and the
         // average interval (from the buffer timestamps, 2 ms apart) spans them.

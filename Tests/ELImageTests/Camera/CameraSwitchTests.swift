@@ -9,7 +9,7 @@ struct CameraSwitchTests {
     /// The red level of a frame's centre pixel: which emulated camera it came from.
     func level(_ image: RGBAImage) -> Int { Int(image[image.width / 2, image.height / 2].x) }
 
-    @Test("Switching devices while the graph runs: same node, frames from the other camera, no end-of-stream, times go on")
+    @Test("Switching devices and restarting while the graph runs: one stream (same node and threads, no end-of-stream, times go on, statistics add up)")
     func switchCameras() async throws {
         let front = emulatedCamera(path: "/dev/video0", framesPerSecond: 200, picture: solidPicture(width: 64, height: 48, [40, 40, 40]))
         let back = emulatedCamera(path: "/dev/video2", framesPerSecond: 200, picture: solidPicture(width: 64, height: 48, [210, 210, 210]))
@@ -20,6 +20,8 @@ struct CameraSwitchTests {
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
+        let cameraThreads = { context.runningThreadNames.filter { $0.hasPrefix("ELImage.camera") } }
+        #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"])
         #expect(await waitUntil { sink.count >= 5 })
         try camera.switchDevice(to: "/dev/video2")
         #expect(camera.devicePath == "/dev/video2" && camera.isRunning)
@@ -27,12 +29,24 @@ struct CameraSwitchTests {
         #expect(front.counters.openDescriptors == 0 && front.counters.liveMappings == 0 && !front.isStreaming)
         let atSwitch = sink.count
         #expect(await waitUntil { sink.count >= atSwitch + 5 })
+        let producedBeforeRestart = camera.statistics.produced
+        try camera.restart(with: testSettings())  // the same device, the same stream
+        #expect(camera.isRunning && camera.statistics.produced >= producedBeforeRestart)
+        let atRestart = sink.count
+        #expect(await waitUntil { sink.count >= atRestart + 5 })
         #expect(sink.endOfStreamCount == 0)
         try camera.switchDevice(to: "/dev/video0")
         let atSecondSwitch = sink.count
         #expect(await waitUntil { sink.count >= atSecondSwitch + 5 })
+        #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"] && camera.isCapturing)
         camera.stop()
-        #expect(await waitUntil { sink.endOfStreamCount == 1 })
+        #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle && !camera.isCapturing })
+        // Every frame taken from either device is counted, delivered or dropped, in one stream.
+        let statistics = camera.statistics
+        #expect(statistics.produced == front.counters.buffersDequeued + back.counters.buffersDequeued)
+        #expect(statistics.produced == statistics.delivered + statistics.dropped)
+        #expect(sink.count == statistics.delivered)
+        #expect(front.counters.opens == 2 && back.counters.opens == 2)
 
         let levels = sink.received.map(level)
         #expect(levels.allSatisfy { abs($0 - 40) <= 2 || abs($0 - 210) <= 2 }, "\(levels)")

@@ -102,23 +102,30 @@ struct SourceRunnerTests {
 }
 
 extension SourceRunnerTests {
-    @Test("Offered pictures (a camera's): delivered in order, end-of-stream before close() returns, the thread joined")
-    func offeredPicturesAndClose() async throws {
+    @Test("start() returns at once with the run going on; close() ends it, delivers end-of-stream and joins both threads")
+    func startThenClose() async throws {
         let context = try TestContexts.make()
-        let (source, sink) = connected(.newestWins)
-        source.runner.attach(source, context: context)
-        for index in 0..<3 {
-            var buffer = try PixelBuffer(format: .rgba, width: 2, height: 2, data: [UInt8](repeating: 9, count: 16))
-            buffer.timestamp = Synthetic.time(index)
-            source.runner.offer(buffer, orientation: .up)
-            #expect(await waitUntil { source.runner.isIdle })
-        }
-        source.runner.endStream()
+        let (source, sink) = connected(.backPressure(capacity: 2))
+        try source.runner.start(Synthetic(count: .max, pause: 0.005), for: source, on: context)
+        #expect(source.runner.isProducing)
+        #expect(await waitUntil { sink.received.count >= 3 })
+        #expect(context.runningThreadNames.filter { $0.hasPrefix("ELImage.test") } == ["ELImage.test", "ELImage.test delivery"])
+        #expect(throws: ELImageError.self) { try source.runner.start(Synthetic(count: 1), for: source, on: context) }
         await source.close()
-        #expect(sink.timestamps == (0..<3).map { Synthetic.time($0) })
-        #expect(sink.endOfStreamCount == 1)
+        #expect(!source.runner.isProducing && source.runner.isIdle)
         #expect(!context.runningThreadNames.contains { $0.hasPrefix("ELImage.test") })
-        #expect(source.runner.statistics.produced == 3 && source.runner.statistics.delivered == 3)
+        #expect(sink.endOfStreamCount == 1)
+        let statistics = source.runner.statistics
+        #expect(statistics.produced >= 3 && statistics.produced == statistics.delivered + statistics.dropped)
+        #expect(sink.received.count == statistics.delivered)
+
+        // A new run after the last one: fresh statistics, its frames after the last end-of-stream.
+        try source.runner.start(Synthetic(count: 2), for: source, on: context)
+        try await source.runner.finish()
+        #expect(sink.endOfStreamCount == 2)
+        #expect(Array(sink.timestamps.suffix(2)) == [Synthetic.time(0), Synthetic.time(1)])
+        #expect(source.runner.statistics.produced == 2 && source.runner.statistics.delivered == 2)
+        #expect(!context.runningThreadNames.contains { $0.hasPrefix("ELImage.test") })
     }
 }
 
