@@ -71,11 +71,15 @@ struct BenchmarkCommand: ParsableCommand {
             if pipelines.contains(.gstreamer) {
                 switch try GStreamerComparison(clip: clip, frames: max(frames, 20)).run() {
                 case .success(let milliseconds):
-                    let ours = results.first { $0.name.hasPrefix("grayscale I420") && $0.size == clip.sizeName }
+                    // Against the same graph with fusion off, and as the framework runs it by default (fused).
+                    let ratios = [("grayscale I420", "fusion off"), ("grayscale-fused I420", "default, fused")].compactMap { prefix, label in
+                        results.first { $0.name.hasPrefix(prefix) && $0.size == clip.sizeName }
+                            .map { String(format: "%.2fx", milliseconds / $0.latency.p50) + " (\(label))" }
+                    }
                     results.append(PipelineResult(
                         name: "grayscale, GStreamer GL (gst-launch-1.0)", size: clip.sizeName,
                         latency: LatencyStatistics(milliseconds: [milliseconds]), ratioToBare: nil,
-                        note: ours.map { String(format: "GStreamer / ELImage %.2fx", milliseconds / $0.latency.p50) }))
+                        note: ratios.isEmpty ? nil : "GStreamer / ELImage " + ratios.joined(separator: ", ")))
                 case .failure(let failure):
                     gstreamerNote = failure.description
                 }
