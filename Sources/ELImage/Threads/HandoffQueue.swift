@@ -1,0 +1,208 @@
+import Foundation
+
+/// The framework's one bounded hand-over between two threads (a producer and one consumer), in
+/// order: a source's producer to its delivery thread, the render thread to a readback worker.
+///
+/// Items count against `capacity`; when it is full, each `push` says what happens (`WhenFull`):
+/// wait for room, refuse the new item, or replace the oldest waiting item. Control messages
+/// (`post`, `close(with:)`) never wait and never count, so a stop gets through a full queue.
+/// `cancel()` refuses items from then on (and wakes a waiting producer); `finish()` lets the
+/// consumer's `pop()` return nil once the queue is empty; `close()` does both.
+///
+/// The blocking calls are for framework threads, never Swift tasks.
+package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: every stored `var` is touched only while `condition` is locked.
+
+    /// What a `push` does when `capacity` items already wait.
+    package enum WhenFull: Sendable, Equatable {
+        /// Waits until the consumer takes one (or the queue is cancelled): nothing is lost.
+        case wait
+        /// Refuses the new item at once (counted in `Statistics.rejected`).
+        case refuse
+        /// Drops the oldest waiting item for the new one (counted in `Statistics.replaced`).
+        case replaceOldest
+    }
+
+    /// What became of a pushed item.
+    package enum Outcome: Sendable, Equatable {
+        case queued
+        /// It got in in place of the oldest waiting item, which is dropped.
+        case replacedOlder
+        /// The queue was full and the policy was to refuse.
+        case refused
+        /// The queue was cancelled or closed before the item got in.
+        case closed
+    }
+
+    /// Counted under the queue's lock, so they agree with what the consumer saw.
+    package struct Statistics: Sendable, Equatable {
+        /// Items that got in.
+        package var accepted = 0
+        /// Items refused because the queue was full.
+        package var rejected = 0
+        /// Waiting items dropped for a newer one.
+        package var replaced = 0
+        /// The most items that waited at once.
+        package var highWaterMark = 0
+    }
+
+    private struct Entry {
+        let element: Element
+        let counted: Bool
+    }
+
+    /// The most counted items that wait at once (at least 1).
+    package let capacity: Int
+    private let condition = NSCondition()
+    private var entries: [Entry] = []
+    private var head = 0
+    private var waitingItems = 0
+    private var cancelled = false
+    private var finished = false
+    private var busy = false
+    private var counts = Statistics()
+
+    package init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// True once `cancel()`, `close()` or `close(with:)` was called.
+    package var isCancelled: Bool { locked { cancelled } }
+
+    /// True when nothing waits and the consumer is not handling an item (it is in `pop()`, or has
+    /// not started).
+    package var isIdle: Bool { locked { head == entries.count && !busy } }
+
+    package var statistics: Statistics { locked { counts } }
+
+    /// Appends a counted item, doing `whenFull` when `capacity` items wait.
+    @discardableResult
+    package func push(_ element: Element, whenFull: WhenFull) -> Outcome {
+        locked {
+            var outcome = Outcome.queued
+            room: while !cancelled, waitingItems >= capacity {
+                switch whenFull {
+                case .wait:
+                    condition.wait()
+                    continue
+                case .refuse:
+                    counts.rejected += 1
+                    return .refused
+                case .replaceOldest:
+                    guard let oldest = entries[head...].firstIndex(where: \.counted) else { break room }
+                    entries.remove(at: oldest)
+                    waitingItems -= 1
+                    counts.replaced += 1
+                    outcome = .replacedOlder
+                }
+            }
+            guard !cancelled else { return .closed }
+            entries.append(Entry(element: element, counted: true))
+            waitingItems += 1
+            counts.accepted += 1
+            counts.highWaterMark = max(counts.highWaterMark, waitingItems)
+            condition.broadcast()
+            return outcome
+        }
+    }
+
+    /// Appends a control message: never waits, never counts, taken even after `cancel()`.
+    package func post(_ control: Element) {
+        locked {
+            entries.append(Entry(element: control, counted: false))
+            condition.broadcast()
+        }
+    }
+
+    /// Closes the queue and appends `last`: every item pushed before it is ahead of it, and none
+    /// after it. False (nothing appended) when the queue was already cancelled or closed.
+    @discardableResult
+    package func close(with last: Element) -> Bool {
+        locked {
+            guard !cancelled else { return false }
+            entries.append(Entry(element: last, counted: false))
+            (cancelled, finished) = (true, true)
+            condition.broadcast()
+            return true
+        }
+    }
+
+    /// Refuses items from now on; a producer waiting for room returns `.closed`. Items already
+    /// waiting are still popped, and control messages still get in.
+    package func cancel() {
+        locked {
+            cancelled = true
+            condition.broadcast()
+        }
+    }
+
+    /// No more items will come: `pop()` returns nil once the queue is empty.
+    package func finish() {
+        locked {
+            finished = true
+            condition.broadcast()
+        }
+    }
+
+    /// `cancel()` and `finish()` at once.
+    package func close() {
+        locked {
+            (cancelled, finished) = (true, true)
+            condition.broadcast()
+        }
+    }
+
+    /// The oldest item, waiting for one; nil once the queue is finished and empty. The consumer
+    /// counts as busy (`isIdle` false) until its next `pop()`.
+    package func pop() -> Element? {
+        locked {
+            busy = false
+            while head == entries.count {
+                if finished { return nil }
+                condition.wait()
+            }
+            let entry = entries[head]
+            head += 1
+            if entry.counted { waitingItems -= 1 }
+            if head > 64 && head * 2 > entries.count {
+                entries.removeFirst(head)
+                head = 0
+            }
+            busy = true
+            condition.broadcast()
+            return entry.element
+        }
+    }
+
+    /// Takes every item left (after a failure, to release what they hold and count them).
+    package func drain() -> [Element] {
+        locked {
+            let rest = entries[head...].map(\.element)
+            entries.removeAll()
+            head = 0
+            waitingItems = 0
+            condition.broadcast()
+            return rest
+        }
+    }
+
+    /// Waits until `deadline` (pacing), returning early when the queue is cancelled; false when
+    /// it was.
+    package func sleep(until deadline: ContinuousClock.Instant) -> Bool {
+        locked {
+            while !cancelled {
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard left > .zero else { break }
+                let (seconds, attoseconds) = left.components
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18))
+            }
+            return !cancelled
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+}
