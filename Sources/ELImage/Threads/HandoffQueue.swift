@@ -23,27 +23,19 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         case replaceOldest
     }
 
-    /// What became of a pushed item.
+    /// What became of a pushed item: it is `queued`, or it `replacedOlder` (it got in in place of
+    /// the oldest waiting item, which is dropped), or it was `refused` (full, and the policy was to
+    /// refuse), or the queue was `closed` (cancelled or closed) before it got in.
     package enum Outcome: Sendable, Equatable {
-        case queued
-        /// It got in in place of the oldest waiting item, which is dropped.
-        case replacedOlder
-        /// The queue was full and the policy was to refuse.
-        case refused
-        /// The queue was cancelled or closed before the item got in.
-        case closed
+        case queued, replacedOlder, refused, closed
     }
 
-    /// Counted under the queue's lock, so they agree with what the consumer saw.
+    /// Items that got in (`accepted`), were refused because the queue was full (`rejected`) or
+    /// were dropped while waiting for a newer one (`replaced`), and the most items that waited at
+    /// once (`highWaterMark`); counted under the queue's lock, so they agree with what the
+    /// consumer saw.
     package struct Statistics: Sendable, Equatable {
-        /// Items that got in.
-        package var accepted = 0
-        /// Items refused because the queue was full.
-        package var rejected = 0
-        /// Waiting items dropped for a newer one.
-        package var replaced = 0
-        /// The most items that waited at once.
-        package var highWaterMark = 0
+        package var accepted = 0, rejected = 0, replaced = 0, highWaterMark = 0
     }
 
     private struct Entry {
