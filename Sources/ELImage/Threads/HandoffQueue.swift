@@ -7,9 +7,12 @@ import Foundation
 /// wait for room, refuse the new item, or replace the oldest waiting item. Control messages
 /// (`post`, `close(with:)`) never wait and never count, so a stop gets through a full queue.
 /// `cancel()` refuses items from then on (and wakes a waiting producer); `finish()` lets the
-/// consumer's `pop()` return nil once the queue is empty; `close()` does both.
+/// consumer's `pop()` return nil once the queue is empty; `close()` does both. A producer that
+/// must see its item handled (a detector on a file) pushes with `waitUntilHandled`; the consumer
+/// says `markHandled()` when it is done with what it popped.
 ///
-/// The blocking calls are for framework threads, never Swift tasks.
+/// The blocking calls are for framework threads, never Swift tasks. With capacity 1 and
+/// `.replaceOldest` it is a newest-wins mailbox (a preview window, a detector).
 package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: every stored `var` is touched only while `condition` is locked.
 
@@ -52,6 +55,9 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     private var cancelled = false
     private var finished = false
     private var busy = false
+    /// Counted items popped, and how many of those the consumer said it handled.
+    private var popped = 0
+    private var handled = 0
     private var counts = Statistics()
 
     package init(capacity: Int) {
@@ -67,9 +73,11 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
 
     package var statistics: Statistics { locked { counts } }
 
-    /// Appends a counted item, doing `whenFull` when `capacity` items wait.
+    /// Appends a counted item, doing `whenFull` when `capacity` items wait. With
+    /// `waitUntilHandled`, then waits until the consumer `markHandled()` it (or the queue is
+    /// cancelled).
     @discardableResult
-    package func push(_ element: Element, whenFull: WhenFull) -> Outcome {
+    package func push(_ element: Element, whenFull: WhenFull, waitUntilHandled: Bool = false) -> Outcome {
         locked {
             var outcome = Outcome.queued
             room: while !cancelled, waitingItems >= capacity {
@@ -94,6 +102,10 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
             counts.accepted += 1
             counts.highWaterMark = max(counts.highWaterMark, waitingItems)
             condition.broadcast()
+            // Items are popped in order and a replaced one never is: this one is popped as number
+            // `accepted - replaced`.
+            let ticket = counts.accepted - counts.replaced
+            while waitUntilHandled, handled < ticket, !cancelled { condition.wait() }
             return outcome
         }
     }
@@ -136,26 +148,39 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// `cancel()` and `finish()` at once.
-    package func close() {
+    /// `cancel()` and `finish()` at once. With `discarding`, the items still waiting are let go
+    /// (returned, so their owner can release and count them) and `pop()` returns nil at once.
+    @discardableResult
+    package func close(discarding: Bool = false) -> [Element] {
         locked {
             (cancelled, finished) = (true, true)
             condition.broadcast()
+            guard discarding else { return [] }
+            let rest = entries[head...].map(\.element)
+            entries.removeAll()
+            head = 0
+            waitingItems = 0
+            return rest
         }
     }
 
-    /// The oldest item, waiting for one; nil once the queue is finished and empty. The consumer
-    /// counts as busy (`isIdle` false) until its next `pop()`.
-    package func pop() -> Element? {
+    /// The oldest item, waiting for one until `deadline` (nil: as long as it takes); nil when none
+    /// came in time, or once the queue is finished and empty. The consumer counts as busy
+    /// (`isIdle` false) until its next `pop()`.
+    package func pop(waitingUntil deadline: Date? = nil) -> Element? {
         locked {
             busy = false
             while head == entries.count {
                 if finished { return nil }
-                condition.wait()
+                if let deadline {
+                    if !condition.wait(until: deadline), head == entries.count { return nil }
+                } else {
+                    condition.wait()
+                }
             }
             let entry = entries[head]
             head += 1
-            if entry.counted { waitingItems -= 1 }
+            if entry.counted { (waitingItems, popped) = (waitingItems - 1, popped + 1) }
             if head > 64 && head * 2 > entries.count {
                 entries.removeFirst(head)
                 head = 0
@@ -166,15 +191,19 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Takes every item left (after a failure, to release what they hold and count them).
-    package func drain() -> [Element] {
+    /// Waits until an item is there, the queue is finished or `deadline` passes, without taking
+    /// anything.
+    package func wait(until deadline: Date) {
         locked {
-            let rest = entries[head...].map(\.element)
-            entries.removeAll()
-            head = 0
-            waitingItems = 0
+            while head == entries.count, !finished, condition.wait(until: deadline) {}
+        }
+    }
+
+    /// The consumer is done with every item it popped: producers waiting for them go on.
+    package func markHandled() {
+        locked {
+            handled = popped
             condition.broadcast()
-            return rest
         }
     }
 

@@ -241,8 +241,7 @@ final class ReadbackSink: Sendable {
                 return
             case .cancel:
                 if let writer { writer.discard() } else { unused() }
-                queue.close()
-                _ = queue.drain()
+                queue.close(discarding: true)
                 end(.success(.cancelled))
                 return
             }
@@ -253,8 +252,7 @@ final class ReadbackSink: Sendable {
     /// cancel came meanwhile).
     private func finish(_ writer: any FrameWriter, ending: Ending) {
         state.withLock { $0.closing = true }
-        queue.close()
-        _ = queue.drain()
+        queue.close(discarding: true)
         do {
             try writer.finish()
         } catch {
@@ -283,8 +281,7 @@ final class ReadbackSink: Sendable {
             state.closing = true  // no frame is taken in from now on
             return state.cancelRequested
         }
-        queue.close()
-        _ = queue.drain()
+        queue.close(discarding: true)
         if let writer {
             if cancelled { writer.discard() } else { writer.salvage(after: error) }
         } else {

@@ -141,13 +141,65 @@ struct HandoffQueueTests {
         #expect(queue.isIdle)
     }
 
-    @Test("drain takes every item left and frees the room they held")
-    func drain() {
+    @Test("close(discarding:) lets the waiting items go and returns them; pop is nil at once and the room is gone for good")
+    func closeDiscarding() {
         let queue = HandoffQueue<Int>(capacity: 2)
         queue.push(1, whenFull: .refuse)
         queue.push(2, whenFull: .refuse)
         queue.post(-1)
-        #expect(queue.drain() == [1, 2, -1])
-        #expect(queue.push(3, whenFull: .refuse) == .queued)
+        #expect(queue.close(discarding: true) == [1, 2, -1])
+        #expect(queue.pop() == nil)
+        #expect(queue.push(3, whenFull: .refuse) == .closed)
+        #expect(queue.close(discarding: true).isEmpty)
+    }
+
+    @Test("a newest-wins mailbox (capacity 1): pop with a deadline returns nil when nothing came; wait(until:) takes nothing")
+    func mailbox() {
+        let queue = HandoffQueue<Int>(capacity: 1)
+        #expect(queue.pop(waitingUntil: Date(timeIntervalSinceNow: 0.02)) == nil)
+        queue.wait(until: Date(timeIntervalSinceNow: 0.02))  // nothing there: returns at the deadline
+        queue.push(1, whenFull: .replaceOldest)
+        queue.push(2, whenFull: .replaceOldest)
+        queue.wait(until: Date(timeIntervalSinceNow: 60))  // returns at once: an item waits
+        #expect(queue.pop(waitingUntil: Date(timeIntervalSinceNow: 60)) == 2)
+        #expect(queue.statistics.replaced == 1)
+    }
+
+    @Test("waitUntilHandled: the producer returns only after the consumer handled its item, so nothing is lost")
+    func waitUntilHandled() async {
+        let queue = HandoffQueue<Int>(capacity: 1)
+        let handled = Locked<[Int]>([])
+        let consumer = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            while let item = queue.pop() {
+                Thread.sleep(forTimeInterval: 0.002)
+                handled.withLock { $0.append(item) }
+                queue.markHandled()
+            }
+            consumer.signal()
+        }
+        let lastSeen = await onThread {
+            var lastSeen: [Int?] = []
+            for item in 0..<20 {
+                #expect(queue.push(item, whenFull: .wait, waitUntilHandled: true) == .queued)
+                lastSeen.append(handled.withLock { $0.last })  // returned: the consumer handled it
+            }
+            queue.close()
+            consumer.wait()
+            return lastSeen
+        }
+        #expect(lastSeen == (0..<20).map { $0 })
+        #expect(handled.withLock { $0 } == Array(0..<20))
+    }
+
+    @Test("close wakes a producer waiting for its item to be handled")
+    func closeWakesHandledWait() async {
+        let queue = HandoffQueue<Int>(capacity: 1)
+        let outcome = await onThread {
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { queue.close() }
+            return queue.push(1, whenFull: .wait, waitUntilHandled: true)  // no consumer: waits until the close
+        }
+        #expect(outcome == .queued)
+        #expect(queue.pop() == 1)
     }
 }
