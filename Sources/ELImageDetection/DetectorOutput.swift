@@ -82,7 +82,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     public let metadata: AsyncStream<Metadata>
     private let continuation: AsyncStream<Metadata>.Continuation
     private let handler: (@Sendable (Metadata) -> Void)?
-    private let mailbox = NewestWinsSlot<Job>()
+    private let mailbox = HandoffQueue<Job>(capacity: 1)
     private let state = Locked(State())
 
     /// - Parameters:
@@ -145,10 +145,11 @@ public final class DetectorOutput: ImageInput, ClosableNode {
                                             colorSpace: frame.colorSpace)
         let job = Job(planes: planes, fence: try context.insertFence(), frame: ticket.number,
                       frameWidth: frame.width, frameHeight: frame.height)
-        switch mailbox.put(job, waitForResult: settings.waitsForDetector) {
+        let waits = settings.waitsForDetector
+        switch mailbox.push(job, whenFull: waits ? .wait : .replaceOldest, waitUntilHandled: waits) {
         case .queued: break
         case .replacedOlder: state.withLock { $0.statistics.dropped += 1 }
-        case .closed: state.withLock { $0.statistics.sampled -= 1 }
+        case .closed, .refused: state.withLock { $0.statistics.sampled -= 1 }
         }
     }
 
@@ -184,7 +185,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     // MARK: Worker thread
 
     private func work() {
-        while let job = mailbox.take() {
+        while let job = mailbox.pop() {
             do {
                 var waits = 0
                 while !job.fence.wait(timeoutNanoseconds: 1_000_000_000) {
@@ -202,7 +203,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
                 state.withLock { $0.statistics.analysed += 1 }
                 handler?(found)
                 continuation.yield(found)
-                mailbox.finish()
+                mailbox.markHandled()
             } catch {
                 fail(error as? ELImageError
                     ?? .invalidState(node: "DetectorOutput(\(detector.name))", reason: "frame \(job.frame): \(error)"))
@@ -217,7 +218,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
             state.failed = true
             return state.context
         }
-        if mailbox.close(discarding: true) { state.withLock { $0.statistics.dropped += 1 } }
+        if !mailbox.close(discarding: true).isEmpty { state.withLock { $0.statistics.dropped += 1 } }
         if let context { context.report(error, from: self) } else {
             FileHandle.standardError.write(Data("ELImage: DetectorOutput(\(detector.name)) failed: \(error)\n".utf8))
         }

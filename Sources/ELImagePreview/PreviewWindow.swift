@@ -76,7 +76,7 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     public let options: Options
 
     private let state = Locked(PreviewState())
-    private let mailbox = NewestWinsSlot<Presentation>()
+    private let mailbox = HandoffQueue<Presentation>(capacity: 1)
     private let display: PreviewDisplay
     private let window: NativeWindow
     private let windowContext: WindowContext
@@ -135,8 +135,8 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
 
     /// The counters so far.
     public var statistics: Statistics {
-        let (received, presented) = state.withLock { ($0.received, $0.presented) }
-        return Statistics(received: received, presented: presented, dropped: mailbox.dropped)
+        let (received, presented, discarded) = state.withLock { ($0.received, $0.presented, $0.discarded) }
+        return Statistics(received: received, presented: presented, dropped: discarded + mailbox.statistics.replaced)
     }
 
     /// Sets the window's title (from any thread).
@@ -163,17 +163,19 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         state.withLock { $0.received += 1 }
         if options.pacing == .timestamps { waitUntilDue(frame.timestamp) }
-        guard !mailbox.isClosed else {
-            mailbox.countDropped()
+        guard !mailbox.isCancelled else {
+            state.withLock { $0.discarded += 1 }
             return
         }
-        if mailbox.put(Presentation(frame: frame, fence: try context.insertFence())) == .closed { mailbox.countDropped() }
+        if mailbox.push(Presentation(frame: frame, fence: try context.insertFence()), whenFull: .replaceOldest) == .closed {
+            state.withLock { $0.discarded += 1 }
+        }
     }
 
     /// Holds the render thread (and so the file source feeding it) until `timestamp` is due, in
     /// short steps that notice a pause, the end of pacing and the window's close.
     private func waitUntilDue(_ timestamp: MediaTime) {
-        while !mailbox.isClosed {
+        while !mailbox.isCancelled {
             let delay = state.withLock { state -> Duration? in
                 if state.pacingEnded || state.closeRequested { return nil }
                 return state.clock.isPaused ? .milliseconds(10) : state.clock.delay(until: timestamp)
@@ -184,12 +186,20 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     }
 
     /// The safety net for a window never closed: its thread ends on its own (never waited for here).
-    deinit { mailbox.close(discarding: true) }
+    deinit { discardMailbox() }
 
     /// Stops the presentation thread, destroys the window and joins the thread. Idempotent.
     public func close() async {
-        mailbox.close(discarding: true)
+        discardMailbox()
         await thread.join()
+    }
+}
+
+extension PreviewWindow {
+    /// Closes the mailbox; a frame still waiting is let go and counted as dropped.
+    fileprivate func discardMailbox() {
+        let discarded = mailbox.close(discarding: true).count
+        if discarded > 0 { state.withLock { $0.discarded += discarded } }
     }
 }
 
@@ -203,6 +213,8 @@ struct Presentation: Sendable {
 private struct PreviewState {
     var received = 0
     var presented = 0
+    /// Frames that came after the mailbox closed, or were waiting when it did.
+    var discarded = 0
     var clock = PlaybackClock()
     var pacingEnded = false
     var closeRequested = false
@@ -241,7 +253,7 @@ private final class Presenter {
 
     /// The presentation loop: window events, changes asked for, and the newest frame, until the
     /// mailbox is stopped; then the GL context and the window are destroyed on this thread.
-    func run(mailbox: NewestWinsSlot<Presentation>, state: Locked<PreviewState>, report: (Error, AnyObject) -> Void) {
+    func run(mailbox: HandoffQueue<Presentation>, state: Locked<PreviewState>, report: (Error, AnyObject) -> Void) {
         closeState = state
         defer { closeState = nil }
         var failed = false
@@ -251,13 +263,13 @@ private final class Presenter {
             if let node { report(error, node) }
             failed = true
         }
-        while !mailbox.isClosed {
+        while !mailbox.isCancelled {
             var redraw = handleEvents(state: state)
             applyRequests(state: state)
             let due = isPresentationDue()
             // Not due: wait a little for news (events, a frame) without taking the frame.
             if !due { mailbox.wait(until: Date(timeIntervalSinceNow: 0.005)) }
-            if due, let delivery = mailbox.take(waitingUntil: Date(timeIntervalSinceNow: 0.01)) {
+            if due, let delivery = mailbox.pop(waitingUntil: Date(timeIntervalSinceNow: 0.01)) {
                 adaptWindow(to: delivery.frame)
                 shown = delivery.frame
                 redraw = true

@@ -71,16 +71,10 @@ final class OutputSink: Sendable {
                 }
             })
         case .png(let pattern), .jpeg(let pattern):
-            let counter = Locked(0)
-            let isPNG = if case .png = kind { true } else { false }
-            return OutputSink(node: RawDataOutput { image in
-                let index = counter.withLock { value in defer { value += 1 }; return value }
-                let path = pattern.contains("%") ? String(format: pattern, index) : pattern
-                guard pattern.contains("%") || index == 0 else { return }
-                do {
-                    if isPNG { try PNGFile.write(image, to: path) } else { try JPEGFile.write(image, to: path, quality: 92) }
-                } catch { failures.record(error) }
-            }, finish: {})
+            // Read back and written on the sink's thread, each file staged and renamed when written.
+            let format: ImageSequenceFormat = if case .png = kind { .png } else { .jpeg(quality: 92) }
+            let output = try FileOutput.imageSequence(pattern: pattern, format: format)
+            return OutputSink(node: output, finish: { try await output.finish() })
         case .rgba(let path):
             // Read back and written on the sink's thread, staged and renamed into place at the end.
             let output = try FileOutput.rawRGBA(path: path)

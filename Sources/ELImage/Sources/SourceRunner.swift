@@ -197,7 +197,7 @@ public final class SourceRunner: Sendable {
         nonisolated(unsafe) var producer = producer  // handed to the producer thread, used by it alone
         let queue = run.queue
         let control = ProducerControl(queue: queue, statistics: run.statistics)
-        return JoinableThread(name: name, group: run.context.threads) {
+        return JoinableThread(name: name, group: run.context.threads) { [policy] in
             defer {
                 run.producing.store(false, ordering: .releasing)
                 queue.post(.endOfStream)
@@ -205,8 +205,8 @@ public final class SourceRunner: Sendable {
             }
             do {
                 while !queue.isCancelled, case let .picture(buffer, orientation) = try producer.next(control) {
-                    let outcome = queue.put(buffer, orientation: orientation)
-                    guard outcome != .cancelled else { return }
+                    let outcome = queue.put(buffer, orientation: orientation, policy: policy)
+                    guard outcome != .closed else { return }
                     run.count { statistics in
                         statistics.produced += 1
                         if outcome == .replacedOlder { statistics.dropped += 1 }
@@ -230,7 +230,7 @@ public final class SourceRunner: Sendable {
     private static func deliver(_ run: Run, policy: SourcePolicy) {
         let (queue, context) = (run.queue, run.context)
         var schedule = RealTimeSchedule(tolerance: run.frameInterval)
-        while let item = queue.take() {
+        while let item = queue.pop() {
             let node = run.node  // weak: the delivery thread must not keep its node alive
             switch item {
             case let .frame(buffer, orientation):

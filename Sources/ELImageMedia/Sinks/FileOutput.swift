@@ -3,7 +3,8 @@ import Foundation
 
 /// A sink that writes the frames it receives to a file, read back and written on a worker thread
 /// (`ReadbackSink`): a YUV4MPEG2 file (`FileOutput.y4m`, the lossless hand-over to other tools:
-/// `ffmpeg -i out.y4m ...`) or raw RGBA (`FileOutput.rawRGBA`).
+/// `ffmpeg -i out.y4m ...`), raw RGBA (`FileOutput.rawRGBA`) or numbered PNG/JPEG files
+/// (`FileOutput.imageSequence`).
 ///
 /// ```swift
 /// let y4m = try FileOutput.y4m(path: "out.y4m", frameRate: 25)
@@ -83,6 +84,31 @@ public final class FileOutput: ImageInput, ClosableNode, Sendable {
             try? writer.close()
             writer.remove()
         })
+    }
+
+    /// A numbered image sequence: each frame (RGBA) becomes its own PNG or JPEG file, named by
+    /// `pattern` with the frame's index from 0 (`out_%05d.png` → `out_00000.png`, ...); a
+    /// pattern without `%` names one file, which takes the first frame (the sink then finishes).
+    /// Each file is written under a temporary name and renamed into place when complete; after a
+    /// failure the files written before stay.
+    /// - Throws: `ELImageError.invalidInput` for a JPEG quality outside 1...100;
+    ///   `ELImageError.io` when the first file cannot be created (checked now, without touching a
+    ///   file already there).
+    public static func imageSequence(pattern: String, format: ImageSequenceFormat = .png, queueCapacity: Int = 4,
+                                     whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws -> FileOutput {
+        if case .jpeg(let quality) = format, !(1...100).contains(quality) {
+            throw ELImageError.invalidInput(what: "JPEG quality \(quality) is out of range",
+                                            hint: "give a quality from 1 to 100 (90 is a good default)")
+        }
+        let probe = try POSIXFileWriter(path: ImageSequenceWriter.path(pattern, index: 0))
+        try probe.close()
+        probe.remove()
+        let configuration = ReadbackSink.Configuration(
+            path: pattern, threadName: "image-sequence", format: .rgba, chromaLocation: .left,
+            capacity: queueCapacity, whenQueueFull: whenQueueFull)
+        return FileOutput(configuration, requiredFormat: .rgba8, open: { _ in
+            ImageSequenceWriter(pattern: pattern, format: format)
+        }, unused: {})
     }
 
     /// The file.

@@ -77,7 +77,7 @@ final class ReadbackSink: Sendable {
 
     let configuration: Configuration
     var path: String { configuration.path }
-    private let queue: EncoderQueue<Message>
+    private let queue: HandoffQueue<Message>
     private let state = Locked(State())
     private let result = WorkerOutcome<Ending>()
     private let open: @Sendable (PixelBuffer) throws -> any FrameWriter
@@ -96,15 +96,15 @@ final class ReadbackSink: Sendable {
         self.open = open
         self.unused = unused
         self.onEnd = onEnd
-        queue = EncoderQueue(capacity: configuration.capacity)
+        queue = HandoffQueue(capacity: configuration.capacity)
     }
 
     /// The counters now.
     var counts: Counts {
-        let queued = queue.counts
+        let queued = queue.statistics
         return state.withLock { state in
             var counts = state.counts
-            (counts.accepted, counts.rejected, counts.highWater) = (queued.accepted, queued.rejected, queued.highWater)
+            (counts.accepted, counts.rejected, counts.highWater) = (queued.accepted, queued.rejected, queued.highWaterMark)
             return counts
         }
     }
@@ -156,8 +156,8 @@ final class ReadbackSink: Sendable {
         }
         // The queue counts what got in and what was dropped; a frame that finds it closed (the
         // run stopped or failed meanwhile) is not part of the output.
-        _ = queue.push(frame: .frame(FrameHandoff(pending), time: time, number: ticket.number),
-                       wait: configuration.whenQueueFull == .wait)
+        queue.push(.frame(FrameHandoff(pending), time: time, number: ticket.number),
+                   whenFull: configuration.whenQueueFull == .wait ? .wait : .refuse)
         return ticket.startThread
     }
 
@@ -241,8 +241,7 @@ final class ReadbackSink: Sendable {
                 return
             case .cancel:
                 if let writer { writer.discard() } else { unused() }
-                queue.close()
-                _ = queue.drain()
+                queue.close(discarding: true)
                 end(.success(.cancelled))
                 return
             }
@@ -253,8 +252,7 @@ final class ReadbackSink: Sendable {
     /// cancel came meanwhile).
     private func finish(_ writer: any FrameWriter, ending: Ending) {
         state.withLock { $0.closing = true }
-        queue.close()
-        _ = queue.drain()
+        queue.close(discarding: true)
         do {
             try writer.finish()
         } catch {
@@ -283,8 +281,7 @@ final class ReadbackSink: Sendable {
             state.closing = true  // no frame is taken in from now on
             return state.cancelRequested
         }
-        queue.close()
-        _ = queue.drain()
+        queue.close(discarding: true)
         if let writer {
             if cancelled { writer.discard() } else { writer.salvage(after: error) }
         } else {

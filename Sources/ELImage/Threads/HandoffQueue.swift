@@ -1,0 +1,229 @@
+import Foundation
+
+/// The framework's one bounded hand-over between two threads (a producer and one consumer), in
+/// order: a source's producer to its delivery thread, the render thread to a readback worker.
+///
+/// Items count against `capacity`; when it is full, each `push` says what happens (`WhenFull`):
+/// wait for room, refuse the new item, or replace the oldest waiting item. Control messages
+/// (`post`, `close(with:)`) never wait and never count, so a stop gets through a full queue.
+/// `cancel()` refuses items from then on (and wakes a waiting producer); `finish()` lets the
+/// consumer's `pop()` return nil once the queue is empty; `close()` does both. A producer that
+/// must see its item handled (a detector on a file) pushes with `waitUntilHandled`; the consumer
+/// says `markHandled()` when it is done with what it popped.
+///
+/// The blocking calls are for framework threads, never Swift tasks. With capacity 1 and
+/// `.replaceOldest` it is a newest-wins mailbox (a preview window, a detector).
+package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: every stored `var` is touched only while `condition` is locked.
+
+    /// What a `push` does when `capacity` items already wait.
+    package enum WhenFull: Sendable, Equatable {
+        /// Waits until the consumer takes one (or the queue is cancelled): nothing is lost.
+        case wait
+        /// Refuses the new item at once (counted in `Statistics.rejected`).
+        case refuse
+        /// Drops the oldest waiting item for the new one (counted in `Statistics.replaced`).
+        case replaceOldest
+    }
+
+    /// What became of a pushed item: it is `queued`, or it `replacedOlder` (it got in in place of
+    /// the oldest waiting item, which is dropped), or it was `refused` (full, and the policy was to
+    /// refuse), or the queue was `closed` (cancelled or closed) before it got in.
+    package enum Outcome: Sendable, Equatable {
+        case queued, replacedOlder, refused, closed
+    }
+
+    /// Items that got in (`accepted`), were refused because the queue was full (`rejected`) or
+    /// were dropped while waiting for a newer one (`replaced`), and the most items that waited at
+    /// once (`highWaterMark`); counted under the queue's lock, so they agree with what the
+    /// consumer saw.
+    package struct Statistics: Sendable, Equatable {
+        package var accepted = 0, rejected = 0, replaced = 0, highWaterMark = 0
+    }
+
+    private struct Entry {
+        let element: Element
+        let counted: Bool
+    }
+
+    /// The most counted items that wait at once (at least 1).
+    package let capacity: Int
+    private let condition = NSCondition()
+    private var entries: [Entry] = []
+    private var head = 0
+    private var waitingItems = 0
+    private var cancelled = false
+    private var finished = false
+    private var busy = false
+    /// Counted items popped, and how many of those the consumer said it handled.
+    private var popped = 0
+    private var handled = 0
+    private var counts = Statistics()
+
+    package init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// True once `cancel()`, `close()` or `close(with:)` was called.
+    package var isCancelled: Bool { locked { cancelled } }
+
+    /// True when nothing waits and the consumer is not handling an item (it is in `pop()`, or has
+    /// not started).
+    package var isIdle: Bool { locked { head == entries.count && !busy } }
+
+    package var statistics: Statistics { locked { counts } }
+
+    /// Appends a counted item, doing `whenFull` when `capacity` items wait. With
+    /// `waitUntilHandled`, then waits until the consumer `markHandled()` it (or the queue is
+    /// cancelled).
+    @discardableResult
+    package func push(_ element: Element, whenFull: WhenFull, waitUntilHandled: Bool = false) -> Outcome {
+        locked {
+            var outcome = Outcome.queued
+            room: while !cancelled, waitingItems >= capacity {
+                switch whenFull {
+                case .wait:
+                    condition.wait()
+                    continue
+                case .refuse:
+                    counts.rejected += 1
+                    return .refused
+                case .replaceOldest:
+                    guard let oldest = entries[head...].firstIndex(where: \.counted) else { break room }
+                    entries.remove(at: oldest)
+                    waitingItems -= 1
+                    counts.replaced += 1
+                    outcome = .replacedOlder
+                }
+            }
+            guard !cancelled else { return .closed }
+            entries.append(Entry(element: element, counted: true))
+            waitingItems += 1
+            counts.accepted += 1
+            counts.highWaterMark = max(counts.highWaterMark, waitingItems)
+            condition.broadcast()
+            // Items are popped in order and a replaced one never is: this one is popped as number
+            // `accepted - replaced`.
+            let ticket = counts.accepted - counts.replaced
+            while waitUntilHandled, handled < ticket, !cancelled { condition.wait() }
+            return outcome
+        }
+    }
+
+    /// Appends a control message: never waits, never counts, taken even after `cancel()`.
+    package func post(_ control: Element) {
+        locked {
+            entries.append(Entry(element: control, counted: false))
+            condition.broadcast()
+        }
+    }
+
+    /// Closes the queue and appends `last`: every item pushed before it is ahead of it, and none
+    /// after it. False (nothing appended) when the queue was already cancelled or closed.
+    @discardableResult
+    package func close(with last: Element) -> Bool {
+        locked {
+            guard !cancelled else { return false }
+            entries.append(Entry(element: last, counted: false))
+            (cancelled, finished) = (true, true)
+            condition.broadcast()
+            return true
+        }
+    }
+
+    /// Refuses items from now on; a producer waiting for room returns `.closed`. Items already
+    /// waiting are still popped, and control messages still get in.
+    package func cancel() {
+        locked {
+            cancelled = true
+            condition.broadcast()
+        }
+    }
+
+    /// No more items will come: `pop()` returns nil once the queue is empty.
+    package func finish() {
+        locked {
+            finished = true
+            condition.broadcast()
+        }
+    }
+
+    /// `cancel()` and `finish()` at once. With `discarding`, the items still waiting are let go
+    /// (returned, so their owner can release and count them) and `pop()` returns nil at once.
+    @discardableResult
+    package func close(discarding: Bool = false) -> [Element] {
+        locked {
+            (cancelled, finished) = (true, true)
+            condition.broadcast()
+            guard discarding else { return [] }
+            let rest = entries[head...].map(\.element)
+            entries.removeAll()
+            head = 0
+            waitingItems = 0
+            return rest
+        }
+    }
+
+    /// The oldest item, waiting for one until `deadline` (nil: as long as it takes); nil when none
+    /// came in time, or once the queue is finished and empty. The consumer counts as busy
+    /// (`isIdle` false) until its next `pop()`.
+    package func pop(waitingUntil deadline: Date? = nil) -> Element? {
+        locked {
+            busy = false
+            while head == entries.count {
+                if finished { return nil }
+                if let deadline {
+                    if !condition.wait(until: deadline), head == entries.count { return nil }
+                } else {
+                    condition.wait()
+                }
+            }
+            let entry = entries[head]
+            head += 1
+            if entry.counted { (waitingItems, popped) = (waitingItems - 1, popped + 1) }
+            if head > 64 && head * 2 > entries.count {
+                entries.removeFirst(head)
+                head = 0
+            }
+            busy = true
+            condition.broadcast()
+            return entry.element
+        }
+    }
+
+    /// Waits until an item is there, the queue is finished or `deadline` passes, without taking
+    /// anything.
+    package func wait(until deadline: Date) {
+        locked {
+            while head == entries.count, !finished, condition.wait(until: deadline) {}
+        }
+    }
+
+    /// The consumer is done with every item it popped: producers waiting for them go on.
+    package func markHandled() {
+        locked {
+            handled = popped
+            condition.broadcast()
+        }
+    }
+
+    /// Waits until `deadline` (pacing), returning early when the queue is cancelled; false when
+    /// it was.
+    package func sleep(until deadline: ContinuousClock.Instant) -> Bool {
+        locked {
+            while !cancelled {
+                let left = ContinuousClock.now.duration(to: deadline)
+                guard left > .zero else { break }
+                let (seconds, attoseconds) = left.components
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18))
+            }
+            return !cancelled
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        return body()
+    }
+}

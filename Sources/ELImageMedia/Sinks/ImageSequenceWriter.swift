@@ -1,0 +1,58 @@
+import ELImage
+import Foundation
+
+/// The still-image file type of an image sequence.
+public enum ImageSequenceFormat: Sendable, Equatable {
+    /// Lossless PNG (RGB, or RGBA when a pixel is not opaque).
+    case png
+    /// JPEG at `quality` 1 (smallest) to 100 (best).
+    case jpeg(quality: Int)
+}
+
+/// Writes each frame (tightly packed RGBA) as its own PNG or JPEG file, named by a printf
+/// pattern with the frame's index (`out_%05d.png` → `out_00000.png`, `out_00001.png`, ...); a
+/// name without `%` takes the first frame only. Each file is written under a temporary name and
+/// renamed into place when complete (`PNGFile.write`, `JPEGFile.write`), so the files already
+/// written stay whatever happens to a later one.
+final class ImageSequenceWriter: FrameWriter {
+    let pattern: String
+    let format: ImageSequenceFormat
+    /// The files put in place, in order.
+    private(set) var written: [String] = []
+
+    init(pattern: String, format: ImageSequenceFormat) {
+        self.pattern = pattern
+        self.format = format
+    }
+
+    /// True when the pattern numbers its files (else it names one file).
+    static func isNumbered(_ pattern: String) -> Bool { pattern.contains("%") }
+
+    /// The file for frame `index`.
+    static func path(_ pattern: String, index: Int) -> String {
+        isNumbered(pattern) ? String(format: pattern, index) : pattern
+    }
+
+    func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
+        let path = Self.path(pattern, index: written.count)
+        let image = RGBAImage(width: buffer.width, height: buffer.height, pixels: buffer.data)
+        switch format {
+        case .png: try PNGFile.write(image, to: path)
+        case .jpeg(let quality): try JPEGFile.write(image, to: path, quality: quality)
+        }
+        written.append(path)
+        return Self.isNumbered(pattern) ? .more : .full
+    }
+
+    /// Every file is complete and in place as soon as it is written.
+    func finish() throws {}
+    func publish() throws {}
+    /// The files written stay; the one that failed was never put in place.
+    func salvage(after error: ELImageError) {}
+
+    /// Removes the files this run put in place (a cancelled run).
+    func discard() {
+        for path in written { unlink(path) }
+        written.removeAll()
+    }
+}
