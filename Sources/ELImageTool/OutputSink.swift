@@ -34,7 +34,7 @@ enum OutputKind {
     /// True when only the first frame is wanted (an image path without a %d pattern).
     var wantsOneFrame: Bool {
         switch self {
-        case .png(let pattern), .jpeg(let pattern): return !pattern.contains("%")
+        case .png(let pattern), .jpeg(let pattern): return (try? NumberedFileName(pattern))?.isNumbered != true
         default: return false
         }
     }

@@ -91,7 +91,8 @@ public final class FileOutput: ImageInput, ClosableNode, Sendable {
     /// pattern without `%` names one file, which takes the first frame (the sink then finishes).
     /// Each file is written under a temporary name and renamed into place when complete; after a
     /// failure the files written before stay.
-    /// - Throws: `ELImageError.invalidInput` for a JPEG quality outside 1...100;
+    /// - Throws: `ELImageError.invalidInput` for a JPEG quality outside 1...100, or a pattern with
+    ///   a `%` conversion other than one `%d`, `%4d` or `%04d` (`%%` is a percent sign);
     ///   `ELImageError.io` when the first file cannot be created (checked now, without touching a
     ///   file already there).
     public static func imageSequence(pattern: String, format: ImageSequenceFormat = .png, queueCapacity: Int = 4,
@@ -100,14 +101,15 @@ public final class FileOutput: ImageInput, ClosableNode, Sendable {
             throw ELImageError.invalidInput(what: "JPEG quality \(quality) is out of range",
                                             hint: "give a quality from 1 to 100 (90 is a good default)")
         }
-        let probe = try POSIXFileWriter(path: ImageSequenceWriter.path(pattern, index: 0))
+        let name = try NumberedFileName(pattern)
+        let probe = try POSIXFileWriter(path: name.path(index: 0))
         try probe.close()
         probe.remove()
         let configuration = ReadbackSink.Configuration(
             path: pattern, threadName: "image-sequence", format: .rgba, chromaLocation: .left,
             capacity: queueCapacity, whenQueueFull: whenQueueFull)
         return FileOutput(configuration, requiredFormat: .rgba8, open: { _ in
-            ImageSequenceWriter(pattern: pattern, format: format)
+            ImageSequenceWriter(pattern: name, format: format)
         }, unused: {})
     }
 

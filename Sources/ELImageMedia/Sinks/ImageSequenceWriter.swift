@@ -15,33 +15,25 @@ public enum ImageSequenceFormat: Sendable, Equatable {
 /// renamed into place when complete (`PNGFile.write`, `JPEGFile.write`), so the files already
 /// written stay whatever happens to a later one.
 final class ImageSequenceWriter: FrameWriter {
-    let pattern: String
+    let pattern: NumberedFileName
     let format: ImageSequenceFormat
     /// The files put in place, in order.
     private(set) var written: [String] = []
 
-    init(pattern: String, format: ImageSequenceFormat) {
+    init(pattern: NumberedFileName, format: ImageSequenceFormat) {
         self.pattern = pattern
         self.format = format
     }
 
-    /// True when the pattern numbers its files (else it names one file).
-    static func isNumbered(_ pattern: String) -> Bool { pattern.contains("%") }
-
-    /// The file for frame `index`.
-    static func path(_ pattern: String, index: Int) -> String {
-        isNumbered(pattern) ? String(format: pattern, index) : pattern
-    }
-
     func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
-        let path = Self.path(pattern, index: written.count)
+        let path = pattern.path(index: written.count)
         let image = RGBAImage(width: buffer.width, height: buffer.height, pixels: buffer.data)
         switch format {
         case .png: try PNGFile.write(image, to: path)
         case .jpeg(let quality): try JPEGFile.write(image, to: path, quality: quality)
         }
         written.append(path)
-        return Self.isNumbered(pattern) ? .more : .full
+        return pattern.isNumbered ? .more : .full
     }
 
     /// Every file is complete and in place as soon as it is written.

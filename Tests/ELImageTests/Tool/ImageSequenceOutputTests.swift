@@ -76,4 +76,46 @@ struct ImageSequenceOutputTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".partial") }
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
+
+    @Test("A name with a % conversion that is not one number is refused before anything is written, naming it")
+    func unsafePatternRefused() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try clip(in: folder, frames: 2)
+        for pattern in ["out_%s.png", "out_%d_%d.png", "out_%x.jpg"] {
+            let result = try await elimage.run(["run", input, "-o", folder.path(pattern)])
+            #expect(result.status != 0, "\(pattern): \(result.output)")
+            #expect(result.errors.contains(pattern) && result.errors.contains("%d"), "\(pattern): \(result.errors)")
+        }
+        let written = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix("out_") }
+        #expect(written.isEmpty, "\(written)")
+    }
+}
+
+/// `NumberedFileName`: the printf-like pattern of an image sequence, parsed without printf.
+@Suite("Numbered file names")
+struct NumberedFileNameTests {
+    @Test("%d, %4d, %04d and %% name the frames as printf would")
+    func names() throws {
+        let cases: [(String, Int, String)] = [
+            ("f%05d.png", 7, "f00007.png"), ("f%d.png", 12, "f12.png"), ("f%3d.png", 7, "f  7.png"),
+            ("100%%_%02d.jpg", 7, "100%_07.jpg"), ("f%02d.png", 123, "f123.png"), ("%d", 0, "0"),
+        ]
+        for (pattern, index, expected) in cases {
+            let name = try NumberedFileName(pattern)
+            #expect(name.isNumbered)
+            #expect(name.path(index: index) == expected, "\(pattern)")
+            #expect(name.path(index: index) == String(format: pattern, index), "printf agrees for \(pattern)")
+        }
+        let single = try NumberedFileName("still.png")
+        #expect(!single.isNumbered && single.path(index: 3) == "still.png")
+        #expect(try NumberedFileName("50%%.png").path(index: 0) == "50%.png")
+    }
+
+    @Test("Other conversions, two numbers, a trailing % and huge widths are refused", arguments: [
+        "f%s.png", "f%x.png", "f%d%d.png", "f%.png", "f%", "f%123d.png", "f%-3d.png", "f%ld.png",
+    ])
+    func refused(pattern: String) {
+        #expect(throws: ELImageError.self) { try NumberedFileName(pattern) }
+    }
 }
