@@ -18,7 +18,11 @@ import CGLES
 /// The result is the separate passes' result (same arithmetic, 8-bit rounding where they store
 /// frames, with the same expressions), within one level where the GL's own rounding differs.
 ///
-/// Anything else runs the nodes as usual: no colour filter at all, fan-out (two targets anywhere),
+/// Targets that only observe frames (`FrameObserver`: a `FrameCounter`, a size check) may sit
+/// beside the line anywhere; they hear of each frame before the sink takes it.
+///
+/// Anything else runs the nodes as usual: no colour filter at all, fan-out to a second target that
+/// is not an observer,
 /// a filter that is not a colour operation (blur, scale, crop, a custom shader), a piece that
 /// samples a texture (lookup table), a `.full`-precision chain, a turned picture, RGB input, other
 /// output formats, sizes whose rows do not fit whole texels (width % 8, height % 4).
@@ -28,6 +32,8 @@ struct FusedConversionPlan {
     let operations: [any ColorOperation]
     /// The sink the line ends in.
     let output: any PackingSink
+    /// The observers beside the line, in the order the walk met them.
+    let observers: [any FrameObserver]
     /// Whether the output is gray: only Y' is computed.
     let monochrome: Bool
 
@@ -44,8 +50,11 @@ struct FusedConversionPlan {
     init?(targets: OutputTargets, buffer: PixelBuffer, orientation: Orientation, in context: isolated RenderContext) {
         guard orientation == .up, PlaneTextureLayout(buffer.format).shaderLayout == 1 else { return nil }
         var operations: [any ColorOperation] = []
+        var observers: [any FrameObserver] = []
         var connections = targets.all
         while true {
+            observers += connections.compactMap { $0.target as? any FrameObserver }
+            connections.removeAll { $0.target is any FrameObserver }
             guard connections.count == 1, let next = connections.first, next.index == 0,
                   operations.count < 256 else { return nil }
             switch next.target {
@@ -56,6 +65,7 @@ struct FusedConversionPlan {
                       (try? operations.allSatisfy({ try $0.colorTextures(in: context).isEmpty })) == true
                 else { return nil }
                 self.operations = operations
+                self.observers = observers
                 output = sink
                 self.monochrome = monochrome
                 sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
@@ -84,6 +94,13 @@ struct FusedConversionPlan {
     func run(_ buffer: PixelBuffer, in context: isolated RenderContext) throws {
         let layout = PlaneTextureLayout(buffer.format)
         let planes = try context.uploadPlanes(of: buffer, layout: layout, lumaQuads: readsLumaQuads)
+        for observer in observers {
+            do {
+                try observer.observe(width: buffer.width, height: buffer.height, timestamp: buffer.timestamp, in: context)
+            } catch {
+                context.report(error, from: observer)
+            }
+        }
         do {
             if monochrome {
                 try output.receive(FusedGrayPicture(plan: self, planes: planes, buffer: buffer, layout: layout), in: context)
@@ -175,5 +192,19 @@ struct FusedGrayPicture: PackablePicture {
                                   colorSpace: colorSpace, chromaLocation: chromaLocation)
         result.isWholeFrame = true
         return result
+    }
+}
+
+extension ImageOutput {
+    /// Sends a CPU picture through the graph: as a fused line (`FusedConversionPlan`) where the
+    /// graph's shape allows and `fusing` is true, else uploaded and converted to an RGBA frame
+    /// (turned by `orientation`) and delivered to every target.
+    package func deliver(_ buffer: PixelBuffer, orientation: Orientation, fusing: Bool = true,
+                         in context: isolated RenderContext) throws {
+        if fusing, let plan = FusedConversionPlan(targets: outputs, buffer: buffer, orientation: orientation, in: context) {
+            try plan.run(buffer, in: context)
+        } else {
+            deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
+        }
     }
 }

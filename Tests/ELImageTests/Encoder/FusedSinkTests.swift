@@ -76,4 +76,23 @@ struct FusedSinkTests {
             #expect(Set(lumaValues).count > 16, "frame \(index): the picture's Y' is there")
         }
     }
+
+    @Test("elimage run clip.y4m --filter grayscale -o out.y4m runs the fused pass: every frame, gray, at the input's rate")
+    func commandLine() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = folder.path("clip.y4m"), output = folder.path("out.y4m"), shaders = folder.path("shaders")
+        try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=30",
+                               "-frames:v", "6", "-pix_fmt", "yuv420p", clip])
+        let result = try await BuiltProgram(name: "elimage").run(["run", clip, "--filter", "grayscale", "-o", output],
+                                                                  environment: ["ELIMAGE_DUMP_SHADERS": shaders])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("wrote 6 frames") && result.output.contains("0 duplicated, 0 dropped"), "\(result.output)")
+        let dumped = try FileManager.default.contentsOfDirectory(atPath: shaders)
+        #expect(dumped.contains { $0.hasPrefix("yuv_fused[grayscale]") }, "no fused program among \(dumped)")
+        let frames = try Y4MReader.readAll(path: output)
+        #expect(frames.count == 6)
+        #expect(try String(decoding: Data(contentsOf: URL(fileURLWithPath: output)).prefix(60), as: UTF8.self).contains("F30:1"))
+        for frame in frames { #expect(frame.data[(frame.width * frame.height)...].allSatisfy { $0 == 128 }) }
+    }
 }
