@@ -43,7 +43,7 @@ struct RecordBenchmark {
             let readback = elapsedMilliseconds(recorded.readbackTime) / Double(frames)
             let encode = elapsedMilliseconds(recorded.encodeTime) / Double(frames)
             return PipelineResult(
-                name: "record I420→Gray→VideoEncoder→MP4 \(preset) CRF \(Int(crf)), end to end" + (fusing ? ", fused" : ", fusion off"),
+                name: "record I420→Gray→x264 \(preset)→MP4" + (fusing ? ", fused" : ", unfused"),
                 size: size, latency: constant(best), ratioToBare: best / floorBest,
                 stages: ["encoder thread: fence wait + readback": readback, "encoder thread: x264 + MP4": encode])
         } + [PipelineResult(name: "record, floor then libx264 in sequence", size: size, latency: constant(floorBest),
