@@ -25,11 +25,11 @@ struct BenchmarkCommand: ParsableCommand {
 
     /// What can be measured.
     enum Pipeline: String, ExpressibleByArgument, CaseIterable {
-        case conversion, grayscale, grayscaleFused = "grayscale-fused", colorFused = "color-fused", beauty, record, gstreamer,
+        case conversion, grayscale, grayscaleFused = "grayscale-fused", colorFused = "color-fused", beauty, record, y4m, gstreamer,
              filters, detection
     }
 
-    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, gstreamer (default: these six), color-fused, filters, detection.")
+    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, y4m, gstreamer (default: these seven), color-fused, filters, detection.")
     var pipeline: [Pipeline] = []
 
     @Option(help: "Also write the results as JSON to this file.")
@@ -39,7 +39,7 @@ struct BenchmarkCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .gstreamer] : pipeline
+        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .y4m, .gstreamer] : pipeline
         let frames = quick ? min(self.frames, 20) : self.frames
         let sizes = try (size.isEmpty ? (quick ? ["1280x720"] : ["1280x720", "1920x1080"]) : size).map(Self.parseSize)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-bench-\(UUID().uuidString)")
@@ -67,6 +67,9 @@ struct BenchmarkCommand: ParsableCommand {
             }
             if pipelines.contains(.record) {
                 results += try RecordBenchmark(clip: clip, frames: frames).run(on: context)
+            }
+            if pipelines.contains(.y4m) {
+                results += try Y4MFileBenchmark(clip: clip, frames: frames).run(on: context)
             }
             if pipelines.contains(.gstreamer) {
                 switch try GStreamerComparison(clip: clip, frames: max(frames, 20)).run() {

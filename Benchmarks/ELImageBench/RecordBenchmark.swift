@@ -7,8 +7,9 @@ import ELImageMedia
 import Foundation
 
 /// End-to-end ms/frame of the record pipeline (from the first frame in until the MP4 is complete,
-/// so the encoder's queue cannot hide work) against the floor plus x264 in sequence; the better of
-/// two alternating runs each. Also where the encoder thread's time goes. On llvmpipe the GL work
+/// so the encoder's queue cannot hide work), fused (the default graph: one gray pass into the
+/// encoder's packed frame) and with fusion off, against the floor plus x264 in sequence; the
+/// better of two alternating runs each. Also where the encoder thread's time goes. On llvmpipe the GL work
 /// runs on the same CPU cores as x264's threads.
 struct RecordBenchmark {
     let clip: SourceClip
@@ -20,28 +21,33 @@ struct RecordBenchmark {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-bench-record-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        var framework: [Double] = [], floor: [Double] = []
-        var statistics = RecordingStatistics()
+        var framework: [Bool: [Double]] = [:], floor: [Double] = []
+        var statistics: [Bool: RecordingStatistics] = [:]
         for round in 0..<2 {
-            let (perFrame, summary) = try recordWithFramework(to: folder.appendingPathComponent("record\(round).mp4").path, on: context)
-            framework.append(perFrame)
-            statistics = summary.statistics
+            for fusing in [true, false] {
+                let path = folder.appendingPathComponent("record\(round)-\(fusing).mp4").path
+                let (perFrame, summary) = try recordWithFramework(to: path, fusing: fusing, on: context)
+                framework[fusing, default: []].append(perFrame)
+                statistics[fusing] = summary.statistics
+            }
             floor.append(try recordWithFloor(on: context))
         }
         let size = clip.sizeName
-        let best = framework.min() ?? 0, floorBest = floor.min() ?? 0
+        let floorBest = floor.min() ?? 0
         func constant(_ value: Double) -> LatencyStatistics {
             LatencyStatistics(milliseconds: Array(repeating: value, count: frames))
         }
-        let readback = elapsedMilliseconds(statistics.readbackTime) / Double(frames)
-        let encode = elapsedMilliseconds(statistics.encodeTime) / Double(frames)
-        return [
-            PipelineResult(name: "record I420→Gray→VideoEncoder→MP4 \(preset) CRF \(Int(crf)), end to end", size: size,
-                           latency: constant(best), ratioToBare: best / floorBest,
-                           stages: ["encoder thread: fence wait + readback": readback, "encoder thread: x264 + MP4": encode]),
-            PipelineResult(name: "record, floor then libx264 in sequence", size: size, latency: constant(floorBest),
-                           ratioToBare: nil),
-        ]
+        return [true, false].map { fusing in
+            let best = framework[fusing]?.min() ?? 0
+            let recorded = statistics[fusing] ?? RecordingStatistics()
+            let readback = elapsedMilliseconds(recorded.readbackTime) / Double(frames)
+            let encode = elapsedMilliseconds(recorded.encodeTime) / Double(frames)
+            return PipelineResult(
+                name: "record I420→Gray→x264 \(preset)→MP4" + (fusing ? ", fused" : ", unfused"),
+                size: size, latency: constant(best), ratioToBare: best / floorBest,
+                stages: ["encoder thread: fence wait + readback": readback, "encoder thread: x264 + MP4": encode])
+        } + [PipelineResult(name: "record, floor then libx264 in sequence", size: size, latency: constant(floorBest),
+                            ratioToBare: nil)]
     }
 
     private func settings() -> EncoderSettings {
@@ -54,9 +60,9 @@ struct RecordBenchmark {
     }
 
     /// ms/frame from the first frame until the file is complete.
-    private func recordWithFramework(to path: String, on context: RenderContext) throws -> (Double, RecordingSummary) {
+    private func recordWithFramework(to path: String, fusing: Bool, on context: RenderContext) throws -> (Double, RecordingSummary) {
         let encoder = try VideoEncoder(settings: settings())
-        let input = RawDataInput()
+        let input = RawDataInput(fusingPasses: fusing)
         input --> Grayscale() --> encoder
         try encoder.start(recordingTo: path)
         let start = ContinuousClock.now

@@ -4,7 +4,7 @@ import ELImage
 /// inside the picture it gets; otherwise fails with the rectangle and the frame size, and stops
 /// the input. (A crop wholly outside would leave a 1x1 picture that the outputs reject in their
 /// own words.) Sizes are followed through the filters: `scale` and `crop` change them.
-final class CropCheck: ImageInput {
+final class CropCheck: ImageInput, FrameObserver {
     let inputSlots = InputSlots()
     private let filters: [FilterCatalog.Filter]
     private let inputName: String
@@ -18,8 +18,12 @@ final class CropCheck: ImageInput {
     }
 
     func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        try observe(width: frame.width, height: frame.height, timestamp: frame.timestamp, in: context)
+    }
+
+    func observe(width: Int, height: Int, timestamp: MediaTime, in context: isolated RenderContext) throws {
         guard !checked.withLock({ value in defer { value = true }; return value }) else { return }
-        var size = (width: frame.width, height: frame.height)
+        var size = (width: width, height: height)
         for (number, filter) in filters.enumerated() {
             if let crop = filter as? Crop {
                 let region = crop.region

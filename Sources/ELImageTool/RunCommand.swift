@@ -156,8 +156,15 @@ struct RunCommand: AsyncParsableCommand {
                 input?.cancel()
             }
         }
-        // Outputs without timestamps get frames at one constant rate.
-        let converter = outputKind?.hasConstantRate == true ? FrameRateConverter(rate: rate) : nil
+        // Outputs without timestamps get frames at one constant rate; a Y4M or raw input already
+        // comes at one (its frames stamped on its rate's grid), so at that rate it needs no converter
+        // (which would hold each frame back and keep the graph from fusing).
+        let isConstantRate = outputKind?.hasConstantRate == true
+        let onGrid = switch input.kind {
+        case .y4m, .rawYUV: input.frameRate.map { $0.numerator * rate.denominator == rate.numerator * $0.denominator } ?? false
+        default: false
+        }
+        let converter = isConstantRate && !onGrid ? FrameRateConverter(rate: rate) : nil
         if let converter {
             last.addTarget(converter)
             last = converter
@@ -193,11 +200,10 @@ struct RunCommand: AsyncParsableCommand {
         do { try await sink?.finish() } catch { failure = failure ?? failures.message.map(ToolFailure.init) ?? error }
         progress.finish(frames: count)
         if let failure { throw failure }
-        let timing = converter.map { converter in
-            let schedule = converter.schedule
-            return " at \(Self.describe(rate)) fps (constant rate: \(schedule.duplicated) duplicated, \(schedule.dropped) dropped)"
-        }
-        return (count, signal, timing ?? "")
+        let schedule = converter?.schedule
+        let timing = isConstantRate
+            ? " at \(Self.describe(rate)) fps (constant rate: \(schedule?.duplicated ?? 0) duplicated, \(schedule?.dropped ?? 0) dropped)" : ""
+        return (count, signal, timing)
     }
 
     /// The beauty filters in `filters` that see the input's geometry (only colour filters or other

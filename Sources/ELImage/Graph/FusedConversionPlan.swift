@@ -4,11 +4,13 @@ import CGLES
 ///
 /// When a `RawDataInput` gets a Y'CbCr `PixelBuffer` and its graph is a straight line of per-pixel
 /// colour nodes (`ColorOperation` filters such as `Grayscale` or `Brightness`, `ColorChain`s,
-/// `FilterGroup`s made of them) ending in one `YUVDataOutput` that writes I420 or YV12, the plan
-/// runs the line as generated passes (`FusedConversionShader`) that read the uploaded planes:
-/// - gray output (the last operation `producesMonochrome`): ONE pass that writes the Y' rows of the
-///   packed frame the sink reads back (no RGBA frame in between); the chroma rows are cleared to
-///   the neutral value;
+/// `FilterGroup`s made of them) ending in one `PackingSink` that packs I420 or YV12 (a
+/// `YUVDataOutput`, a Y4M file, the encoder), the plan runs the line as generated passes
+/// (`FusedConversionShader`) that read the uploaded planes:
+/// - gray output (the last operation `producesMonochrome`): the sink gets a picture whose packing
+///   is ONE pass writing the Y' rows of the packed frame it reads back (no RGBA frame in between;
+///   the chroma rows are cleared to the neutral value), on the render thread as its own packing
+///   would be, then its usual path (a readback here, or fence → queue → worker → readback);
 /// - colour output: one pass converting and colouring into an RGBA picture, then the ordinary pack
 ///   (two passes instead of three). A single pass to Y'CbCr would convert every pixel again for
 ///   each chroma sample's filter taps (6 per sample): measured twice as slow as the separate passes
@@ -16,7 +18,11 @@ import CGLES
 /// The result is the separate passes' result (same arithmetic, 8-bit rounding where they store
 /// frames, with the same expressions), within one level where the GL's own rounding differs.
 ///
-/// Anything else runs the nodes as usual: no colour filter at all, fan-out (two targets anywhere),
+/// Targets that only observe frames (`FrameObserver`: a `FrameCounter`, a size check) may sit
+/// beside the line anywhere; they hear of each frame before the sink takes it.
+///
+/// Anything else runs the nodes as usual: no colour filter at all, fan-out to a second target that
+/// is not an observer,
 /// a filter that is not a colour operation (blur, scale, crop, a custom shader), a piece that
 /// samples a texture (lookup table), a `.full`-precision chain, a turned picture, RGB input, other
 /// output formats, sizes whose rows do not fit whole texels (width % 8, height % 4).
@@ -25,7 +31,9 @@ struct FusedConversionPlan {
     /// The colour operations, first to last.
     let operations: [any ColorOperation]
     /// The sink the line ends in.
-    let output: YUVDataOutput
+    let output: any PackingSink
+    /// The observers beside the line, in the order the walk met them.
+    let observers: [any FrameObserver]
     /// Whether the output is gray: only Y' is computed.
     let monochrome: Bool
 
@@ -42,17 +50,22 @@ struct FusedConversionPlan {
     init?(targets: OutputTargets, buffer: PixelBuffer, orientation: Orientation, in context: isolated RenderContext) {
         guard orientation == .up, PlaneTextureLayout(buffer.format).shaderLayout == 1 else { return nil }
         var operations: [any ColorOperation] = []
+        var observers: [any FrameObserver] = []
         var connections = targets.all
         while true {
+            observers += connections.compactMap { $0.target as? any FrameObserver }
+            connections.removeAll { $0.target is any FrameObserver }
             guard connections.count == 1, let next = connections.first, next.index == 0,
                   operations.count < 256 else { return nil }
             switch next.target {
-            case let sink as YUVDataOutput:
+            case let sink as any PackingSink:
                 let monochrome = operations.last?.producesMonochrome ?? false
-                guard !operations.isEmpty, [.i420, .yv12].contains(sink.format), buffer.width % 8 == 0, buffer.height % 4 == 0,
+                guard !operations.isEmpty, let packing = sink.packing, [.i420, .yv12].contains(packing.format),
+                      buffer.width % 8 == 0, buffer.height % 4 == 0,
                       (try? operations.allSatisfy({ try $0.colorTextures(in: context).isEmpty })) == true
                 else { return nil }
                 self.operations = operations
+                self.observers = observers
                 output = sink
                 self.monochrome = monochrome
                 sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
@@ -74,32 +87,49 @@ struct FusedConversionPlan {
         }
     }
 
-    /// Uploads `buffer`, runs the fused pass into a packed I420/YV12 target and hands it, read
-    /// back, to the sink. Failures of the pass or the readback are reported as the sink's.
+    /// Uploads `buffer` and hands the sink the line's picture: gray output as a `FusedGrayPicture`
+    /// the sink packs with the fused pass, colour output as the converted, coloured RGBA frame made
+    /// in one pass (the sink packs it as usual). Failures of the pass or the sink are reported as
+    /// the sink's.
     func run(_ buffer: PixelBuffer, in context: isolated RenderContext) throws {
         let layout = PlaneTextureLayout(buffer.format)
         let planes = try context.uploadPlanes(of: buffer, layout: layout, lumaQuads: readsLumaQuads)
+        for observer in observers {
+            do {
+                try observer.observe(width: buffer.width, height: buffer.height, timestamp: buffer.timestamp, in: context)
+            } catch {
+                context.report(error, from: observer)
+            }
+        }
         do {
-            try output.produce(width: buffer.width, height: buffer.height, colorSpace: buffer.colorSpace,
-                               chromaLocation: buffer.chromaLocation) { target in
-                let packed = try pack(planes, of: buffer, layout: layout, as: target, in: context)
-                try packed.read(into: &target)
+            if monochrome {
+                try output.receive(FusedGrayPicture(plan: self, planes: planes, buffer: buffer, layout: layout), in: context)
+            } else {
+                let picture = try context.makeFrame(width: buffer.width, height: buffer.height, timestamp: buffer.timestamp,
+                                                    colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
+                let program = try program(format: .i420, chromaLocation: buffer.chromaLocation, chromaDownsampling: .average,
+                                          in: context)
+                try context.draw(program, into: picture, inputs: planes) { program in
+                    setUniforms(of: program, buffer: buffer, layout: layout, format: .i420, colorSpace: buffer.colorSpace)
+                }
+                try output.receive(picture, at: 0, in: context)
             }
         } catch {
             context.report(error, from: output)
         }
     }
 
-    /// The plan's fused program for `target`: gray output → the Y' rows of the packed frame; colour
-    /// output → the converted, coloured RGBA picture for the ordinary pack. Its source is generated
-    /// only the first time the context meets its name.
-    func program(for target: PixelBuffer, in context: isolated RenderContext) throws -> ShaderProgram {
+    /// The plan's fused program: gray output → the Y' rows of the packed frame (`format`, sited at
+    /// `chromaLocation`); colour output → the converted, coloured RGBA picture. Its source is
+    /// generated only the first time the context meets its name.
+    func program(format: PixelFormat, chromaLocation: ChromaLocation, chromaDownsampling: ChromaDownsampling,
+                 in context: isolated RenderContext) throws -> ShaderProgram {
         let pieces = operations.map(\.colorPiece)
         var defines: [(String, Int)] = []
         if monochrome {
             defines = [("PLANE_KIND", Int(RenderContext.PlaneKind.luma.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
-                       ("CHROMA_SITING", RenderContext.sitingDefine(target.chromaLocation)),
-                       ("CHROMA_FILTER", output.chromaDownsampling.shaderDefine)]
+                       ("CHROMA_SITING", RenderContext.sitingDefine(chromaLocation)),
+                       ("CHROMA_FILTER", chromaDownsampling.shaderDefine)]
             if let columns = sharedChromaColumns {
                 defines.append(("FUSED_CHROMA_COLUMNS", columns))
                 if readsLumaQuads { defines.append(("FUSED_LUMA_QUADS", 1)) }
@@ -109,39 +139,72 @@ struct FusedConversionPlan {
                                    fragment: FusedConversionShader.fragmentSource(for: pieces, defines: defines))
     }
 
-    private func pack(_ planes: [TextureFrame], of buffer: PixelBuffer, layout: PlaneTextureLayout,
-                      as target: PixelBuffer, in context: isolated RenderContext) throws -> PackedPlanes {
-        let (width, height) = (buffer.width, buffer.height)
-        let conversion = YCbCrConversion.fromRGB(target.colorSpace)
-        var uniforms: [String: UniformValue] = [:]
+    /// Sets the fused program's uniforms: the planes, the picture size, the output matrix and the
+    /// colour operations' values.
+    func setUniforms(of program: ShaderProgram, buffer: PixelBuffer, layout: PlaneTextureLayout,
+                     format: PixelFormat, colorSpace: ColorSpace) {
+        let conversion = YCbCrConversion.fromRGB(colorSpace)
+        RenderContext.setPlaneUniforms(of: program, for: buffer, layout: layout)
+        program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "pictureSize")
+        program.set(.vec2([Float(1 / Double(buffer.width)), Float(1 / Double(buffer.height))]), for: "inversePictureSize")
+        program.set(.int(format == .yv12 ? 1 : 0), for: "swapOutputChroma")
+        program.set(.mat3(conversion.matrix), for: "yuvMatrix")
+        program.set(.vec3(conversion.offset), for: "yuvOffset")
         for (index, operation) in operations.enumerated() {
             let prefix = operation.colorPiece.prefix(at: index)
-            for (name, value) in operation.colorUniforms { uniforms[prefix + name] = value }
+            for (name, value) in operation.colorUniforms { program.set(value, for: prefix + name) }
         }
-        let program = try program(for: target, in: context)
-        let setUniforms = { (program: ShaderProgram) in
-            RenderContext.setPlaneUniforms(of: program, for: buffer, layout: layout)
-            program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
-            program.set(.vec2([Float(1 / Double(width)), Float(1 / Double(height))]), for: "inversePictureSize")
-            program.set(.int(target.format == .yv12 ? 1 : 0), for: "swapOutputChroma")
-            program.set(.mat3(conversion.matrix), for: "yuvMatrix")
-            program.set(.vec3(conversion.offset), for: "yuvOffset")
-            for (name, value) in uniforms { program.set(value, for: name) }
+    }
+}
+
+/// The picture of a fused line with gray output, never made as RGBA: packing it is ONE draw from
+/// the uploaded planes into the Y' rows of a packed I420/YV12 frame, its chroma rows cleared to
+/// the neutral value (what packing the separate passes' gray frame gives).
+struct FusedGrayPicture: PackablePicture {
+    let plan: FusedConversionPlan
+    let planes: [TextureFrame]
+    let buffer: PixelBuffer
+    let layout: PlaneTextureLayout
+
+    var width: Int { buffer.width }
+    var height: Int { buffer.height }
+    var timestamp: MediaTime { buffer.timestamp }
+    var colorSpace: ColorSpace { buffer.colorSpace }
+    var chromaLocation: ChromaLocation { buffer.chromaLocation }
+
+    func packed(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
+                chromaDownsampling: ChromaDownsampling, in context: isolated RenderContext) throws -> PackedPlanes {
+        guard [.i420, .yv12].contains(format) else {
+            throw ELImageError.invalidState(
+                node: NodeFailure.name(of: plan.output),
+                reason: "a fused gray line packs only I420 or YV12, but the sink asked for \(format) (its `packing` said otherwise)")
         }
-        guard monochrome else {  // colour: one pass to the coloured picture, then the ordinary pack
-            let picture = try context.makeFrame(width: width, height: height, timestamp: buffer.timestamp,
-                                                colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
-            try context.draw(program, into: picture, inputs: planes, setUniforms: setUniforms)
-            return try context.packPlanes(of: picture, as: target.format, colorSpace: target.colorSpace,
-                                          chromaLocation: target.chromaLocation, chromaDownsampling: output.chromaDownsampling)
-        }
+        let program = try plan.program(format: format, chromaLocation: chromaLocation,
+                                       chromaDownsampling: chromaDownsampling, in: context)
         let packed = try context.makeFrame(width: width / 4, height: height * 3 / 2, filtering: .nearest,
-                                           timestamp: buffer.timestamp, colorSpace: target.colorSpace)
-        context.clearRows(height..<packed.height, of: packed, to: min(max(conversion.offset.y, 0), 1))  // gray: constant chroma
-        try context.draw(program, into: packed, inputs: planes, rows: 0..<height, setUniforms: setUniforms)
-        var result = PackedPlanes(textures: [packed], format: target.format, width: width, height: height,
-                                  colorSpace: target.colorSpace, chromaLocation: target.chromaLocation)
+                                           timestamp: timestamp, colorSpace: colorSpace)
+        let neutral = YCbCrConversion.fromRGB(colorSpace).offset.y
+        context.clearRows(height..<packed.height, of: packed, to: min(max(neutral, 0), 1))
+        try context.draw(program, into: packed, inputs: planes, rows: 0..<height) { program in
+            plan.setUniforms(of: program, buffer: buffer, layout: layout, format: format, colorSpace: colorSpace)
+        }
+        var result = PackedPlanes(textures: [packed], format: format, width: width, height: height,
+                                  colorSpace: colorSpace, chromaLocation: chromaLocation)
         result.isWholeFrame = true
         return result
+    }
+}
+
+extension ImageOutput {
+    /// Sends a CPU picture through the graph: as a fused line (`FusedConversionPlan`) where the
+    /// graph's shape allows and `fusing` is true, else uploaded and converted to an RGBA frame
+    /// (turned by `orientation`) and delivered to every target.
+    package func deliver(_ buffer: PixelBuffer, orientation: Orientation, fusing: Bool = true,
+                         in context: isolated RenderContext) throws {
+        if fusing, let plan = FusedConversionPlan(targets: outputs, buffer: buffer, orientation: orientation, in: context) {
+            try plan.run(buffer, in: context)
+        } else {
+            deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
+        }
     }
 }

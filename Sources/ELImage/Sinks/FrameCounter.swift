@@ -1,6 +1,6 @@
 /// Counts the frames that reach it: a fan-out target beside a sink or on a source, for progress
 /// and frame limits.
-public final class FrameCounter: ImageInput {
+public final class FrameCounter: ImageInput, FrameObserver {
     public let inputSlots = InputSlots()
     private let frames = Locked(0)
     private let onFrame: (@Sendable (Int) -> Void)?
@@ -14,6 +14,10 @@ public final class FrameCounter: ImageInput {
     public var count: Int { frames.withLock { $0 } }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        try observe(width: frame.width, height: frame.height, timestamp: frame.timestamp, in: context)
+    }
+
+    package func observe(width: Int, height: Int, timestamp: MediaTime, in context: isolated RenderContext) throws {
         let count = frames.withLock { value in
             value += 1
             return value

@@ -4,7 +4,7 @@
 ///
 /// The closure runs on the render thread. The buffer is reused for the next frame unless the closure
 /// keeps it (then the closure's copy is its own).
-public final class YUVDataOutput: ImageInput {
+public final class YUVDataOutput: ImageInput, PackingSink {
     public let inputSlots = InputSlots(count: 1)
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
     public let format: PixelFormat
@@ -36,6 +36,18 @@ public final class YUVDataOutput: ImageInput {
         try produce(width: frame.width, height: frame.height, colorSpace: frame.colorSpace,
                     chromaLocation: frame.chromaLocation) { buffer in
             try context.readPixels(of: frame, into: &buffer, chromaDownsampling: chromaDownsampling)
+        }
+    }
+
+    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
+        format == .rgba ? nil : (format, chromaDownsampling)
+    }
+
+    package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
+        try produce(width: picture.width, height: picture.height, colorSpace: picture.colorSpace,
+                    chromaLocation: picture.chromaLocation) { buffer in
+            try picture.packed(as: buffer.format, colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation,
+                               chromaDownsampling: chromaDownsampling, in: context).read(into: &buffer)
         }
     }
 

@@ -59,11 +59,7 @@ public final class RawDataInput: ImageOutput {
     /// conversion, the filters and the sink's packing run as one pass instead
     /// (`FusedConversionPlan`); the sink gets what the separate passes would give it.
     public func process(_ buffer: PixelBuffer, orientation: Orientation = .up, in context: isolated RenderContext) throws {
-        if fusesPasses, let plan = FusedConversionPlan(targets: outputs, buffer: buffer, orientation: orientation, in: context) {
-            try plan.run(buffer, in: context)
-        } else {
-            deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
-        }
+        try deliver(buffer, orientation: orientation, fusing: fusesPasses, in: context)
     }
 
     /// Hops to `context`'s render thread, uploads `buffer` and sends it through the graph.

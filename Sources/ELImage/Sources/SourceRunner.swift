@@ -246,7 +246,7 @@ public final class SourceRunner: Sendable {
                 }
                 do {
                     try context.performAndWait { context in
-                        node.deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
+                        try node.deliver(buffer, orientation: orientation, in: context)  // fused where it can be
                     }
                     run.count { $0.delivered += 1 }
                 } catch {

@@ -32,13 +32,14 @@ package struct PendingReadback: Sendable {
 }
 
 extension RenderContext {
-    /// Packs `frame` into the planes of `format` on the GPU and inserts a fence after it, for a
-    /// worker thread to read back without blocking the render thread.
-    package func prepareReadback(of frame: TextureFrame, as format: PixelFormat, colorSpace: ColorSpace,
+    /// Packs `frame` (an RGBA frame or a fused line's picture) into the planes of `format` on the
+    /// GPU and inserts a fence after it, for a worker thread to read back without blocking the
+    /// render thread.
+    package func prepareReadback(of frame: any PackablePicture, as format: PixelFormat, colorSpace: ColorSpace,
                          chromaLocation: ChromaLocation,
                          chromaDownsampling: ChromaDownsampling = .average) throws -> PendingReadback {
-        let planes = try packPlanes(of: frame, as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
-                                    chromaDownsampling: chromaDownsampling)
+        let planes = try frame.packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
+                                      chromaDownsampling: chromaDownsampling, in: self)
         return PendingReadback(planes: planes, fence: try insertFence())
     }
 }

@@ -162,7 +162,7 @@ final class RecordingSession: Sendable {
 
     /// Takes a frame into the recording: stamps it and hands it to the sink. Returns true when
     /// this frame started the encoder thread (the node registers with `context` then).
-    func take(_ frame: TextureFrame, owner: AnyObject, in context: isolated RenderContext) throws -> Bool {
+    func take(_ frame: any PackablePicture, owner: AnyObject, in context: isolated RenderContext) throws -> Bool {
         enum Decision {
             case skip
             case limit

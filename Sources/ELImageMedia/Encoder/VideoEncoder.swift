@@ -29,7 +29,7 @@ import Foundation
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
 /// error goes to the render context's error handler (and is thrown by `stop()`), the fragments
 /// already flushed stay playable, and the rest of the graph keeps running.
-public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
+public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable {
 
     public let inputSlots = InputSlots(count: 1)
     /// How frames are encoded.
@@ -183,12 +183,21 @@ public final class VideoEncoder: ImageInput, ClosableNode, Sendable {
     // MARK: ImageInput (render thread)
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        guard let session else { return }
+        guard session != nil else { return }
         guard frame.format == .rgba8 else {
             throw ELImageError.invalidInput(what: "VideoEncoder got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }
-        if try session.take(frame, owner: self, in: context) { context.register(self, stage: .sink) }
+        try receive(frame as any PackablePicture, in: context)
+    }
+
+    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
+        (.i420, settings.chromaDownsampling)
+    }
+
+    package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
+        guard let session else { return }
+        if try session.take(picture, owner: self, in: context) { context.register(self, stage: .sink) }
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {

@@ -17,7 +17,7 @@ import Foundation
 /// drops the frame and counts it (`.drop`). The file is written under a temporary name and put in
 /// place when the sink finishes with frames in it. Failures (a full disk) go to the render
 /// context's error handler and are thrown by `finish()`; the frames written before stay in the file.
-public final class FileOutput: ImageInput, ClosableNode, Sendable {
+public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
     public let inputSlots = InputSlots(count: 1)
     private let sink: ReadbackSink
     /// The frame format the sink accepts (`rgba8`), or nil for any.
@@ -145,7 +145,16 @@ public final class FileOutput: ImageInput, ClosableNode, Sendable {
             throw ELImageError.invalidInput(what: "FileOutput (\(path)) got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }
-        if try sink.take(frame, time: 0, owner: self, in: context) { context.register(self, stage: .sink) }
+        try receive(frame as any PackablePicture, in: context)
+    }
+
+    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
+        let configuration = sink.configuration
+        return configuration.format == .rgba ? nil : (configuration.format, configuration.chromaDownsampling)
+    }
+
+    package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
+        if try sink.take(picture, time: 0, owner: self, in: context) { context.register(self, stage: .sink) }
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {

@@ -113,13 +113,14 @@ final class ReadbackSink: Sendable {
 
     // MARK: Render thread
 
-    /// Packs `frame`, fences and queues it, stamped `time`; starts the worker at the first frame.
+    /// Packs `frame` (an RGBA frame or a fused line's picture), fences and queues it, stamped
+    /// `time`; starts the worker at the first frame.
     /// Returns true when this call started the worker (the owner registers with `context` then).
     /// - Parameters:
     ///   - colorSpace: overrides the configuration's (a recording fixes it at its start).
     ///   - owner: the node that owns the sink, named in its failures (not kept).
     @discardableResult
-    func take(_ frame: TextureFrame, time: Int64, colorSpace: ColorSpace? = nil, owner: AnyObject,
+    func take(_ frame: any PackablePicture, time: Int64, colorSpace: ColorSpace? = nil, owner: AnyObject,
               in context: isolated RenderContext) throws -> Bool {
         let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
             guard !state.closing else { return nil }

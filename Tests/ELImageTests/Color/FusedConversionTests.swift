@@ -36,7 +36,7 @@ struct FusedConversionTests {
     }
 
     /// `frame` through `nodes` (wired one after the other, or as one `FilterGroup`) into an I420
-    /// `YUVDataOutput`; the buffer written and the draws it took. `observe` adds a second target
+    /// `YUVDataOutput`; the buffer written and the draws it took. `observe` adds a second sink
     /// after the last node (fan-out).
     static func run(_ frame: PixelBuffer, through names: [String], grouped: Bool = false, fusing: Bool,
                     observe: Bool = false, context: RenderContext) async throws -> (buffer: PixelBuffer, draws: Int) {
@@ -56,7 +56,7 @@ struct FusedConversionTests {
             }
         }
         last.addTarget(output)
-        if observe { last.addTarget(FrameCounter()) }
+        if observe { last.addTarget(try YUVDataOutput(format: .i420) { _ in }) }
         let before = await context.drawCallCount
         try await input.process(frame, on: context)
         let draws = await context.drawCallCount - before
@@ -95,7 +95,7 @@ struct FusedConversionTests {
         }
     }
 
-    @Test("Fan-out, a blur in the chain, or a full-precision chain run the separate passes, byte for byte",
+    @Test("Fan-out to a second sink, a blur in the chain, or a full-precision chain run the separate passes, byte for byte",
           arguments: ["fan-out", "blur", "full precision"])
     func fallback(shape: String) async throws {
         let context = try TestContexts.make()
@@ -122,6 +122,28 @@ struct FusedConversionTests {
         let fused = try await Self.run(frame, through: names, fusing: true, observe: shape == "fan-out", context: context)
         #expect(fused.draws == separate.draws && fused.draws >= 4, "\(fused.draws) vs \(separate.draws)")
         #expect(fused.buffer.data == separate.buffer.data)
+    }
+
+    @Test("Frame observers (counters) beside the line keep it fused and hear of every frame")
+    func observers() async throws {
+        let context = try TestContexts.make()
+        let frames = try Self.frames(.bt709)
+        let result = Locked<PixelBuffer?>(nil)
+        let (atInput, atSink) = (FrameCounter(), FrameCounter())
+        let input = RawDataInput()
+        input.addTarget(atInput)
+        let output = try YUVDataOutput(format: .i420) { buffer in result.withLock { $0 = buffer } }
+        let group = try FilterGroup([Brightness(0.08), Grayscale()])
+        input --> group --> output
+        group.addTarget(atSink)
+        let before = await context.drawCallCount
+        for frame in frames { try await input.process(frame, on: context) }
+        #expect(await context.drawCallCount - before == frames.count, "one fused draw a frame")
+        #expect(atInput.count == frames.count && atSink.count == frames.count)
+        let separate = try await Self.run(try #require(frames.last), through: ["brightness", "grayscale"], grouped: true,
+                                          fusing: false, context: context)
+        let fused = try #require(result.withLock { $0 })
+        #expect(zip(fused.data, separate.buffer.data).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
     }
 
     @Test("The fused pass's shader is dumped (ELIMAGE_DUMP_SHADERS' folder), named after its chain")

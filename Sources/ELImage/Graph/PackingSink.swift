@@ -1,0 +1,11 @@
+/// A sink that packs the frames it takes into Y'CbCr planes before it reads them back (a
+/// `YUVDataOutput`, a file or an encoder). A fused line (`FusedConversionPlan`) may end in it: it
+/// then gets a picture whose planes the fused pass packs straight from the source's planes,
+/// and reads them back as it reads its own.
+package protocol PackingSink: ImageInput {
+    /// The format and chroma filter the sink packs into now; nil when it does not pack (RGBA).
+    var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { get }
+
+    /// Takes one picture, as `receive(_:at:in:)` takes a frame, packing it with `picture.packed`.
+    func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws
+}
