@@ -18,12 +18,19 @@ struct CloseTests {
         let encoder = try VideoEncoder()
         let path = folder.path("inflight.mp4")
         let seen = Collector<MediaTime>()
+        let closing = CloseBegun()
         movie --> Grayscale() --> encoder
-        movie --> FrameTap { seen.append($0.timestamp) }
+        movie --> FrameTap { frame in
+            seen.append(frame.timestamp)
+            // From frame 10, frames wait for the close to begin: on a loaded machine this task may
+            // not run before the whole clip went through.
+            if seen.count >= 10 { closing.pace() }
+        }
         try encoder.start(recordingTo: path)
 
         async let run: Void = movie.run(on: context)
         #expect(await eventually(within: 300) { seen.count >= 10 })
+        closing.mark()
         await context.close()   // the source is still decoding: close stops it and drains the encoder
         try await run
 
@@ -44,6 +51,9 @@ struct CloseTests {
         movie --> FrameTap { frame in
             frames.append(frame.timestamp)
             if frames.count == 5 { closer.start() }  // on the render thread, inside a delivery
+            // Until the close has begun, later frames wait a little: on a loaded machine the close's
+            // task may not get a thread before the whole clip went through.
+            if frames.count >= 5 { closer.pace() }
         }
         try await movie.run(on: context)
         await closer.wait()
@@ -164,18 +174,42 @@ final class FrameTap: ImageInput, Sendable {
 }
 
 /// Starts a context's close once, from wherever (a frame callback), and lets a test await it.
+/// Lets a frame callback wait until a close has begun, so that a test of closing mid-run does not
+/// depend on how soon a loaded machine runs the closing task.
+final class CloseBegun: Sendable {
+    private let begun = Locked(false)
+
+    /// Says the close begins now.
+    func mark() { begun.withLock { $0 = true } }
+
+    /// Blocks the calling (render) thread until `mark()` (at most 60 s), then 10 ms more, so the
+    /// close can stop the source before the clip runs out.
+    func pace() {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !begun.withLock({ $0 }), ContinuousClock.now < deadline { usleep(1000) }
+        usleep(10_000)
+    }
+}
+
 final class CloseOnce: Sendable {
     private let context: RenderContext
     private let task = Locked<Task<Void, Never>?>(nil)
+    private let begun = CloseBegun()
 
     init(_ context: RenderContext) { self.context = context }
 
     func start() {
         task.withLock { task in
             guard task == nil else { return }
-            task = Task { [context] in await context.close() }
+            task = Task { [context, begun] in
+                begun.mark()
+                await context.close()
+            }
         }
     }
+
+    /// Waits (on the render thread) until the close's task has begun, then 10 ms more.
+    func pace() { begun.pace() }
 
     func wait() async { await task.withLock { $0 }?.value }
 }
