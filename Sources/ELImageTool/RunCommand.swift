@@ -158,10 +158,11 @@ struct RunCommand: AsyncParsableCommand {
         }
         // Outputs without timestamps get frames at one constant rate; a Y4M or raw input already
         // comes at one (its frames stamped on its rate's grid), so at that rate it needs no converter
-        // (which would hold each frame back and keep the graph from fusing).
+        // (which would hold each frame back and keep the graph from fusing), unless real-time
+        // pacing may drop late frames, whose places the converter fills.
         let isConstantRate = outputKind?.hasConstantRate == true
         let onGrid = switch input.kind {
-        case .y4m, .rawYUV: input.frameRate.map { $0.numerator * rate.denominator == rate.numerator * $0.denominator } ?? false
+        case .y4m, .rawYUV: !audio.realTime && input.frameRate.map { $0.numerator * rate.denominator == rate.numerator * $0.denominator } ?? false
         default: false
         }
         let converter = isConstantRate && !onGrid ? FrameRateConverter(rate: rate) : nil
