@@ -127,9 +127,14 @@ vec4 pictureColor(vec2 position) {
 void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
     ChromaFootprint base = chromaFootprint(vec2(first) + 0.5);
     int lastColumn = int(chromaSize.x) - 1;
+#if FUSED_CHROMA_COLUMNS == 3
+    int firstColumn = base.first.x;   // pixel 0 sits on it
+#else
+    int firstColumn = first.x / 2 - 1;  // pixel 0 sits a quarter before column first.x / 2
+#endif
     mat4x2 top = mat4x2(0.0), bottom = mat4x2(0.0);
     for (int c = 0; c < FUSED_CHROMA_COLUMNS; c++) {
-        ivec2 column = ivec2(min(base.first.x + c, lastColumn), base.first.y);
+        ivec2 column = ivec2(clamp(firstColumn + c, 0, lastColumn), base.first.y);
         top[c] = round(texelFetch(inputImageTexture2, column, 0).rg * 255.0);
         bottom[c] = round(texelFetch(inputImageTexture2, ivec2(column.x, base.last.y), 0).rg * 255.0);
     }
@@ -144,18 +149,19 @@ void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
     vec2 column1 = mix(top[1], bottom[1], base.weight.y);
     vec2 column2 = mix(top[2], bottom[2], base.weight.y);
     vec2 pairs[4] = vec2[4](column0, (column0 + column1) * 0.5, column1, (column1 + column2) * 0.5);
+#else
+    // Centred chroma: the four pixels sit a quarter and three quarters between columns 0-1, 1-2,
+    // 1-2 and 2-3 (the edge columns repeat, as the clamped footprint does).
+    vec2 column0 = mix(top[0], bottom[0], base.weight.y);
+    vec2 column1 = mix(top[1], bottom[1], base.weight.y);
+    vec2 column2 = mix(top[2], bottom[2], base.weight.y);
+    vec2 column3 = mix(top[3], bottom[3], base.weight.y);
+    vec2 pairs[4] = vec2[4](mix(column0, column1, 0.75), mix(column1, column2, 0.25),
+                            mix(column1, column2, 0.75), mix(column2, column3, 0.25));
 #endif
     for (int k = 0; k < 4; k++) {
         ivec2 pixel = first + ivec2(k, 0);
-#if FUSED_CHROMA_COLUMNS == 3
         vec2 pair = pairs[k] * inverse255;
-#else
-        ChromaFootprint footprint = chromaFootprint(vec2(pixel) + 0.5);
-        vec4 columns = vec4(0.0, 1.0, 2.0, 3.0);
-        vec4 weights = (1.0 - footprint.weight.x) * vec4(equal(columns, vec4(float(footprint.first.x - base.first.x))))
-            + footprint.weight.x * vec4(equal(columns, vec4(float(footprint.last.x - base.first.x))));
-        vec2 pair = mix(top * weights, bottom * weights, footprint.weight.y) * inverse255;
-#endif
 #ifdef FUSED_LUMA_QUADS
         float luma = lumas[k];
 #else

@@ -72,27 +72,44 @@ struct FusedConversionTests {
           arguments: colorSpaces.indices, chains.indices)
     func fusedMatchesSeparate(space: Int, chain: Int) async throws {
         let context = try TestContexts.make()
-        let names = Self.chains[chain]
-        let monochrome = names.last == "grayscale"
         for (number, frame) in try Self.frames(Self.colorSpaces[space]).enumerated() {
             for grouped in [false, true] {
-                let separate = try await Self.run(frame, through: names, grouped: grouped, fusing: false, context: context)
-                let fused = try await Self.run(frame, through: names, grouped: grouped, fusing: true, context: context)
-                #expect(fused.draws == (monochrome ? 1 : 3), "gray: one pass (Y' rows); colour: one pass to RGBA + the pack's two")
-                #expect(separate.draws >= 2 + (grouped ? min(names.count, 1) : names.count))
-                let differences = zip(fused.buffer.data, separate.buffer.data).map { abs(Int($0) - Int($1)) }
-                let luma = frame.width * frame.height
-                let worst = differences.max() ?? 0
-                let lumaChanged = differences[..<luma].filter { $0 > 0 }.count
-                #expect(worst <= 1, "frame \(number), \(names), grouped \(grouped): largest difference \(worst)")
-                // Where the separate passes store 8-bit frames, the GL's rounding and the fused pass's
-                // differ on exact halves (measured: 1-2 % of Y' samples, by one level).
-                #expect(lumaChanged * 100 <= 3 * luma, "frame \(number), \(names): \(lumaChanged) of \(luma) Y' samples differ by one")
-                #expect(fused.buffer.colorSpace == separate.buffer.colorSpace)
-                #expect(fused.buffer.timestamp == frame.timestamp)
-                if monochrome { #expect(fused.buffer.data[luma...].allSatisfy { $0 == 128 }) }
+                try await Self.expectFusedMatchesSeparate(frame, number: number, through: Self.chains[chain],
+                                                          grouped: grouped, context: context)
             }
         }
+    }
+
+    @Test("Centred chroma (JPEG siting, as in ffmpeg's Y4M files): the fused gray pass equals the separate passes",
+          arguments: colorSpaces.indices, [["grayscale"], ["brightness", "grayscale"]])
+    func centredChroma(space: Int, names: [String]) async throws {
+        let context = try TestContexts.make()
+        for (number, frame) in try Self.frames(Self.colorSpaces[space]).enumerated() {
+            var frame = frame
+            frame.chromaLocation = .center
+            try await Self.expectFusedMatchesSeparate(frame, number: number, through: names, grouped: false, context: context)
+        }
+    }
+
+    /// Runs `frame` through `names` fused and separately and expects the same bytes within one level.
+    static func expectFusedMatchesSeparate(_ frame: PixelBuffer, number: Int, through names: [String], grouped: Bool,
+                                           context: RenderContext) async throws {
+        let monochrome = names.last == "grayscale"
+        let separate = try await run(frame, through: names, grouped: grouped, fusing: false, context: context)
+        let fused = try await run(frame, through: names, grouped: grouped, fusing: true, context: context)
+        #expect(fused.draws == (monochrome ? 1 : 3), "gray: one pass (Y' rows); colour: one pass to RGBA + the pack's two")
+        #expect(separate.draws >= 2 + (grouped ? min(names.count, 1) : names.count))
+        let differences = zip(fused.buffer.data, separate.buffer.data).map { abs(Int($0) - Int($1)) }
+        let luma = frame.width * frame.height
+        let worst = differences.max() ?? 0
+        let lumaChanged = differences[..<luma].filter { $0 > 0 }.count
+        #expect(worst <= 1, "frame \(number), \(names), grouped \(grouped), \(frame.chromaLocation): largest difference \(worst)")
+        // Where the separate passes store 8-bit frames, the GL's rounding and the fused pass's
+        // differ on exact halves (measured: 1-2 % of Y' samples, by one level).
+        #expect(lumaChanged * 100 <= 3 * luma, "frame \(number), \(names): \(lumaChanged) of \(luma) Y' samples differ by one")
+        #expect(fused.buffer.colorSpace == separate.buffer.colorSpace)
+        #expect(fused.buffer.timestamp == frame.timestamp)
+        if monochrome { #expect(fused.buffer.data[luma...].allSatisfy { $0 == 128 }) }
     }
 
     @Test("Fan-out to a second sink, a blur in the chain, or a full-precision chain run the separate passes, byte for byte",
