@@ -148,7 +148,6 @@ struct PackedPlanesTests {
     @Test("Planes packed on the render thread read the same on a worker thread's shared context after a fence")
     func readOnSharedContext() async throws {
         let context = try TestContexts.make()
-        let shared = try context.makeSharedContext()
         let (width, height) = (90, 50)
         let rgba = randomBytes(width * height * 4, seed: 21)
         let source = try PixelBuffer(format: .rgba, width: width, height: height, data: rgba)
@@ -160,20 +159,25 @@ struct PackedPlanesTests {
             try planes.read(into: &buffer)
             return (planes, buffer, try context.insertFence())
         }
-        let onWorker = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PixelBuffer, Error>) in
-            Thread {
-                do {
-                    try shared.makeCurrent()
-                    defer { shared.releaseCurrent() }
-                    guard fence.wait() else { throw ELImageError.invalidState(node: "test", reason: "fence timed out") }
-                    var buffer = empty
-                    try planes.read(into: &buffer)
-                    continuation.resume(returning: buffer)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }.start()
+        // A framework worker: its shared context is made current, released and destroyed on it,
+        // and the thread is joined before the render context closes (as every sink's worker).
+        let result = Locked<Result<PixelBuffer, ELImageError>?>(nil)
+        let worker = try context.makeWorker(name: "test readback") { failure in
+            if let failure { return result.withLock { $0 = .failure(failure) } }
+            guard fence.wait() else {
+                return result.withLock { $0 = .failure(.invalidState(node: "test", reason: "fence timed out")) }
+            }
+            var buffer = empty
+            do {
+                try planes.read(into: &buffer)
+                result.withLock { $0 = .success(buffer) }
+            } catch {
+                result.withLock { $0 = .failure(.invalidState(node: "test", reason: "\(error)")) }
+            }
         }
+        try worker.start()
+        await worker.join()
+        let onWorker = try #require(result.withLock { $0 }).get()
         #expect(onWorker.data == onRenderThread.data)
         #expect(onWorker.data.contains { $0 != 0 })
     }

@@ -48,7 +48,6 @@ struct RenderContextTests {
     @Test("A shared context on another thread reads a texture the render thread drew, after a fence")
     func sharedContext() async throws {
         let context = try TestContexts.make()
-        let shared = try context.makeSharedContext()
         let pixels = [UInt8](repeating: 0, count: 16 * 16 * 4).enumerated().map { UInt8($0.offset % 251) }
         let input = RawDataInput()
         let frames = Collector<TextureFrame>()
@@ -65,27 +64,24 @@ struct RenderContextTests {
         let frame = try #require(frames.values.first)
         let fence = try await context.perform { try $0.insertFence() }
 
-        let readBack = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], Error>) in
-            let worker = Thread {
-                do {
-                    try shared.makeCurrent()
-                    defer { shared.releaseCurrent() }
-                    guard fence.wait() else { throw ELImageError.invalidState(node: "test", reason: "fence timed out") }
-                    var framebuffer: GLuint = 0
-                    glGenFramebuffers(1, &framebuffer)
-                    glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
-                    glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0),
-                                           GLenum(GL_TEXTURE_2D), frame.texture, 0)
-                    var bytes = [UInt8](repeating: 0, count: 16 * 16 * 4)
-                    glReadPixels(0, 0, 16, 16, GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bytes)
-                    glDeleteFramebuffers(1, &framebuffer)
-                    continuation.resume(returning: bytes)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            worker.start()
+        // A framework worker (`makeWorker`): its shared context is made current, released and
+        // destroyed on it, and the thread is joined before the render context closes.
+        let result = Locked<[UInt8]?>(nil)
+        let worker = try context.makeWorker(name: "test reader") { failure in
+            guard failure == nil, fence.wait() else { return }
+            var framebuffer: GLuint = 0
+            glGenFramebuffers(1, &framebuffer)
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0),
+                                   GLenum(GL_TEXTURE_2D), frame.texture, 0)
+            var bytes = [UInt8](repeating: 0, count: 16 * 16 * 4)
+            glReadPixels(0, 0, 16, 16, GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), &bytes)
+            glDeleteFramebuffers(1, &framebuffer)
+            result.withLock { $0 = bytes }
         }
+        try worker.start()
+        await worker.join()
+        let readBack = try #require(result.withLock { $0 }, "the worker could not make its context current, or the fence timed out")
         #expect(readBack == pixels)
     }
 
