@@ -7,8 +7,13 @@
 // and filtered in float.
 // The matched filter (CHROMA_FILTER 1) follows that average with [-1 8 -1]/6 across neighbouring
 // chroma samples, which undoes the [1 6 1]/8 blur that bilinear upsampling (yuv_to_rgba.fsh) and
-// the average make together: Y'CbCr written back after a trip through RGBA keeps its chroma
-// (6 or 7 taps per direction instead of 2 or 3).
+// the average make together: Y'CbCr written back after a trip through RGBA keeps its chroma. It
+// runs as two passes (RenderContext.packPlanes), so it costs about what the average costs:
+//   1. PLANE_KIND 5 writes the average (exact fetches, 2 to 6 a site) at every chroma site, with
+//      a border of one site all round (texel (i + 1, j + 1) holds site (i, j); the border sites
+//      average clamped pixels, as a one-pass filter would), into a float target;
+//   2. the chroma planes read that target (inputImageTexture) and sharpen it: 3 reads a sample
+//      per subsampled direction, 9 for 4:2:0, instead of 36 to 49 reads of the picture.
 // The plane and the subsampling are chosen at compile time (ShaderVariant), so no pixel pays for
 // the paths it does not take.
 // With FUSED_PACK 1 this file is the last part of a generated shader (FusedConversionShader): the
@@ -19,7 +24,8 @@ precision highp int;
 
 #ifndef PLANE_KIND
 #define PLANE_KIND 0          // 0 Y', 1 Cb, 2 Cr, 3 interleaved Cb Cr (two pairs per texel),
-#endif                        // 4 both 4:2:0 chroma planes below Y' in one frame-sized target
+#endif                        // 4 both 4:2:0 chroma planes below Y' in one frame-sized target,
+                              // 5 the averaged R'G'B' at each chroma site (matched filter, pass 1)
 #ifndef CHROMA_DIVISOR_X
 #define CHROMA_DIVISOR_X 2    // chroma subsampling across: 1 or 2
 #endif
@@ -27,7 +33,7 @@ precision highp int;
 #define CHROMA_DIVISOR_Y 2    // chroma subsampling down: 1 or 2
 #endif
 #ifndef CHROMA_FILTER
-#define CHROMA_FILTER 0       // 0: average around the site; 1: matched to bilinear upsampling
+#define CHROMA_FILTER 0       // 0: average around the site; 1: matched to bilinear upsampling (pass 2)
 #endif
 #ifndef CHROMA_SITING
 #define CHROMA_SITING 0       // 0: co-sited left (MPEG-2); 1: centred (JPEG); 2: co-sited top left (DV PAL)
@@ -61,25 +67,12 @@ vec3 rgbAt(int x, int y) {
 #endif
 }
 
-// The chroma filter of each direction, written out tap by tap (no arrays, no loops), around the
-// chroma sample's first luma sample (offset 0):
-//   co-sited with it:    average [1 2 1]/4 (offsets -1..1); matched [-1 -2 7 16 7 -2 -1]/24 (-3..3)
-//   between it and next: average [1 1]/2 (0..1);            matched [-1 -1 8 8 -1 -1]/12 (-2..3)
-const float twelfth = 0.08333333333333333;
-const float twentyFourth = 0.041666666666666664;
-
-// Row y filtered across, around luma column x.
+// The average across, around luma column x of row y: [1 2 1]/4 co-sited, [1 1]/2 between.
 vec3 across(int x, int y) {
 #if CHROMA_DIVISOR_X == 1
     return rgbAt(x, y);
-#elif CHROMA_SITING == 1 && CHROMA_FILTER == 1
-    return (8.0 * (rgbAt(x, y) + rgbAt(x + 1, y))
-            - (rgbAt(x - 2, y) + rgbAt(x - 1, y) + rgbAt(x + 2, y) + rgbAt(x + 3, y))) * twelfth;
 #elif CHROMA_SITING == 1
     return 0.5 * (rgbAt(x, y) + rgbAt(x + 1, y));
-#elif CHROMA_FILTER == 1
-    return (16.0 * rgbAt(x, y) + 7.0 * (rgbAt(x - 1, y) + rgbAt(x + 1, y))
-            - 2.0 * (rgbAt(x - 2, y) + rgbAt(x + 2, y)) - (rgbAt(x - 3, y) + rgbAt(x + 3, y))) * twentyFourth;
 #else
     return 0.25 * (rgbAt(x - 1, y) + rgbAt(x + 1, y)) + 0.5 * rgbAt(x, y);
 #endif
@@ -89,7 +82,8 @@ vec3 across(int x, int y) {
 // between two pixels is their mean ([1 1]/2), and the mean of reads at both edges of a pixel is
 // [1 2 1]/4 around it; clamping to the edge repeats the border pixels as rgbAt does. One to four
 // reads per chroma sample instead of two to nine; the texture unit rounds each read to 8 bits
-// (under half a level; chroma rows sum to zero, so a common rounding cancels).
+// (under half a level; chroma rows sum to zero, so a common rounding cancels). The matched
+// filter's first pass fetches exactly: its second pass would amplify that rounding.
 #if CHROMA_DIVISOR_X == 2 && CHROMA_SITING != 1
 #define ACROSS_READS 2        // co-sited across: reads at the pixel's left and right edges
 #else
@@ -132,26 +126,56 @@ vec3 bilinearAverage(int x, int y) {
 #endif
 }
 
-// Y'CbCr of chroma sample `index` of the chroma plane: the rows filtered across, then down.
-vec3 chromaSample(ivec2 index) {
+// The R'G'B' average around chroma site `index`: the rows averaged across, then down.
+vec3 averageAt(ivec2 index) {
     int x = index.x * CHROMA_DIVISOR_X;
     int y = index.y * CHROMA_DIVISOR_Y;
 #if BILINEAR_AVERAGE == 1 && CHROMA_FILTER == 0
-    vec3 rgb = bilinearAverage(x, y);
+    return bilinearAverage(x, y);
 #elif CHROMA_DIVISOR_Y == 1
-    vec3 rgb = across(x, y);
-#elif CHROMA_SITING != 2 && CHROMA_FILTER == 1
-    vec3 rgb = (8.0 * (across(x, y) + across(x, y + 1))
-                - (across(x, y - 2) + across(x, y - 1) + across(x, y + 2) + across(x, y + 3))) * twelfth;
+    return across(x, y);
 #elif CHROMA_SITING != 2
-    vec3 rgb = 0.5 * (across(x, y) + across(x, y + 1));
-#elif CHROMA_FILTER == 1
-    vec3 rgb = (16.0 * across(x, y) + 7.0 * (across(x, y - 1) + across(x, y + 1))
-                - 2.0 * (across(x, y - 2) + across(x, y + 2)) - (across(x, y - 3) + across(x, y + 3))) * twentyFourth;
+    return 0.5 * (across(x, y) + across(x, y + 1));
 #else
-    vec3 rgb = 0.25 * (across(x, y - 1) + across(x, y + 1)) + 0.5 * across(x, y);
+    return 0.25 * (across(x, y - 1) + across(x, y + 1)) + 0.5 * across(x, y);
 #endif
-    return yuvMatrix * rgb + yuvOffset;
+}
+
+#if CHROMA_FILTER == 1 && PLANE_KIND != 5 && FUSED_PACK == 0
+// The matched filter's second pass: inputImageTexture holds the first pass's averages, bordered.
+const float sixth = 0.16666666666666666;
+
+// The average at site `index` (clamped: the texels past a plane's last sample pad its last row texel).
+vec3 averaged(ivec2 index) {
+    return texelFetch(inputImageTexture, min(index + 1, textureSize(inputImageTexture, 0) - 1), 0).rgb;
+}
+
+// [-1 8 -1]/6 across neighbouring sites, where chroma is subsampled across.
+vec3 sharpenedAcross(ivec2 index) {
+#if CHROMA_DIVISOR_X == 2
+    return (8.0 * averaged(index) - averaged(index - ivec2(1, 0)) - averaged(index + ivec2(1, 0))) * sixth;
+#else
+    return averaged(index);
+#endif
+}
+
+vec3 chromaRGB(ivec2 index) {
+#if CHROMA_DIVISOR_Y == 2
+    return (8.0 * sharpenedAcross(index) - sharpenedAcross(index - ivec2(0, 1))
+            - sharpenedAcross(index + ivec2(0, 1))) * sixth;
+#else
+    return sharpenedAcross(index);
+#endif
+}
+#else
+vec3 chromaRGB(ivec2 index) {
+    return averageAt(index);
+}
+#endif
+
+// Y'CbCr of chroma sample `index` of the chroma plane.
+vec3 chromaSample(ivec2 index) {
+    return yuvMatrix * chromaRGB(index) + yuvOffset;
 }
 
 void main() {
@@ -181,6 +205,8 @@ void main() {
         vec3 yuv = chromaSample(ivec2(column + k, chromaRow));
         result[k] = cr ? yuv.z : yuv.y;
     }
+#elif PLANE_KIND == 5
+    result = vec4(averageAt(texel - 1), 1.0);
 #elif PLANE_KIND == 3
     vec3 first = chromaSample(ivec2(texel.x * 2, texel.y));
     vec3 second = chromaSample(ivec2(texel.x * 2 + 1, texel.y));

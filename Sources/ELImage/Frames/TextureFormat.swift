@@ -8,12 +8,16 @@ public enum TextureFormat: Sendable, Hashable, CustomStringConvertible {
     case r8
     /// Two 8-bit channels (an interleaved chroma plane).
     case rg8
+    /// Half-float RGBA: intermediate results that must keep more than 8 bits (the matched chroma
+    /// filter's averages). Rendered to, sampled, never uploaded or read back.
+    case rgba16f
 
     public var bytesPerPixel: Int {
         switch self {
         case .rgba8: 4
         case .r8: 1
         case .rg8: 2
+        case .rgba16f: 8
         }
     }
 
@@ -22,6 +26,7 @@ public enum TextureFormat: Sendable, Hashable, CustomStringConvertible {
         case .rgba8: GL_RGBA8
         case .r8: GL_R8
         case .rg8: GL_RG8
+        case .rgba16f: GL_RGBA16F
         }
     }
 
@@ -31,6 +36,7 @@ public enum TextureFormat: Sendable, Hashable, CustomStringConvertible {
         case .rgba8: GLenum(GL_RGBA)
         case .r8: GLenum(GL_RED)
         case .rg8: GLenum(GL_RG)
+        case .rgba16f: GLenum(GL_RGBA)
         }
     }
 
@@ -39,6 +45,7 @@ public enum TextureFormat: Sendable, Hashable, CustomStringConvertible {
         case .rgba8: "RGBA8"
         case .r8: "R8"
         case .rg8: "RG8"
+        case .rgba16f: "RGBA16F"
         }
     }
 }

@@ -14,6 +14,7 @@ extension RenderContext {
     /// checked the buffer covers every row. GL counts row length in texels, so rows whose stride is
     /// not a whole number of texels are repacked first.
     func upload(_ pixels: UnsafeRawBufferPointer, bytesPerRow: Int, into frame: TextureFrame) throws {
+        try Self.requireBytes(frame, for: "upload")
         let texelSize = frame.format.bytesPerPixel
         guard bytesPerRow % texelSize == 0 else {
             let row = frame.width * texelSize
@@ -39,6 +40,7 @@ extension RenderContext {
 
     /// Reads `frame`'s pixels into `destination`, rows tightly packed, first row first.
     func readPixels(of frame: TextureFrame, into destination: UnsafeMutableRawBufferPointer) throws {
+        try Self.requireBytes(frame, for: "read back")
         let needed = frame.width * frame.height * frame.format.bytesPerPixel
         guard destination.count >= needed, let base = destination.baseAddress else {
             throw ELImageError.invalidInput(what: "readback buffer of \(destination.count) bytes is smaller than \(needed)",
@@ -50,5 +52,12 @@ extension RenderContext {
                      GLenum(GL_UNSIGNED_BYTE), base)
         let error = glGetError()
         if error != GL_NO_ERROR { throw ELImageError.gl(call: "glReadPixels(\(frame.key))", code: error) }
+    }
+
+    /// Throws unless `frame` holds 8-bit channels, the only kind moved to and from the CPU.
+    private static func requireBytes(_ frame: TextureFrame, for action: String) throws {
+        guard frame.format == .rgba16f else { return }
+        throw ELImageError.invalidInput(what: "a \(frame.key) frame cannot be \(action) as bytes",
+                                        hint: "half-float frames are intermediate results; convert to RGBA8 first")
     }
 }

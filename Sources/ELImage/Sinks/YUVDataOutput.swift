@@ -19,10 +19,10 @@ public final class YUVDataOutput: ImageInput, PackingSink {
     ///   - chromaLocation: where subsampled chroma is sited (MPEG-2 "left" by default, as H.264
     ///     expects); `nil` sites it as each frame's source did (`TextureFrame.chromaLocation`), so a
     ///     Y'CbCr source is written back without resampling its chroma to another siting.
-    ///   - chromaDownsampling: the chroma filter of subsampled formats (`.matched` to write Y'CbCr
-    ///     sources back with their chroma intact).
+    ///   - chromaDownsampling: the chroma filter of subsampled formats (`.matched`, the default,
+    ///     writes Y'CbCr sources back with their chroma intact; `.average` blurs it slightly).
     public init(format: PixelFormat = .i420, colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation? = .left,
-                chromaDownsampling: ChromaDownsampling = .average,
+                chromaDownsampling: ChromaDownsampling = .matched,
                 handler: @escaping @Sendable (PixelBuffer) -> Void) throws {
         _ = try RenderContext.planeKinds(of: format)
         self.format = format

@@ -37,7 +37,7 @@ extension RenderContext {
     /// render thread.
     package func prepareReadback(of frame: any PackablePicture, as format: PixelFormat, colorSpace: ColorSpace,
                          chromaLocation: ChromaLocation,
-                         chromaDownsampling: ChromaDownsampling = .average) throws -> PendingReadback {
+                         chromaDownsampling: ChromaDownsampling = .matched) throws -> PendingReadback {
         let planes = try frame.packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
                                       chromaDownsampling: chromaDownsampling, in: self)
         return PendingReadback(planes: planes, fence: try insertFence())

@@ -134,7 +134,7 @@ extension RenderContext {
     /// plain RGBA copy. `chromaDownsampling` picks the chroma filter of subsampled formats.
     public func packPlanes(of frame: TextureFrame, as format: PixelFormat, colorSpace: ColorSpace,
                            chromaLocation: ChromaLocation = .left,
-                           chromaDownsampling: ChromaDownsampling = .average) throws -> PackedPlanes {
+                           chromaDownsampling: ChromaDownsampling = .matched) throws -> PackedPlanes {
         guard frame.format == .rgba8 else {
             throw ELImageError.invalidInput(what: "Y'CbCr conversion needs an RGBA frame, got \(frame.format)",
                                             hint: "convert after a node that outputs RGBA")
@@ -146,8 +146,13 @@ extension RenderContext {
         }
         let conversion = YCbCrConversion.fromRGB(colorSpace)
         let divisor = PlaneTextureLayout(format).chromaDivisor
+        // The matched filter of subsampled chroma runs in two passes: the averages at every
+        // chroma site first (`averagedChroma`), then the chroma planes sharpen them.
+        let averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2)
+            ? try averagedChroma(of: frame, format: format, chromaLocation: chromaLocation) : nil
         let defines = [("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
-                       ("CHROMA_SITING", Self.sitingDefine(chromaLocation)), ("CHROMA_FILTER", chromaDownsampling.shaderDefine),
+                       ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
+                       ("CHROMA_FILTER", averaged == nil ? ChromaDownsampling.average.shaderDefine : ChromaDownsampling.matched.shaderDefine),
                        ("BILINEAR_AVERAGE", frame.key.filtering == .linear && frame.key.wrap == .clampToEdge ? 1 : 0)]
         let setUniforms = { (program: ShaderProgram) in
             program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
@@ -156,6 +161,8 @@ extension RenderContext {
             program.set(.mat3(conversion.matrix), for: "yuvMatrix")
             program.set(.vec3(conversion.offset), for: "yuvOffset")
         }
+        /// What a plane's draw reads: the picture for Y', the averages for matched chroma.
+        let input = { (kind: PlaneKind) in kind == .luma ? frame : averaged ?? frame }
         // I420 and YV12 whose rows fit whole texels: the whole frame in one target, one readback.
         if [.i420, .yv12].contains(format), frame.width % 8 == 0, frame.height % 4 == 0 {
             let packed = try makeFrame(width: frame.width / 4, height: frame.height * 3 / 2, filtering: .nearest,
@@ -169,7 +176,7 @@ extension RenderContext {
                 let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh,
                                             defines: [("PLANE_KIND", Int(kind.rawValue))] + defines)
                 let program = try self.program(named: variant.name, fragment: variant.source)
-                try draw(program, into: packed, inputs: [frame], rows: rows, setUniforms: setUniforms)
+                try draw(program, into: packed, inputs: [input(kind)], rows: rows, setUniforms: setUniforms)
             }
             var planes = PackedPlanes(textures: [packed], format: format, width: frame.width, height: frame.height,
                                       colorSpace: colorSpace, chromaLocation: chromaLocation)
@@ -185,18 +192,41 @@ extension RenderContext {
             let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh,
                                         defines: [("PLANE_KIND", Int(kind.rawValue))] + defines)
             let program = try self.program(named: variant.name, fragment: variant.source)
-            try draw(program, into: packed, inputs: [frame], setUniforms: setUniforms)
+            try draw(program, into: packed, inputs: [input(kind)], setUniforms: setUniforms)
             return packed
         }
         return PackedPlanes(textures: textures, format: format, width: frame.width, height: frame.height,
                             colorSpace: colorSpace, chromaLocation: chromaLocation)
     }
 
+    /// The matched chroma filter's first pass: the [1 2 1]/4 or [1 1]/2 average of `frame`'s
+    /// R'G'B' around every chroma site of `format` at `chromaLocation`, with a border of one site
+    /// all round (averages of clamped pixels), in a half-float frame that keeps the precision the
+    /// second pass's sharpening would otherwise amplify. 2 to 6 exact reads a site, shared by Cb
+    /// and Cr.
+    private func averagedChroma(of frame: TextureFrame, format: PixelFormat,
+                                chromaLocation: ChromaLocation) throws -> TextureFrame {
+        let divisor = PlaneTextureLayout(format).chromaDivisor
+        let sites = format.planeShape(1, width: frame.width, height: frame.height)  // in chroma samples
+        let averages = try makeFrame(width: sites.width + 2, height: sites.height + 2, format: .rgba16f,
+                                     filtering: .nearest, timestamp: frame.timestamp)
+        let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: [
+            ("PLANE_KIND", Int(PlaneKind.averagedChroma.rawValue)),
+            ("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
+            ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
+            ("CHROMA_FILTER", ChromaDownsampling.matched.shaderDefine)])
+        let program = try self.program(named: variant.name, fragment: variant.source)
+        try draw(program, into: averages, inputs: [frame]) { program in
+            program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
+        }
+        return averages
+    }
+
     /// Converts an RGBA frame into `buffer`'s format on the GPU (with `buffer`'s colour space and
     /// chroma siting) and reads the planes back into `buffer`, honouring each plane's offset and
     /// stride. `buffer` must have the frame's size.
     public func readPixels(of frame: TextureFrame, into buffer: inout PixelBuffer,
-                           chromaDownsampling: ChromaDownsampling = .average) throws {
+                           chromaDownsampling: ChromaDownsampling = .matched) throws {
         guard buffer.width == frame.width, buffer.height == frame.height else {
             throw ELImageError.invalidInput(
                 what: "a \(frame.width)x\(frame.height) frame cannot be read into a \(buffer.width)x\(buffer.height) buffer",
@@ -230,6 +260,8 @@ extension RenderContext {
         case luma = 0, cb = 1, cr = 2, interleavedChroma = 3
         /// Both 4:2:0 chroma planes below Y' in one frame-sized target (`PackedPlanes.isWholeFrame`).
         case wholeFrameChroma = 4
+        /// The matched chroma filter's first pass: averaged R'G'B' at each chroma site.
+        case averagedChroma = 5
     }
 
     /// The planes `format` is read back as; empty for RGBA (read as is).

@@ -22,7 +22,7 @@ final class ReadbackSink: Sendable {
         var colorSpace: ColorSpace? = nil
         /// nil: each frame's own (`TextureFrame.chromaLocation`).
         var chromaLocation: ChromaLocation? = nil
-        var chromaDownsampling: ChromaDownsampling = .average
+        var chromaDownsampling: ChromaDownsampling = .matched
         var capacity = 4
         var whenQueueFull = EncoderSettings.QueueFullPolicy.wait
     }

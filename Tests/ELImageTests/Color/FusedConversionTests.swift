@@ -97,7 +97,8 @@ struct FusedConversionTests {
         let monochrome = names.last == "grayscale"
         let separate = try await run(frame, through: names, grouped: grouped, fusing: false, context: context)
         let fused = try await run(frame, through: names, grouped: grouped, fusing: true, context: context)
-        #expect(fused.draws == (monochrome ? 1 : 3), "gray: one pass (Y' rows); colour: one pass to RGBA + the pack's two")
+        #expect(fused.draws == (monochrome ? 1 : 4),
+                "gray: one pass (Y' rows); colour: one pass to RGBA + the pack's three (Y', matched chroma in two)")
         #expect(separate.draws >= 2 + (grouped ? min(names.count, 1) : names.count))
         let differences = zip(fused.buffer.data, separate.buffer.data).map { abs(Int($0) - Int($1)) }
         let luma = frame.width * frame.height

@@ -8,12 +8,14 @@ struct RGBToYUVTests {
     static let colorSpaces = YUVToRGBTests.colorSpaces
 
     /// Uploads an RGBA picture and reads it back as `format`.
-    func readBack(_ rgba: [UInt8], width: Int, height: Int, as buffer: PixelBuffer) async throws -> PixelBuffer {
+    func readBack(_ rgba: [UInt8], width: Int, height: Int, as buffer: PixelBuffer,
+                  chromaDownsampling: ChromaDownsampling = .matched) async throws -> PixelBuffer {
         let context = try TestContexts.make()
         let input = RawDataInput()
         let results = Collector<PixelBuffer>()
         let output = try YUVDataOutput(format: buffer.format, colorSpace: buffer.colorSpace,
-                                       chromaLocation: buffer.chromaLocation) { results.append($0) }
+                                       chromaLocation: buffer.chromaLocation,
+                                       chromaDownsampling: chromaDownsampling) { results.append($0) }
         input --> output
         try await input.process(rgba, width: width, height: height, format: .rgba,
                                 timestamp: MediaTime(value: 3, timescale: 30), on: context)
@@ -48,8 +50,10 @@ struct RGBToYUVTests {
         defer { folder.remove() }
         let (width, height) = (250, 182)
         let rgba = try photo(width: width, height: height)
+        // The average filter, whose taps the model below follows (ChromaDownsamplingTests covers both).
         let ours = try await readBack(rgba, width: width, height: height,
-                                      as: try PixelBuffer(format: .i420, width: width, height: height, colorSpace: colorSpace))
+                                      as: try PixelBuffer(format: .i420, width: width, height: height, colorSpace: colorSpace),
+                                      chromaDownsampling: .average)
         // Luma: swscale, an independent implementation.
         let rgbPath = folder.path("photo.rgb")
         try Data(stride(from: 0, to: rgba.count, by: 4).flatMap { rgba[$0..<($0 + 3)] }).write(to: URL(fileURLWithPath: rgbPath))
