@@ -125,10 +125,12 @@ struct Startup: Codable {
 
     static func measure(contextMilliseconds: Double, clip: SourceClip, on context: RenderContext) throws -> Startup {
         let input = RawDataInput()
-        input --> Grayscale() --> (try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in })
+        let gate = DeliveryGate()
+        input --> Grayscale() --> (try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in gate.signal() })
         let source = clip.frames[0]
         let first = try milliseconds {
             try context.performAndWait { context in try input.process(source, in: context) }
+            gate.wait()
         }
         let floorFirst = try context.performAndWait { _ in
             try milliseconds {

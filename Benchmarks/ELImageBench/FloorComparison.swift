@@ -43,7 +43,8 @@ struct FloorComparison {
         let (width, height) = (clip.width, clip.height)
         let sources = clip.frames
         let input = RawDataInput(fusingPasses: pipeline == .fusedGrayscale)
-        let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in }
+        let gate = DeliveryGate()
+        let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in gate.signal() }
         if let filter = pipeline.makeFilter() {
             input --> filter --> output
         } else {
@@ -56,7 +57,7 @@ struct FloorComparison {
         let result = Box([UInt8](repeating: 0, count: floor.value.frameBytes))
         let counter = Box(0)
         let timing = try InterleavedTiming(frames: frames).measure(
-            framework: feeding(input, sources),
+            framework: feeding(input, sources, until: gate),
             bare: { _ in
                 counter.value += 1
                 sources[counter.value % sources.count].data.withUnsafeBytes { bytes in
@@ -84,7 +85,8 @@ struct FloorComparison {
     {
         let count = min(20, max(5, frames / 3))
         let filter = pipeline.makeFilter()
-        let capture = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in }
+        let gate = DeliveryGate()
+        let capture = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in gate.signal() }
         let filterInput = FrameFeeder()
         if let filter { filterInput --> filter --> capture }
         let fusedInput = RawDataInput(fusingPasses: true)
@@ -99,10 +101,10 @@ struct FloorComparison {
                 let source = sources[index % sources.count]
                 if fused {
                     framework["upload+fused pass+readback", default: []].append(try milliseconds {
-                        try fusedInput.process(source, in: context); glFinish()
+                        try fusedInput.process(source, in: context); gate.wait()
                     })
                 } else {
-                    try timeSeparateStages(of: source, feeding: filtered ? filterInput : nil, into: &output,
+                    try timeSeparateStages(of: source, feeding: filtered ? filterInput : nil, until: gate, into: &output,
                                            stages: &framework, in: context)
                 }
                 source.data.withUnsafeBytes { bytes in
@@ -124,7 +126,8 @@ struct FloorComparison {
 
     /// The framework's separate stages for one frame: upload + conversion, the filter with the sink's
     /// packing and readback (when `filterInput` feeds a filter), packing + readback of the unfiltered frame.
-    private func timeSeparateStages(of source: PixelBuffer, feeding filterInput: FrameFeeder?, into output: inout PixelBuffer,
+    private func timeSeparateStages(of source: PixelBuffer, feeding filterInput: FrameFeeder?, until gate: DeliveryGate,
+                                    into output: inout PixelBuffer,
                                     stages: inout [String: [Double]], in context: isolated RenderContext) throws {
         var frame: TextureFrame?
         stages["upload+convert", default: []].append(try milliseconds {
@@ -133,7 +136,7 @@ struct FloorComparison {
         guard let converted = frame else { return }
         if let filterInput {
             stages["filter+pack+readback", default: []].append(milliseconds {
-                filterInput.feed(converted, in: context); glFinish()
+                filterInput.feed(converted, in: context); gate.wait()
             })
         }
         stages["pack+readback", default: []].append(try milliseconds {

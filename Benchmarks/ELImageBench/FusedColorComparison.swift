@@ -11,13 +11,15 @@ struct FusedColorComparison {
     func run(on context: RenderContext) throws -> [PipelineResult] {
         let sources = clip.frames
         let fused = RawDataInput(), separate = RawDataInput(fusingPasses: false)
-        for input in [fused, separate] {
+        let gates = [DeliveryGate(), DeliveryGate()]
+        for (input, gate) in zip([fused, separate], gates) {
             let chain = try FilterGroup([Brightness(0.05), Contrast(1.2), Saturation(1.3)])
-            let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in }
+            let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in gate.signal() }
             input --> chain --> output
         }
-        let timing = try InterleavedTiming(frames: frames).measure(framework: feeding(fused, sources),
-                                                                   bare: feeding(separate, sources), on: context)
+        let timing = try InterleavedTiming(frames: frames).measure(framework: feeding(fused, sources, until: gates[0]),
+                                                                   bare: feeding(separate, sources, until: gates[1]),
+                                                                   on: context)
         return [
             PipelineResult(name: "colour chain (3 filters) fused I420→I420", size: clip.sizeName, latency: timing.framework,
                            ratioToBare: timing.framework.p50 / timing.bare.p50, note: "ratio to the unfused framework"),

@@ -1,4 +1,5 @@
 import CGLES
+import Dispatch
 import ELImage
 
 /// Times a framework pipeline and its bare-GLES twin per frame on the same context, in alternating
@@ -33,11 +34,26 @@ final class Box<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-/// A timed step that sends `sources`' frames, one per call in turn, through `input`.
-func feeding(_ input: RawDataInput, _ sources: [PixelBuffer]) -> @Sendable (isolated RenderContext) throws -> Void {
+/// A timed step that sends `sources`' frames, one per call in turn, through `input`, and waits
+/// until `gate` says the output handed the frame over (its readback runs on a worker thread).
+func feeding(_ input: RawDataInput, _ sources: [PixelBuffer],
+             until gate: DeliveryGate) -> @Sendable (isolated RenderContext) throws -> Void {
     let counter = Box(0)
     return { context in
         counter.value += 1
         try input.process(sources[counter.value % sources.count], in: context)
+        gate.wait()
     }
+}
+
+/// Tells a timed step that a `YUVDataOutput` has handed its frame to the closure: the frame was
+/// read back (on the output's worker thread), so the step's time covers the whole path, as the
+/// floor's does.
+final class DeliveryGate: Sendable {
+    private let delivered = DispatchSemaphore(value: 0)
+
+    /// Called by the output's closure.
+    func signal() { delivered.signal() }
+    /// Waits for the next frame handed over.
+    func wait() { delivered.wait() }
 }

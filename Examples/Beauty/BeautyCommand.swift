@@ -39,15 +39,19 @@ struct BeautyCommand: AsyncParsableCommand {
                                               options: .init(frames: 1), context: context)
             let before = Collected(), after = Collected(), mask = Collected()
 
-            source.node --> Beauty(strength: strength) --> RawDataOutput { image in after.keep(image) }
-            source.node --> RawDataOutput { image in before.keep(image) }
+            // Each output reads its frames back on a worker thread and hands them to its closure there.
+            var outputs = [RawDataOutput { image in after.keep(image) }, RawDataOutput { image in before.keep(image) }]
+            source.node --> Beauty(strength: strength) --> outputs[0]
+            source.node --> outputs[1]
             if withMask {
                 let maskBeauty = Beauty(strength: strength)
                 maskBeauty.showsSkinMask = true
-                source.node --> maskBeauty --> RawDataOutput { image in mask.keep(image) }
+                outputs.append(RawDataOutput { image in mask.keep(image) })
+                source.node --> maskBeauty --> outputs[2]
             }
 
             try await source.run(on: context)
+            for output in outputs { try await output.finish() }
             return (before.image, after.image, mask.image)
         }
         guard let original, let smoothed else { throw ValidationError("the input gave no frame") }

@@ -33,9 +33,12 @@ struct GrayscaleCommand: AsyncParsableCommand {
                                               options: .init(frames: frames), context: context)
             let writer = PNGSequence(pattern: output)
 
-            source.node --> Grayscale() --> RawDataOutput { image in writer.write(image) }
+            // The frames are read back and handed to the closure on the output's worker thread.
+            let frames = RawDataOutput { image in writer.write(image) }
+            source.node --> Grayscale() --> frames
 
             try await source.run(on: context)
+            try await frames.finish()  // every frame the source sent is written
             print("Wrote \(writer.count) gray frame(s) to \(URL(fileURLWithPath: output).path)")
             print("Rendered with \(context.info.renderer) (\(context.info.platform))")
         }

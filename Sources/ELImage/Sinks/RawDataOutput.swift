@@ -1,33 +1,69 @@
-
 /// A sink that reads every frame back to the CPU as RGBA and hands it to a closure.
 ///
-/// The closure runs on the render thread, so keep it short. The pixel buffer is reused for the
-/// next frame unless the closure keeps the image, in which case it becomes the closure's own copy.
-public final class RawDataOutput: ImageInput {
+/// The frame is read back on a worker thread behind a GL fence (the path of the file sinks), so
+/// the render thread never waits for the readback or the closure. The closure runs on that worker
+/// thread, one frame at a time, in order. A file source waits while four frames are queued (no
+/// frame is lost); `finish()` returns once the closure has seen every frame delivered so far.
+///
+/// ```swift
+/// let output = RawDataOutput { image in print(image.timestamp, image[0, 0]) }
+/// movie --> output
+/// try await movie.run(on: context)
+/// try await output.finish()
+/// ```
+///
+/// For an async sequence of frames instead of a closure, use `FrameStream`.
+public final class RawDataOutput: ImageInput, ClosableNode, Sendable {
     public let inputSlots = InputSlots(count: 1)
-    private let handler: @Sendable (RGBAImage) -> Void
-    private let buffer = Locked<[UInt8]>([])
+    private let runs: ReadbackRuns
 
-    public init(handler: @escaping @Sendable (RGBAImage) -> Void) {
-        self.handler = handler
+    /// - Parameters:
+    ///   - queueCapacity: frames waiting for the worker before `whenQueueFull` applies.
+    ///   - whenQueueFull: `.wait` (default) slows a file source; `.drop` drops and counts (live).
+    public init(queueCapacity: Int = 4, whenQueueFull: QueueFullPolicy = .wait,
+                handler: @escaping @Sendable (RGBAImage) -> Void) {
+        runs = ReadbackRuns(ReadbackSink.Configuration(path: "RawDataOutput", threadName: "frames", format: .rgba,
+                                                       capacity: max(1, queueCapacity), whenQueueFull: whenQueueFull)) {
+            CallbackFrameWriter { buffer in
+                handler(RGBAImage(width: buffer.width, height: buffer.height, pixels: buffer.data,
+                                  timestamp: buffer.timestamp))
+            }
+        }
     }
+
+    /// The safety net for an output released without `finish()` or `close()`: its worker hands over
+    /// what is queued and ends in the background (never waited for here).
+    deinit {
+        runs.release()
+    }
+
+    /// Frames handed to the closure so far.
+    public var framesDelivered: Int { runs.written }
+    /// Frames dropped (`.drop` with a full queue) or left behind by a failure.
+    public var framesDropped: Int { runs.dropped }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         guard frame.format == .rgba8 else {
             throw ELImageError.invalidInput(what: "RawDataOutput got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }
-        var pixels = buffer.withLock { stored in
-            defer { stored = [] }
-            return stored
-        }
-        let count = frame.width * frame.height * 4
-        if pixels.count != count { pixels = [UInt8](repeating: 0, count: count) }
-        try pixels.withUnsafeMutableBytes { try context.readPixels(of: frame, into: $0) }
-        var image = RGBAImage(width: frame.width, height: frame.height, pixels: pixels, timestamp: frame.timestamp)
-        pixels = []
-        handler(image)
-        swap(&pixels, &image.pixels)
-        buffer.withLock { $0 = pixels }
+        try runs.take(frame, owner: self, in: context)
+    }
+
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        runs.endOfStream()
+    }
+
+    /// Waits until the closure has seen every frame taken so far and the worker has ended;
+    /// returns the frames delivered in all. The output takes frames again afterwards.
+    /// - Throws: the failure that stopped a readback (also reported to the error handler).
+    @discardableResult
+    public func finish() async throws -> Int {
+        try await runs.finish()
+    }
+
+    /// Delivers what is queued and joins the worker; called by the context's `close()`.
+    public func close() async {
+        await runs.close()
     }
 }

@@ -1,18 +1,17 @@
-
-/// A sink that converts every frame to Y'CbCr (or RGBA) on the GPU, reads it back and hands the
-/// `PixelBuffer` to a closure: the feed for encoders, Y4M files and other YUV consumers.
+/// A sink that converts every frame to Y'CbCr (or RGBA) on the GPU and hands the `PixelBuffer` to
+/// a closure: the feed for encoders, Y4M files and other YUV consumers.
 ///
-/// The closure runs on the render thread. The buffer is reused for the next frame unless the closure
-/// keeps it (then the closure's copy is its own).
-public final class YUVDataOutput: ImageInput, PackingSink {
+/// The planes are packed on the render thread and read back on a worker thread behind a GL fence
+/// (the path of the file sinks), so the render thread never waits for the readback or the
+/// closure. The closure runs on that worker thread, one frame at a time, in order; the buffer is
+/// reused for the next frame unless the closure keeps it (then the closure's copy is its own).
+/// `finish()` returns once the closure has seen every frame delivered so far.
+public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendable {
     public let inputSlots = InputSlots(count: 1)
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
     public let format: PixelFormat
-    private let colorSpace: ColorSpace?
-    private let chromaLocation: ChromaLocation?
     let chromaDownsampling: ChromaDownsampling
-    private let handler: @Sendable (PixelBuffer) -> Void
-    private let reusable = Locked<PixelBuffer?>(nil)
+    private let runs: ReadbackRuns
 
     /// - Parameters:
     ///   - colorSpace: the matrix and range to write; `nil` uses each frame's own colour space.
@@ -21,22 +20,36 @@ public final class YUVDataOutput: ImageInput, PackingSink {
     ///     Y'CbCr source is written back without resampling its chroma to another siting.
     ///   - chromaDownsampling: the chroma filter of subsampled formats (`.matched`, the default,
     ///     writes Y'CbCr sources back with their chroma intact; `.average` blurs it slightly).
+    ///   - queueCapacity: frames waiting for the worker before `whenQueueFull` applies.
+    ///   - whenQueueFull: `.wait` (default) slows a file source; `.drop` drops and counts (live).
     public init(format: PixelFormat = .i420, colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation? = .left,
-                chromaDownsampling: ChromaDownsampling = .matched,
+                chromaDownsampling: ChromaDownsampling = .matched, queueCapacity: Int = 4,
+                whenQueueFull: QueueFullPolicy = .wait,
                 handler: @escaping @Sendable (PixelBuffer) -> Void) throws {
         _ = try RenderContext.planeKinds(of: format)
         self.format = format
-        self.colorSpace = colorSpace
-        self.chromaLocation = chromaLocation
         self.chromaDownsampling = chromaDownsampling
-        self.handler = handler
+        runs = ReadbackRuns(ReadbackSink.Configuration(
+            path: "YUVDataOutput", threadName: "frames", format: format, colorSpace: colorSpace,
+            chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling,
+            capacity: max(1, queueCapacity), whenQueueFull: whenQueueFull)) {
+            CallbackFrameWriter(handler)
+        }
     }
 
+    /// The safety net for an output released without `finish()` or `close()`: its worker hands over
+    /// what is queued and ends in the background (never waited for here).
+    deinit {
+        runs.release()
+    }
+
+    /// Frames handed to the closure so far.
+    public var framesDelivered: Int { runs.written }
+    /// Frames dropped (`.drop` with a full queue) or left behind by a failure.
+    public var framesDropped: Int { runs.dropped }
+
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        try produce(width: frame.width, height: frame.height, colorSpace: frame.colorSpace,
-                    chromaLocation: frame.chromaLocation) { buffer in
-            try context.readPixels(of: frame, into: &buffer, chromaDownsampling: chromaDownsampling)
-        }
+        try runs.take(frame, owner: self, in: context)
     }
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
@@ -44,36 +57,23 @@ public final class YUVDataOutput: ImageInput, PackingSink {
     }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
-        try produce(width: picture.width, height: picture.height, colorSpace: picture.colorSpace,
-                    chromaLocation: picture.chromaLocation) { buffer in
-            try picture.packed(as: buffer.format, colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation,
-                               chromaDownsampling: chromaDownsampling, in: context).read(into: &buffer)
-        }
+        try runs.take(picture, owner: self, in: context)
     }
 
-    /// The colour space written for a picture in `source`.
-    func outputColorSpace(forSource source: ColorSpace) -> ColorSpace { colorSpace ?? source }
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        runs.endOfStream()
+    }
 
-    /// The chroma siting written for a picture sited at `source`.
-    func outputChromaLocation(forSource source: ChromaLocation) -> ChromaLocation { chromaLocation ?? source }
+    /// Waits until the closure has seen every frame taken so far and the worker has ended;
+    /// returns the frames delivered in all. The output takes frames again afterwards.
+    /// - Throws: the failure that stopped a readback (also reported to the error handler).
+    @discardableResult
+    public func finish() async throws -> Int {
+        try await runs.finish()
+    }
 
-    /// Hands the handler a buffer of `format` filled by `fill` (given it sized and tagged with the
-    /// output colour space and siting for a picture of `colorSpace` sited at `chromaLocation`): a
-    /// frame read back, or a `FusedConversionPlan`'s pass.
-    func produce(width: Int, height: Int, colorSpace source: ColorSpace, chromaLocation sourceSiting: ChromaLocation,
-                 fill: (inout PixelBuffer) throws -> Void) throws {
-        var buffer = reusable.withLock { stored in
-            defer { stored = nil }
-            return stored
-        }
-        if buffer == nil || buffer?.width != width || buffer?.height != height {
-            buffer = try PixelBuffer(format: format, width: width, height: height)
-        }
-        guard var buffer else { return }
-        buffer.colorSpace = outputColorSpace(forSource: source)
-        buffer.chromaLocation = outputChromaLocation(forSource: sourceSiting)
-        try fill(&buffer)
-        handler(buffer)
-        reusable.withLock { $0 = buffer }
+    /// Delivers what is queued and joins the worker; called by the context's `close()`.
+    public func close() async {
+        await runs.close()
     }
 }

@@ -34,15 +34,9 @@ public struct EncoderSettings: Sendable, Equatable {
         case bitrate(kilobitsPerSecond: Int, maximumKilobitsPerSecond: Int? = nil, bufferKilobits: Int? = nil)
     }
 
-    /// What the render thread does when the encoder's queue is full.
-    public enum QueueFullPolicy: Sendable, Equatable {
-        /// The render thread waits until there is room: no frame is lost and a file source is
-        /// slowed to the encoder's pace (the graph's back-pressure).
-        case wait
-        /// The frame is dropped and counted in `RecordingStatistics.dropped`: for live sources
-        /// (cameras), which must never stall.
-        case drop
-    }
+    /// What the render thread does when the encoder's queue is full (`.drop` counts the frame in
+    /// `RecordingStatistics.dropped`).
+    public typealias QueueFullPolicy = ELImage.QueueFullPolicy
 
     /// `--preset`; `.veryfast` by default.
     public var preset: Preset = .veryfast

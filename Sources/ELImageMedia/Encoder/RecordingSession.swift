@@ -260,7 +260,7 @@ final class RecordingSession: Sendable {
         var statistics = state.statistics
         let lost = counts.ended ? max(0, counts.accepted - statistics.encoded) : 0
         statistics.framesIn = counts.accepted + counts.rejected + counts.conversionFailures
-        statistics.droppedQueueFull = counts.rejected
+        statistics.droppedQueueFull = counts.rejected + counts.replaced
         statistics.dropped = counts.rejected + counts.conversionFailures + lost
         statistics.queueHighWater = counts.highWater
         statistics.readbackTime = counts.readbackTime

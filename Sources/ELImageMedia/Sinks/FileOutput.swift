@@ -113,6 +113,12 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
         }, unused: {})
     }
 
+    /// The safety net for an output released without `finish()` or `close()`: the worker writes
+    /// what is queued and finishes the file in the background (never waited for here).
+    deinit {
+        sink.requestFinish()
+    }
+
     /// The file.
     public var path: String { sink.path }
     /// Frames written to the file so far.
@@ -120,7 +126,7 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
     /// Frames dropped because the queue was full (`.drop` policy only) or after a failure.
     public var dropped: Int {
         let counts = sink.counts
-        return counts.rejected + counts.lost
+        return counts.rejected + counts.replaced + counts.lost
     }
 
     /// Writes the frames still queued and closes the file (it also finishes by itself at

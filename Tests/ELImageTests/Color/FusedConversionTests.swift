@@ -60,6 +60,7 @@ struct FusedConversionTests {
         let before = await context.drawCallCount
         try await input.process(frame, on: context)
         let draws = await context.drawCallCount - before
+        #expect(try await output.finish() == 1)
         return (try #require(result.withLock { $0 }), draws)
     }
 
@@ -130,6 +131,7 @@ struct FusedConversionTests {
                 let before = await context.drawCallCount
                 try await input.process(frame, on: context)
                 draws.append(await context.drawCallCount - before)
+                try await output.finish()
                 buffers.append(try #require(result.withLock { $0 }))
             }
             #expect(draws[0] == draws[1] && draws[0] >= 2)
@@ -158,6 +160,7 @@ struct FusedConversionTests {
         for frame in frames { try await input.process(frame, on: context) }
         #expect(await context.drawCallCount - before == frames.count, "one fused draw a frame")
         #expect(atInput.count == frames.count && atSink.count == frames.count)
+        #expect(try await output.finish() == frames.count)
         let separate = try await Self.run(try #require(frames.last), through: ["brightness", "grayscale"], grouped: true,
                                           fusing: false, context: context)
         let fused = try #require(result.withLock { $0 })

@@ -27,6 +27,7 @@ struct MonochromePackTests {
         let output = try YUVDataOutput(format: .i420, colorSpace: colorSpace) { buffer in result.withLock { $0 = buffer } }
         if grayscale { input --> Grayscale() --> output } else { input --> output }
         try await input.process(pixels, width: width, height: height, format: .rgba, timestamp: .zero, on: context)
+        #expect(try await output.finish() == 1)
         return try #require(result.withLock { $0 })
     }
 
@@ -38,8 +39,10 @@ struct MonochromePackTests {
         // The gray pixels, read back as RGBA, then converted as an ordinary (not monochrome) frame.
         let gray = Locked<[UInt8]>([])
         let grayInput = RawDataInput()
-        grayInput --> Grayscale() --> RawDataOutput { image in gray.withLock { $0 = image.pixels } }
+        let grayOutput = RawDataOutput { image in gray.withLock { $0 = image.pixels } }
+        grayInput --> Grayscale() --> grayOutput
         try await grayInput.process(colour, width: width, height: height, format: .rgba, timestamp: .zero, on: context)
+        #expect(try await grayOutput.finish() == 1)
         let reference = try await Self.i420(gray.withLock { $0 }, width: width, height: height, grayscale: false,
                                             colorSpace: colorSpace, context: context)
         let fused = try await Self.i420(colour, width: width, height: height, grayscale: true,

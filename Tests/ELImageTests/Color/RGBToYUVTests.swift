@@ -19,6 +19,7 @@ struct RGBToYUVTests {
         input --> output
         try await input.process(rgba, width: width, height: height, format: .rgba,
                                 timestamp: MediaTime(value: 3, timescale: 30), on: context)
+        #expect(try await output.finish() == 1)
         let result = try #require(results.values.first)
         #expect(result.timestamp == MediaTime(value: 3, timescale: 30))
         return result

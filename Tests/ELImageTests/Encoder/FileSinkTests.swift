@@ -26,6 +26,7 @@ struct FileSinkTests {
         let written = try await y4m.finish()
         #expect(written == frames.count)
         #expect(y4m.framesWritten == frames.count)
+        #expect(try await yuv.finish() == frames.count)
 
         let header = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)).prefix(80), as: UTF8.self)
             .split(separator: "\n").first ?? ""

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageTesting
 import Foundation
 
 /// Collects what a sink receives, for assertions after the graph ran.
@@ -9,10 +10,17 @@ final class Collector<Value: Sendable>: Sendable {
     var count: Int { storage.withLock { $0.count } }
 }
 
-/// A sink that records every image it reads back.
-func imageCollector() -> (RawDataOutput, Collector<RGBAImage>) {
-    let collector = Collector<RGBAImage>()
-    return (RawDataOutput { collector.append($0) }, collector)
+/// A sink that records every image it reads back, on the render thread as each frame arrives
+/// (ELImageTesting's `FrameCollector`), so a test reads the images as soon as a frame is processed.
+/// `RawDataOutput` reads back on a worker thread instead: RawDataOutputTests cover it.
+func imageCollector() -> (FrameCollector, FrameCollector) {
+    let collector = FrameCollector()
+    return (collector, collector)
+}
+
+extension FrameCollector {
+    /// The frames so far (`received`).
+    var values: [RGBAImage] { received }
 }
 
 /// A deterministic pseudo-random generator (SplitMix64), so failures reproduce.

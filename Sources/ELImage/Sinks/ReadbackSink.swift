@@ -1,7 +1,7 @@
-import ELImage
 import Foundation
 
-/// The one path from the render thread to a file: on the render thread, pack the frame's planes
+/// The one path from the render thread to a worker that takes frames on the CPU (a file, an
+/// encoder, a frame consumer): on the render thread, pack the frame's planes
 /// on the GPU, insert a fence and queue them (bounded: wait or drop when full); on a worker thread
 /// with a shared GL context, wait for the fence, read back into a reused buffer and hand it to a
 /// `FrameWriter` (x264 + MP4, Y4M, raw RGBA, a picture). The render thread never waits for the
@@ -10,25 +10,42 @@ import Foundation
 /// Owned by one node (or recording); it holds nothing of its owner. Failures go to the render
 /// context's error handler under the owner's name, and, with every other ending, to `onEnd` (on
 /// the thread that ends the run) and to whoever awaits `outcome()`, which joins the worker.
-final class ReadbackSink: Sendable {
+package final class ReadbackSink: Sendable {
     /// What the sink reads back and how it queues.
-    struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The output's path, for errors.
-        var path: String
+        package var path: String
         /// The worker thread is `ELImage.<threadName>`.
-        var threadName: String
-        var format: PixelFormat
+        package var threadName: String
+        package var format: PixelFormat
         /// nil: each frame's own.
-        var colorSpace: ColorSpace? = nil
+        package var colorSpace: ColorSpace? = nil
         /// nil: each frame's own (`TextureFrame.chromaLocation`).
-        var chromaLocation: ChromaLocation? = nil
-        var chromaDownsampling: ChromaDownsampling = .matched
-        var capacity = 4
-        var whenQueueFull = EncoderSettings.QueueFullPolicy.wait
+        package var chromaLocation: ChromaLocation? = nil
+        package var chromaDownsampling: ChromaDownsampling = .matched
+        package var capacity = 4
+        package var whenQueueFull = QueueFullPolicy.wait
+        /// true: `take` returns only once the worker has written the frame (none is dropped, and
+        /// what the writer does for it happens before the frame goes on through the graph).
+        package var waitsUntilWritten = false
+
+        package init(path: String, threadName: String, format: PixelFormat, colorSpace: ColorSpace? = nil,
+                     chromaLocation: ChromaLocation? = nil, chromaDownsampling: ChromaDownsampling = .matched,
+                     capacity: Int = 4, whenQueueFull: QueueFullPolicy = .wait, waitsUntilWritten: Bool = false) {
+            self.path = path
+            self.threadName = threadName
+            self.format = format
+            self.colorSpace = colorSpace
+            self.chromaLocation = chromaLocation
+            self.chromaDownsampling = chromaDownsampling
+            self.capacity = capacity
+            self.whenQueueFull = whenQueueFull
+            self.waitsUntilWritten = waitsUntilWritten
+        }
     }
 
     /// How a run ended without an error.
-    enum Ending: Sendable, Equatable {
+    package enum Ending: Sendable, Equatable {
         /// Finished on request (or end of stream) and published.
         case finished
         /// The writer said it was full; finished and published.
@@ -40,22 +57,25 @@ final class ReadbackSink: Sendable {
     }
 
     /// The counters, kept under one lock (the queue's counts under its own, read together).
-    struct Counts: Sendable {
+    package struct Counts: Sendable {
         /// Frames that got into the queue.
-        var accepted = 0
+        package var accepted = 0
         /// Frames dropped because the queue was full (`.drop`).
-        var rejected = 0
-        var highWater = 0
+        package var rejected = 0
+        /// Frames dropped from the queue for a newer one (`.replaceOldest`).
+        package var replaced = 0
+        package var highWater = 0
         /// Frames whose GPU packing failed.
-        var conversionFailures = 0
+        package var conversionFailures = 0
         /// Frames the writer took.
-        var written = 0
-        var readbackTime: Duration = .zero
-        var writeTime: Duration = .zero
-        var ended = false
+        package var written = 0
+        package var readbackTime: Duration = .zero
+        package var writeTime: Duration = .zero
+        package var ended = false
         /// Frames that got in and were not written (left in the queue at a failure, a limit or a
-        /// cancel): `accepted - written` once the run has ended.
-        var lost: Int { ended ? max(0, accepted - written) : 0 }
+        /// cancel; not those replaced by newer ones): `accepted - replaced - written` once the run
+        /// has ended.
+        package var lost: Int { ended ? max(0, accepted - replaced - written) : 0 }
     }
 
     private enum Message: Sendable {
@@ -75,8 +95,8 @@ final class ReadbackSink: Sendable {
         var counts = Counts()
     }
 
-    let configuration: Configuration
-    var path: String { configuration.path }
+    package let configuration: Configuration
+    package var path: String { configuration.path }
     private let queue: HandoffQueue<Message>
     private let state = Locked(State())
     private let result = WorkerOutcome<Ending>()
@@ -88,7 +108,7 @@ final class ReadbackSink: Sendable {
     ///   - open: makes the writer for the first frame read back (on the worker thread).
     ///   - unused: cleans up when the run ends before a writer was made (a staged file).
     ///   - onEnd: hears how the run ended and the final counts, once, before `outcome()` does.
-    init(_ configuration: Configuration,
+    package init(_ configuration: Configuration,
          open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter,
          unused: @escaping @Sendable () -> Void = {},
          onEnd: @escaping @Sendable (Result<Ending, ELImageError>, Counts) -> Void = { _, _ in }) {
@@ -100,16 +120,17 @@ final class ReadbackSink: Sendable {
     }
 
     /// The counters now.
-    var counts: Counts {
+    package var counts: Counts {
         let queued = queue.statistics
         return state.withLock { state in
             var counts = state.counts
-            (counts.accepted, counts.rejected, counts.highWater) = (queued.accepted, queued.rejected, queued.highWaterMark)
+            (counts.accepted, counts.rejected, counts.replaced, counts.highWater)
+                = (queued.accepted, queued.rejected, queued.replaced, queued.highWaterMark)
             return counts
         }
     }
 
-    var isClosing: Bool { state.withLock { $0.closing } }
+    package var isClosing: Bool { state.withLock { $0.closing } }
 
     // MARK: Render thread
 
@@ -120,7 +141,7 @@ final class ReadbackSink: Sendable {
     ///   - colorSpace: overrides the configuration's (a recording fixes it at its start).
     ///   - owner: the node that owns the sink, named in its failures (not kept).
     @discardableResult
-    func take(_ frame: any PackablePicture, time: Int64, colorSpace: ColorSpace? = nil, owner: AnyObject,
+    package func take(_ frame: any PackablePicture, time: Int64, colorSpace: ColorSpace? = nil, owner: AnyObject,
               in context: isolated RenderContext) throws -> Bool {
         let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
             guard !state.closing else { return nil }
@@ -157,19 +178,25 @@ final class ReadbackSink: Sendable {
         }
         // The queue counts what got in and what was dropped; a frame that finds it closed (the
         // run stopped or failed meanwhile) is not part of the output.
+        let whenFull: HandoffQueue<Message>.WhenFull = switch configuration.whenQueueFull {
+        case .wait: .wait
+        case .drop: .refuse
+        case .replaceOldest: .replaceOldest
+        }
         queue.push(.frame(FrameHandoff(pending), time: time, number: ticket.number),
-                   whenFull: configuration.whenQueueFull == .wait ? .wait : .refuse)
+                   whenFull: configuration.waitsUntilWritten ? .wait : whenFull,
+                   waitUntilHandled: configuration.waitsUntilWritten)
         return ticket.startThread
     }
 
     // MARK: Control (any thread)
 
     /// No more frames: the worker writes what is queued, finishes and publishes the output.
-    func requestFinish() { close(with: .finish, cancelling: false) }
+    package func requestFinish() { close(with: .finish, cancelling: false) }
 
     /// Stops at once and removes the output (also when a finish is already on its way: the
     /// worker sees the cancel before it publishes).
-    func requestCancel() { close(with: .cancel, cancelling: true) }
+    package func requestCancel() { close(with: .cancel, cancelling: true) }
 
     /// Closes the queue with `last`, or ends the run here when its worker never started.
     private func close(with last: Message, cancelling: Bool) {
@@ -189,7 +216,7 @@ final class ReadbackSink: Sendable {
     }
 
     /// Waits until the run has ended and its worker thread is joined.
-    func outcome() async -> Result<Ending, ELImageError> {
+    package func outcome() async -> Result<Ending, ELImageError> {
         await result.value()
     }
 
@@ -222,6 +249,7 @@ final class ReadbackSink: Sendable {
                     return
                 }
                 buffer = picture
+                queue.markHandled()  // a `waitsUntilWritten` take goes on
                 let end = ContinuousClock.now
                 state.withLock { state in
                     state.counts.written += 1
@@ -308,7 +336,7 @@ final class ReadbackSink: Sendable {
     }
 
     /// `error` as a failure of the output at `path`, naming the frame when it is known.
-    static func failure(_ error: Error, frame: Int?, path: String) -> ELImageError {
+    package static func failure(_ error: Error, frame: Int?, path: String) -> ELImageError {
         guard let error = error as? ELImageError else {
             return .malformedMedia(file: path, frame: frame, reason: "\(error)")
         }

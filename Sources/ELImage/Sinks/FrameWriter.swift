@@ -1,9 +1,7 @@
-import ELImage
-
 /// What a `ReadbackSink` writes its frames with: an encoder and a file (x264 + MP4, Y4M, raw
-/// RGBA, a picture). Made by the sink at the first frame, when the size is known, and used on
+/// RGBA, a picture, a CPU frame consumer). Made by the sink at the first frame, when the size is known, and used on
 /// the sink's worker thread only.
-protocol FrameWriter: AnyObject {
+package protocol FrameWriter: AnyObject {
     /// Writes frame `number` (read back into `buffer`, stamped `time` in the sink owner's units).
     /// Returns `.full` when the output reached its limit and the run should finish after it.
     func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict
@@ -19,7 +17,7 @@ protocol FrameWriter: AnyObject {
 }
 
 /// Whether a `FrameWriter` takes more frames.
-enum FrameWriteVerdict: Sendable, Equatable {
+package enum FrameWriteVerdict: Sendable, Equatable {
     case more
     /// The output reached its limit (a size): the run finishes after this frame.
     case full

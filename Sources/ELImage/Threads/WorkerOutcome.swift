@@ -1,11 +1,9 @@
-import ELImage
-
 /// How a worker thread's job ended (a recording, a file sink), told to everyone who waits.
 ///
 /// The worker records the outcome as its last act; `value()` then joins the worker's thread
 /// (attached with `attach(_:)`), so that whoever hears the outcome knows the thread and everything
 /// it held (x264, the muxer, its GL context) are gone.
-final class WorkerOutcome<Value: Sendable>: Sendable {
+package final class WorkerOutcome<Value: Sendable>: Sendable {
     private struct State {
         var outcome: Result<Value, ELImageError>?
         var waiters: [CheckedContinuation<Result<Value, ELImageError>, Never>] = []
@@ -14,7 +12,9 @@ final class WorkerOutcome<Value: Sendable>: Sendable {
     private let state = Locked(State())
 
     /// Sets the outcome (the first one counts) and wakes the waiters.
-    func record(_ outcome: Result<Value, ELImageError>) {
+    package init() {}
+
+    package func record(_ outcome: Result<Value, ELImageError>) {
         let waiters = state.withLock { state in
             guard state.outcome == nil else { return [CheckedContinuation<Result<Value, ELImageError>, Never>]() }
             state.outcome = outcome
@@ -25,12 +25,12 @@ final class WorkerOutcome<Value: Sendable>: Sendable {
     }
 
     /// The thread whose job this is: `value()` joins it before returning.
-    func attach(_ worker: JoinableThread) {
+    package func attach(_ worker: JoinableThread) {
         state.withLock { $0.worker = worker }
     }
 
     /// Waits until the outcome is recorded and the attached thread, if any, is joined.
-    func value() async -> Result<Value, ELImageError> {
+    package func value() async -> Result<Value, ELImageError> {
         let outcome = await recorded()
         await state.withLock { $0.worker }?.join()
         return outcome

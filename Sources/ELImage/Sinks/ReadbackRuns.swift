@@ -1,0 +1,96 @@
+/// The readback of a sink that takes any number of streams one after the other (a frame
+/// callback: `RawDataOutput`, `YUVDataOutput`): one `ReadbackSink` run at a time, finished at each
+/// end of stream; the next frame starts the next run. Frames are read back on the run's worker
+/// thread and handed to the writer there, never on the render thread.
+final class ReadbackRuns: Sendable {
+    private struct State {
+        /// Runs not yet known to have ended, oldest first; the last one takes new frames.
+        var runs: [ReadbackSink] = []
+        /// Frames written and dropped by the runs taken out of `runs`.
+        var writtenByEndedRuns = 0
+        var droppedByEndedRuns = 0
+        var closed = false
+    }
+
+    private let configuration: ReadbackSink.Configuration
+    private let makeWriter: @Sendable () -> any FrameWriter
+    private let state = Locked(State())
+
+    /// - Parameter makeWriter: makes the writer of a run, on its worker thread, at its first frame.
+    init(_ configuration: ReadbackSink.Configuration, makeWriter: @escaping @Sendable () -> any FrameWriter) {
+        self.configuration = configuration
+        self.makeWriter = makeWriter
+    }
+
+    /// Frames handed to the writer so far, over every run.
+    var written: Int {
+        state.withLock { state in state.runs.reduce(state.writtenByEndedRuns) { $0 + $1.counts.written } }
+    }
+
+    /// Frames dropped (queue full with `.drop`, or left behind by a failure), over every run.
+    var dropped: Int {
+        state.withLock { state in state.runs.reduce(state.droppedByEndedRuns) { $0 + Self.dropped(by: $1) } }
+    }
+
+    private static func dropped(by run: ReadbackSink) -> Int {
+        let counts = run.counts
+        return counts.rejected + counts.replaced + counts.lost
+    }
+
+    /// Takes `ended` out of the runs, keeping their counts.
+    private static func remove(_ ended: [ReadbackSink], from state: inout State) {
+        state.writtenByEndedRuns += ended.reduce(0) { $0 + $1.counts.written }
+        state.droppedByEndedRuns += ended.reduce(0) { $0 + dropped(by: $1) }
+        state.runs.removeAll { run in ended.contains { $0 === run } }
+    }
+
+    /// Packs, fences and queues `picture` for the current run (starting one when there is none);
+    /// registers `owner` with `context` when a run's worker starts. After `close()` frames are
+    /// not taken.
+    func take(_ picture: any PackablePicture, owner: any ClosableNode, in context: isolated RenderContext) throws {
+        let run = state.withLock { state -> ReadbackSink? in
+            guard !state.closed else { return nil }
+            if let current = state.runs.last, !current.isClosing { return current }
+            Self.remove(state.runs.filter { $0.counts.ended }, from: &state)
+            let writer = makeWriter
+            let next = ReadbackSink(configuration, open: { _ in writer() })
+            state.runs.append(next)
+            return next
+        }
+        guard let run else { return }
+        if try run.take(picture, time: 0, owner: owner, in: context) { context.register(owner, stage: .sink) }
+    }
+
+    /// The stream ended: the current run hands over what is queued and ends.
+    func endOfStream() {
+        state.withLock { $0.runs.last }?.requestFinish()
+    }
+
+    /// The safety net of an owner released without `finish()` or `close()`: every run hands over
+    /// what is queued and ends in the background (never waited for here), so that no worker is
+    /// left waiting for frames and the context's `close()` can join it.
+    func release() {
+        state.withLock { $0.runs }.forEach { $0.requestFinish() }
+    }
+
+    /// Ends the current run after the frames queued, waits until every run has ended and its
+    /// worker is joined, and returns the frames written over every run.
+    /// - Throws: the first failure of a run that ended since the last `finish()`.
+    func finish() async throws -> Int {
+        let runs = state.withLock { $0.runs }
+        var failure: ELImageError?
+        for run in runs {
+            run.requestFinish()
+            if case let .failure(error) = await run.outcome(), failure == nil { failure = error }
+        }
+        state.withLock { Self.remove(runs, from: &$0) }
+        if let failure { throw failure }
+        return written
+    }
+
+    /// Takes no more frames, then finishes as `finish()` (failures went to the error handler).
+    func close() async {
+        state.withLock { $0.closed = true }
+        _ = try? await finish()
+    }
+}

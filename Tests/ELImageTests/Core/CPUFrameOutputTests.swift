@@ -1,0 +1,215 @@
+import Dispatch
+import ELImage
+import Foundation
+import Testing
+
+/// CPU frames off the render thread: `RawDataOutput`, `YUVDataOutput` and `FrameStream` pack and
+/// fence on the render thread and read back on a worker, which hands the frames over in order;
+/// the render thread never waits for the consumer beyond the queue's capacity.
+@Suite("CPU frames off the render thread", .closesContexts)
+struct CPUFrameOutputTests {
+    /// `count` distinct RGBA pictures (a gradient shifted by the frame number).
+    static func pictures(count: Int, width: Int = 24, height: Int = 16) -> [[UInt8]] {
+        (0..<count).map { number in
+            var pixels = [UInt8](repeating: 255, count: width * height * 4)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let offset = (y * width + x) * 4
+                    pixels[offset] = UInt8((x * 10 + number * 7) % 256)
+                    pixels[offset + 1] = UInt8((y * 15 + number * 3) % 256)
+                    pixels[offset + 2] = UInt8((x + y + number * 40) % 256)
+                }
+            }
+            return pixels
+        }
+    }
+
+    static func time(_ number: Int) -> MediaTime { MediaTime(value: Int64(number), timescale: 30) }
+
+    /// The name of the thread running now.
+    static var threadName: String { Thread.current.name ?? "" }
+
+    @Test("RawDataOutput: every frame, in order, exact pixels and times, handed over on its worker thread")
+    func rawDataOutput() async throws {
+        let context = try TestContexts.make()
+        let pictures = Self.pictures(count: 6)
+        let received = Collector<(image: RGBAImage, thread: String)>()
+        let input = RawDataInput()
+        let output = RawDataOutput { image in received.append((image, Self.threadName)) }
+        input --> output
+        for (number, pixels) in pictures.enumerated() {
+            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
+        }
+        #expect(try await output.finish() == pictures.count)
+        #expect(output.framesDelivered == pictures.count && output.framesDropped == 0)
+        let values = received.values
+        #expect(values.map(\.image.timestamp) == (0..<pictures.count).map(Self.time))
+        #expect(zip(values, pictures).allSatisfy { $0.image.pixels == $1 }, "RGBA in, the same bytes out")
+        #expect(values.allSatisfy { $0.thread == "ELImage.frames" }, "\(values.map(\.thread))")
+    }
+
+    @Test("The render thread goes on while the closure is held: the queue takes the frames, nothing is lost")
+    func renderThreadDoesNotWaitForTheClosure() async throws {
+        let context = try TestContexts.make()
+        let pictures = Self.pictures(count: 4)
+        let gate = DispatchSemaphore(value: 0)
+        let received = Collector<MediaTime>()
+        let input = RawDataInput()
+        let output = RawDataOutput(queueCapacity: 4) { image in
+            if image.timestamp == Self.time(0) { gate.wait() }  // the first frame's consumer is slow
+            received.append(image.timestamp)
+        }
+        input --> output
+        // Every frame is processed (packed, fenced, queued) while the closure still holds the first.
+        for (number, pixels) in pictures.enumerated() {
+            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
+        }
+        #expect(received.count == 0, "the closure is still held on the first frame")
+        gate.signal()
+        #expect(try await output.finish() == pictures.count)
+        #expect(received.values == (0..<pictures.count).map(Self.time))
+    }
+
+    @Test("YUVDataOutput on its worker equals the render thread's own readback, byte for byte (I420 and NV12)",
+          arguments: [PixelFormat.i420, .nv12])
+    func yuvDataOutput(format: PixelFormat) async throws {
+        let context = try TestContexts.make()
+        let pixels = try #require(Self.pictures(count: 1, width: 40, height: 24).first)
+        let received = Collector<PixelBuffer>()
+        let input = RawDataInput()
+        let output = try YUVDataOutput(format: format, colorSpace: .bt709) { received.append($0) }
+        input --> output
+        try await input.process(pixels, width: 40, height: 24, format: .rgba, timestamp: Self.time(5), on: context)
+        #expect(try await output.finish() == 1)
+        let reference = try await context.perform { context in
+            var buffer = try PixelBuffer(format: format, width: 40, height: 24, colorSpace: .bt709)
+            let source = try PixelBuffer(format: .rgba, width: 40, height: 24, data: pixels)
+            try context.readPixels(of: try context.makeFrame(from: source), into: &buffer)
+            return buffer
+        }
+        let buffer = try #require(received.values.first)
+        #expect(buffer.data == reference.data)
+        #expect(buffer.timestamp == Self.time(5) && buffer.colorSpace == .bt709)
+    }
+
+    @Test("A second stream after end-of-stream: the output takes frames again, counted over both")
+    func secondStream() async throws {
+        let context = try TestContexts.make()
+        let pictures = Self.pictures(count: 2)
+        let received = Collector<MediaTime>()
+        let input = RawDataInput()
+        let output = RawDataOutput { received.append($0.timestamp) }
+        input --> output
+        for run in 0..<2 {
+            for (number, pixels) in pictures.enumerated() {
+                try await input.process(pixels, width: 24, height: 16, format: .rgba,
+                                        timestamp: Self.time(run * 10 + number), on: context)
+            }
+            try await context.perform { context in input.finish(in: context) }
+        }
+        #expect(try await output.finish() == 4)
+        #expect(received.values == [0, 1, 10, 11].map(Self.time))
+    }
+
+    @Test("FrameStream: an async consumer slower than the graph gets every frame in order; the sequence ends at end-of-stream")
+    func frameStream() async throws {
+        let context = try TestContexts.make()
+        let pictures = Self.pictures(count: 8)
+        let stream = try FrameStream(format: .rgba, bufferSize: 2)
+        let input = RawDataInput()
+        input --> stream
+        let consumer = Task {
+            var frames: [PixelBuffer] = []
+            for try await frame in stream.frames {
+                try await Task.sleep(for: .milliseconds(20))  // slower than the graph
+                frames.append(frame)
+            }
+            return frames
+        }
+        for (number, pixels) in pictures.enumerated() {
+            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
+        }
+        try await context.perform { context in input.finish(in: context) }
+        let frames = try await consumer.value
+        #expect(try await stream.finish() == pictures.count)
+        #expect(frames.map(\.timestamp) == (0..<pictures.count).map(Self.time))
+        #expect(zip(frames, pictures).allSatisfy { $0.data == $1 })
+        #expect(stream.framesDropped == 0)
+    }
+
+    @Test("FrameStream in I420: the planes the render thread's readback gives")
+    func frameStreamPlanes() async throws {
+        let context = try TestContexts.make()
+        let pixels = try #require(Self.pictures(count: 1, width: 40, height: 24).first)
+        let stream = try FrameStream(format: .i420, colorSpace: .bt601)
+        let input = RawDataInput()
+        input --> stream
+        async let first = stream.frames.first { _ in true }
+        try await input.process(pixels, width: 40, height: 24, format: .rgba, timestamp: Self.time(2), on: context)
+        try await context.perform { context in input.finish(in: context) }
+        let frame = try #require(try await first)
+        let reference = try await context.perform { context in
+            var buffer = try PixelBuffer(format: .i420, width: 40, height: 24, colorSpace: .bt601)
+            let source = try PixelBuffer(format: .rgba, width: 40, height: 24, data: pixels)
+            try context.readPixels(of: try context.makeFrame(from: source), into: &buffer)
+            return buffer
+        }
+        #expect(frame.format == .i420 && frame.data == reference.data)
+        #expect(try await stream.finish() == 1)
+    }
+
+    @Test("FrameStream: a consumer that stops early does not stall the graph; close() with frames pending returns")
+    func consumerStopsEarly() async throws {
+        let context = try TestContexts.make()
+        let pictures = Self.pictures(count: 10)
+        let stream = try FrameStream(format: .rgba, bufferSize: 1)
+        let input = RawDataInput()
+        input --> stream
+        let consumer = Task {
+            var count = 0
+            for try await _ in stream.frames {
+                count += 1
+                if count == 2 { break }
+            }
+            return count
+        }
+        for (number, pixels) in pictures.enumerated() {
+            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
+        }
+        #expect(try await consumer.value == 2)
+        // Nobody listens: the rest go by unread, and finishing does not wait for a consumer.
+        #expect(try await stream.finish() == pictures.count)
+
+        let unread = try FrameStream(format: .rgba, bufferSize: 1)
+        let second = RawDataInput()
+        second --> unread
+        for (number, pixels) in pictures.prefix(3).enumerated() {
+            try await second.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
+        }
+        await unread.close()  // nobody ever iterated: close() drops what waits and joins the worker
+        #expect(context.runningThreadNames.filter { $0.contains("frame-stream") }.isEmpty)
+    }
+
+    @Test("With .drop, a held consumer costs frames, never the render thread: the drops are counted")
+    func dropPolicy() async throws {
+        let context = try TestContexts.make()
+        let pictures = Self.pictures(count: 12)
+        let gate = DispatchSemaphore(value: 0)
+        let received = Collector<MediaTime>()
+        let input = RawDataInput()
+        let output = RawDataOutput(queueCapacity: 1, whenQueueFull: .drop) { image in
+            if image.timestamp == Self.time(0) { gate.wait() }
+            received.append(image.timestamp)
+        }
+        input --> output
+        for (number, pixels) in pictures.enumerated() {
+            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
+        }
+        let dropped = output.framesDropped
+        gate.signal()
+        let delivered = try await output.finish()
+        #expect(dropped > 0, "a one-frame queue behind a held consumer drops")
+        #expect(delivered + dropped == pictures.count, "delivered \(delivered), dropped \(dropped)")
+        #expect(received.count == delivered)
+    }
+}
