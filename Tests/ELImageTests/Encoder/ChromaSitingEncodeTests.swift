@@ -94,4 +94,48 @@ struct ChromaSitingEncodeTests {
         _ = try await Self.record(source, to: centred)
         #expect(try EncoderFixtures.probeStream(centred)["chroma_location"] == "center")
     }
+
+    @Test("the siting is fixed at the first frame: later frames sited otherwise are all encoded, the stream tagged as the first")
+    func sitingFixedAtFirstFrame() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let context = try TestContexts.make()
+        let failures = failureCollector(on: context)
+        let input = RawDataInput()
+        let encoder = try VideoEncoder()
+        input --> encoder
+        let path = folder.path("mixed.h264")
+        try encoder.start(recordingTo: path)
+        let sitings: [ChromaLocation] = [.center, .left, .topLeft, .left, .center, .left]
+        for (index, siting) in sitings.enumerated() {
+            let width = 64, height = 32
+            let data = (0..<(width * height * 3 / 2)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index) }
+            let buffer = try PixelBuffer(format: .i420, width: width, height: height, data: data,
+                                         timestamp: MediaTime(frame: Int64(index), framesPerSecond: 30), chromaLocation: siting)
+            try await input.process(buffer, on: context)
+        }
+        let summary = try await encoder.stop()
+        #expect(summary.statistics.encoded == sitings.count)
+        #expect(failures.count == 0)
+        #expect(try EncoderFixtures.probeStream(path)["chroma_location"] == "center")
+        #expect(try EncoderFixtures.decodedFrameCount(path) == sitings.count)
+    }
+
+    @Test("elimage run in.y4m -o out.mp4 keeps a C420jpeg input's centred chroma (Cb/Cr within 0.3 dB of FFmpeg's) and tags it")
+    func commandLineKeepsSiting() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = try Self.clip("center", width: 320, height: 180, frames: 10, in: folder)
+        let output = folder.path("cli.mp4")
+        let result = try await BuiltProgram(name: "elimage").run(["run", source, "--crf", "18", "--preset", "veryfast",
+                                                                  "-o", output])
+        try #require(result.status == 0, "\(result.errors)")
+        #expect(try EncoderFixtures.probeStream(output)["chroma_location"] == "center")
+        let theirs = folder.path("ffmpeg.mp4")
+        _ = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", source, "-c:v", "libx264",
+                                   "-preset", "veryfast", "-crf", "18", theirs])
+        let ours = try EncoderFixtures.quality(of: output, against: source, in: folder)
+        let reference = try EncoderFixtures.quality(of: theirs, against: source, in: folder)
+        #expect(ours.u >= reference.u - 0.3 && ours.v >= reference.v - 0.3, "elimage \(ours) vs FFmpeg \(reference)")
+    }
 }

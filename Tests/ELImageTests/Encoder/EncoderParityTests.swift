@@ -12,7 +12,7 @@ struct EncoderParityTests {
 
     @Test("""
         720p at CRF 18, veryfast, at no more than 1.05x FFmpeg's size: PSNR within 0.3 dB of FFmpeg's \
-        (Y and average by default, every plane with --chroma-filter matched)
+        (every plane with the default matched chroma filter, Y and average with --chroma-filter average)
         """, arguments: [("bt709-limited", "average"), ("bt601-full", "average"), ("bt709-limited", "matched"),
                          ("bt601-full", "matched")])
     func matchesFFmpeg(variant: String, chromaFilter: String) async throws {
