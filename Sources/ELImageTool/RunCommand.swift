@@ -81,8 +81,8 @@ struct RunCommand: AsyncParsableCommand {
     var keyint: Int?
 
     @Option(help: ArgumentHelp(
-        "Chroma filter for .mp4/.h264 (average: default, fastest).",
-        discussion: "matched undoes the blur of the trip through RGBA: Cb/Cr about 1 dB closer to the source, at about seven times the texture reads of the chroma passes."))
+        "Chroma filter for .mp4/.h264 (matched: default; average: fastest).",
+        discussion: "matched undoes the blur of the trip through RGBA, so Cb/Cr stay as close to the source as FFmpeg's; average blurs them. The chroma keeps the input's siting (C420jpeg, JPEG: centred) and the stream is tagged so."))
     var chromaFilter: ChromaDownsampling?
 
     @OptionGroup(title: "Detection") var detection: DetectionOptions

@@ -139,10 +139,12 @@ package final class ReadbackSink: Sendable {
     /// Returns true when this call started the worker (the owner registers with `context` then).
     /// - Parameters:
     ///   - colorSpace: overrides the configuration's (a recording fixes it at its start).
+    ///   - chromaLocation: overrides the configuration's (a recording fixes it at its start).
     ///   - owner: the node that owns the sink, named in its failures (not kept).
     @discardableResult
-    package func take(_ frame: any PackablePicture, time: Int64, colorSpace: ColorSpace? = nil, owner: AnyObject,
-              in context: isolated RenderContext) throws -> Bool {
+    package func take(_ frame: any PackablePicture, time: Int64, colorSpace: ColorSpace? = nil,
+                      chromaLocation: ChromaLocation? = nil, owner: AnyObject,
+                      in context: isolated RenderContext) throws -> Bool {
         let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
             guard !state.closing else { return nil }
             if state.context == nil { state.nodeName = NodeFailure.name(of: owner) }
@@ -170,7 +172,7 @@ package final class ReadbackSink: Sendable {
         do {
             pending = try context.prepareReadback(
                 of: frame, as: configuration.format, colorSpace: colorSpace ?? configuration.colorSpace ?? frame.colorSpace,
-                chromaLocation: configuration.chromaLocation ?? frame.chromaLocation,
+                chromaLocation: chromaLocation ?? configuration.chromaLocation ?? frame.chromaLocation,
                 chromaDownsampling: configuration.chromaDownsampling)
         } catch {
             state.withLock { $0.counts.conversionFailures += 1 }

@@ -57,11 +57,17 @@ public struct EncoderSettings: Sendable, Equatable {
     public var level: String?
     /// Encoder threads (`--threads`); 0 lets x264 choose from the CPU count.
     public var threads: Int = 0
-    /// How chroma is filtered down to 4:2:0 for x264. `.average` (default) is the cheapest and
-    /// blurs chroma slightly (Cb/Cr about 1 dB below FFmpeg's at CRF 18 on real footage); `.matched`
-    /// keeps the chroma of a Y'CbCr source that went through the graph unchanged (every plane
-    /// within 0.1 dB of FFmpeg's) at about seven times the texture reads of the chroma passes.
-    public var chromaDownsampling: ChromaDownsampling = .average
+    /// How chroma is filtered down to 4:2:0 for x264. `.matched` (default) returns the chroma of
+    /// a Y'CbCr source that went through the graph as it was (every plane within 0.3 dB of
+    /// FFmpeg's libx264 at CRF 18 on real footage); `.average` blurs chroma (Cb/Cr several dB
+    /// below FFmpeg's on a centred-chroma source).
+    public var chromaDownsampling: ChromaDownsampling = .matched
+    /// Where the 4:2:0 chroma samples sit, packed that way and tagged in the H.264 VUI
+    /// (`chroma_sample_loc_type`) and the container. `nil` (default): the first frame's own
+    /// (`TextureFrame.chromaLocation`: a C420jpeg Y4M, a JPEG or an MJPEG camera is `.center`, a
+    /// movie keeps its tag, a frame made from RGB is `.left`), fixed for the whole recording, so
+    /// the source's chroma is kept without a resample to another siting.
+    public var chromaLocation: ChromaLocation?
     /// The nominal frame rate: x264's rate control works with it, and it stands in for the frame
     /// duration when timestamps cannot tell (the first frame, a frame after a pause). In MP4, frames
     /// keep their own timestamps: variable frame rates are recorded as they come. A raw H.264 file

@@ -26,9 +26,10 @@ final class H264FrameWriter: FrameWriter {
     private var interPackets = 0, interBytes = 0
     private var finished = false
 
-    /// Opens x264 and the container for frames of `width`×`height`.
+    /// Opens x264 and the container for frames of `width`×`height` whose chroma sits at
+    /// `chromaLocation` (tagged in the VUI and the container).
     init(file: any MediaFileWriter, container format: ContainerFormat, settings: EncoderSettings,
-         width: Int, height: Int, colorSpace: ColorSpace, timescale: Int32, frameDuration: Int64,
+         width: Int, height: Int, colorSpace: ColorSpace, chromaLocation: ChromaLocation, timescale: Int32, frameDuration: Int64,
          audio: RecordingAudio?, maximumBytes: Int64?, progress: @escaping @Sendable (Progress) -> Void) throws {
         self.file = file
         self.audio = audio
@@ -38,12 +39,12 @@ final class H264FrameWriter: FrameWriter {
         // carries the times); MP4 keeps the headers in its sample description.
         var isAnnexB: Bool { if case .annexB = format { true } else { false } }
         encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
-                                  timescale: timescale, keyframeInterval: settings.keyframeInterval,
+                                  chromaLocation: chromaLocation, timescale: timescale, keyframeInterval: settings.keyframeInterval,
                                   repeatHeaders: isAnnexB, constantRate: isAnnexB)
         switch format {
         case let .mp4(fragmentDuration):
             container = try MP4Muxer(writer: file, width: width, height: height, timescale: timescale,
-                                     colorSpace: colorSpace, headers: try encoder.headers(),
+                                     colorSpace: colorSpace, chromaLocation: chromaLocation, headers: try encoder.headers(),
                                      fragmentDuration: fragmentDuration, frameDuration: frameDuration, audio: audio)
         case let .annexB(syncInterval):
             container = AnnexBWriter(writer: file, timescale: timescale, syncInterval: syncInterval)

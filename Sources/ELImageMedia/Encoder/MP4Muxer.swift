@@ -65,11 +65,13 @@ final class MP4Muxer: PacketContainer {
     /// Opens the muxer for a `width` x `height` H.264 stream with time base 1/`timescale`.
     /// Nothing is written until the first fragment is complete.
     /// - Parameters:
+    ///   - chromaLocation: where the planes' chroma sits (`chroma_location`, as x264's VUI says).
     ///   - headers: SPS and PPS in Annex-B form (from `x264_encoder_headers`); the muxer turns
     ///     them into the `avcC` box.
     ///   - frameDuration: the nominal frame duration in ticks (the last sample's duration).
     init(writer: any MediaFileWriter, width: Int, height: Int, timescale: Int32, colorSpace: ColorSpace,
-         headers: [UInt8], fragmentDuration: Duration, frameDuration: Int64, audio: RecordingAudio? = nil) throws {
+         chromaLocation: ChromaLocation, headers: [UInt8], fragmentDuration: Duration, frameDuration: Int64,
+         audio: RecordingAudio? = nil) throws {
         output = AVIOOutput(writer: writer)
         self.audio = audio
         sourceTimeBase = AVRational(num: 1, den: timescale)
@@ -112,7 +114,11 @@ final class MP4Muxer: PacketContainer {
             parameters.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(tags.primaries))
             parameters.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(tags.transfer))
             parameters.pointee.color_space = AVColorSpace(rawValue: UInt32(tags.matrix))
-            parameters.pointee.chroma_location = AVCHROMA_LOC_LEFT
+            parameters.pointee.chroma_location = switch chromaLocation {
+            case .left: AVCHROMA_LOC_LEFT
+            case .center: AVCHROMA_LOC_CENTER
+            case .topLeft: AVCHROMA_LOC_TOPLEFT
+            }
             parameters.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
             let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
             guard let extradata = av_mallocz(headers.count + padding)?.assumingMemoryBound(to: UInt8.self) else {

@@ -27,6 +27,8 @@ final class RecordingSession: Sendable {
         /// recorded duration; the frame counts come from the sink (`counted`).
         var statistics = RecordingStatistics()
         var colorSpace: ColorSpace?
+        /// Where the recording's chroma sits: the settings' or the first frame's, fixed then.
+        var chromaLocation: ChromaLocation?
         var timescale: Int32?
         var origin: Int64?
         var offset: Int64 = 0
@@ -57,16 +59,19 @@ final class RecordingSession: Sendable {
         self.settings = settings
         self.state = state
         let configuration = ReadbackSink.Configuration(
-            path: path, threadName: "encoder", format: .i420, chromaLocation: .left,
+            path: path, threadName: "encoder", format: .i420, chromaLocation: settings.chromaLocation,
             chromaDownsampling: settings.chromaDownsampling, capacity: settings.queueCapacity,
             whenQueueFull: settings.whenQueueFull)
         let frameDuration = Self.nominalStep(settings)
         sink = ReadbackSink(configuration, open: { picture in
             let (colorSpace, timescale) = state.withLock { ($0.colorSpace ?? .bt709, $0.timescale ?? 90_000) }
+            // The planes hold the recording's siting (fixed at its first frame): x264's VUI and the
+            // container say so.
             let audio = source.map { RecordingAudio(source: $0, timeline: { state.withLock { $0.timeline } }) }
             let writer = try H264FrameWriter(
                 file: file, container: container, settings: settings, width: picture.width, height: picture.height,
-                colorSpace: colorSpace, timescale: timescale, frameDuration: frameDuration(timescale),
+                colorSpace: colorSpace, chromaLocation: picture.chromaLocation, timescale: timescale,
+                frameDuration: frameDuration(timescale),
                 audio: audio, maximumBytes: limits.maximumBytes) { progress in
                     state.withLock { state in
                         if let audio = progress.audio { state.statistics.audio = audio }
@@ -166,14 +171,16 @@ final class RecordingSession: Sendable {
         enum Decision {
             case skip
             case limit
-            case queue(pts: Int64, colorSpace: ColorSpace)
+            case queue(pts: Int64, colorSpace: ColorSpace, chromaLocation: ChromaLocation)
         }
         let decision = state.withLock { state -> Decision in
             guard state.phase == .recording else { return .skip }
             let colorSpace = state.colorSpace ?? settings.colorSpace ?? frame.colorSpace
+            let chromaLocation = state.chromaLocation ?? settings.chromaLocation ?? frame.chromaLocation
             let timescale = state.timescale ?? settings.timescale ?? Self.timescale(for: frame.timestamp)
             if state.colorSpace == nil {
                 state.colorSpace = colorSpace
+                state.chromaLocation = chromaLocation
                 state.timescale = timescale
                 state.size = (frame.width, frame.height)
                 state.firstFrameWallTime = .now
@@ -188,7 +195,7 @@ final class RecordingSession: Sendable {
             state.lastPTS = pts
             state.statistics.recordedDuration = Self.duration(
                 ticks: pts + (state.lastStep ?? Self.nominalStep(settings)(timescale)), timescale: timescale)
-            return .queue(pts: pts, colorSpace: colorSpace)
+            return .queue(pts: pts, colorSpace: colorSpace, chromaLocation: chromaLocation)
         }
         switch decision {
         case .skip:
@@ -196,8 +203,9 @@ final class RecordingSession: Sendable {
         case .limit:
             sink.requestFinish()
             return false
-        case let .queue(pts, colorSpace):
-            return try sink.take(frame, time: pts, colorSpace: colorSpace, owner: owner, in: context)
+        case let .queue(pts, colorSpace, chromaLocation):
+            return try sink.take(frame, time: pts, colorSpace: colorSpace, chromaLocation: chromaLocation,
+                                 owner: owner, in: context)
         }
     }
 

@@ -21,6 +21,11 @@ import Foundation
 /// is full the render thread waits (`.wait`, file sources: the graph is paced by the encoder) or
 /// the frame is dropped and counted (`.drop`, live sources). Nothing is dropped silently.
 ///
+/// **Chroma siting.** The recording keeps its source's: the planes are packed at the first
+/// frame's siting (centred for a C420jpeg Y4M, a JPEG or an MJPEG camera, a movie's own, MPEG-2
+/// "left" for frames made from RGB), or at `EncoderSettings.chromaLocation` when set, fixed for the
+/// whole recording and tagged in the H.264 VUI and the container.
+///
 /// **Timestamps.** Presentation times come from the frames' timestamps, from zero at the first
 /// frame: variable frame rates are kept. A pause removes its time (the first frame after it
 /// follows the last one before by one frame duration); a source going back in time is treated the

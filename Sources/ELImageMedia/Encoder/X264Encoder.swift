@@ -22,14 +22,15 @@ final class X264Encoder {
     private var output = x264_picture_t()
 
     /// Opens x264 for `width` x `height` I420 pictures with `settings`, tagging the VUI with
-    /// `colorSpace`. `keyframeInterval`: the longest distance between keyframes in frames, `nil`
+    /// `colorSpace` and the planes' `chromaLocation` (`chroma_sample_loc_type`). `keyframeInterval`: the longest distance between keyframes in frames, `nil`
     /// for x264's default. `repeatHeaders`: SPS/PPS before every keyframe (Annex-B files);
     /// otherwise they come once from `headers()` (MP4's avcC). `constantRate`: the stream states
     /// `settings.frameRate` as its fixed rate in the VUI timing (raw Annex-B files, which have no
     /// timestamps of their own); otherwise the VUI counts ticks of `timescale` and frames keep
     /// their own timestamps (MP4).
     /// - Throws: `ELImageError.invalidInput` for settings x264 refuses, with x264's own message.
-    init(width: Int, height: Int, settings: EncoderSettings, colorSpace: ColorSpace, timescale: Int32,
+    init(width: Int, height: Int, settings: EncoderSettings, colorSpace: ColorSpace,
+         chromaLocation: ChromaLocation, timescale: Int32,
          keyframeInterval: Int?, repeatHeaders: Bool, constantRate: Bool = false) throws {
         self.width = width
         self.height = height
@@ -81,7 +82,7 @@ final class X264Encoder {
         param.vui.i_colorprim = tags.primaries
         param.vui.i_transfer = tags.transfer
         param.vui.i_colmatrix = tags.matrix
-        param.vui.i_chroma_loc = 0  // left (MPEG-2 siting), what the GPU conversion produces
+        param.vui.i_chroma_loc = ColorTags.chromaSampleLocation(chromaLocation)
         if let level = settings.level, let idc = EncoderSettings.levelIDC(level) { param.i_level_idc = idc }
 
         // x264 prints its own errors on standard error (a C va_list callback cannot be written
@@ -200,5 +201,14 @@ struct ColorTags {
         primaries = Int32(colorSpace.primaries.rawValue)
         transfer = Int32(colorSpace.transfer.rawValue)
         fullRange = colorSpace.range == .full
+    }
+
+    /// H.264's `chroma_sample_loc_type` (Table E-1) for 4:2:0 chroma at `location`.
+    static func chromaSampleLocation(_ location: ChromaLocation) -> Int32 {
+        switch location {
+        case .left: 0
+        case .center: 1
+        case .topLeft: 2
+        }
     }
 }

@@ -46,6 +46,41 @@ enum EncoderFixtures {
         }
     }
 
+    // MARK: Quality against a source
+
+    /// PSNR per plane and FFmpeg's weighted average (4:2:0: (4 Y + U + V) / 6), from the mean
+    /// squared error over all frames, as FFmpeg's `psnr` filter reports it.
+    struct Quality: CustomStringConvertible {
+        var y = 0.0, u = 0.0, v = 0.0, average = 0.0
+        var description: String {
+            String(format: "Y %.2f U %.2f V %.2f avg %.2f dB", y, u, v, average)
+        }
+    }
+
+    /// Compares `encoded` with `source`, decoded by FFmpeg, frame by frame from each one's start.
+    static func quality(of encoded: String, against source: String, in folder: TemporaryFolder) throws -> Quality {
+        let stats = folder.path("psnr-\(UUID().uuidString).log")
+        _ = try runTool("ffmpeg", ["-v", "error", "-i", encoded, "-i", source,
+                                   "-lavfi", "[0:v]setpts=PTS-STARTPTS[a];[1:v]setpts=PTS-STARTPTS[b];[a][b]psnr=stats_file=\(stats)",
+                                   "-f", "null", "-"])
+        var sums = [0.0, 0.0, 0.0], frames = 0
+        for line in try String(contentsOfFile: stats, encoding: .utf8).split(separator: "\n") {
+            var fields: [String: Double] = [:]
+            for pair in line.split(separator: " ") {
+                let parts = pair.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, let value = Double(parts[1]) { fields[String(parts[0])] = value }
+            }
+            guard let y = fields["mse_y"], let u = fields["mse_u"], let v = fields["mse_v"] else { continue }
+            sums[0] += y; sums[1] += u; sums[2] += v
+            frames += 1
+        }
+        try #require(frames > 0, "no PSNR lines in \(stats)")
+        func psnr(_ mse: Double) -> Double { 10 * log10(255 * 255 / max(mse, 1e-12)) }
+        let mse = sums.map { $0 / Double(frames) }
+        return Quality(y: psnr(mse[0]), u: psnr(mse[1]), v: psnr(mse[2]),
+                       average: psnr((4 * mse[0] + mse[1] + mse[2]) / 6))
+    }
+
     // MARK: ffprobe
 
     /// The first video stream's fields (`codec_name`, `width`, `color_space`, ...).
