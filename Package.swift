@@ -203,7 +203,7 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "ELImageTests",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageFuzzing", "ELImageDetection",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageKit", "ELImageCamera", "ELImageFuzzing", "ELImageDetection",
                            "ELImagePreview", "ELImageTesting", "CGLES", "CTurboJPEG", "CX11"],
             path: "Tests/ELImageTests"),
     ],

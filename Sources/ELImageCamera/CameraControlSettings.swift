@@ -108,6 +108,6 @@ extension CameraControlling {
             }
         }
         throw ELImageError.invalidInput(what: "the device has no torch, flash or LED control",
-                                        hint: "list its controls with `camera-devices --controls <device>`")
+                                        hint: "list its controls with `elimage controls <device>`")
     }
 }

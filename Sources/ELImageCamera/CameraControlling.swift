@@ -220,7 +220,7 @@ extension CameraDevice: CameraControlling {
     private func missing(_ id: CameraControlID) -> ELImageError {
         let name = CameraControlID.knownNames[id].map { "'\($0)' " } ?? ""
         return .invalidInput(what: "\(path) has no control \(name)(\(id))",
-                             hint: "the device does not support it; list its controls with `camera-devices --controls \(path)`")
+                             hint: "the device does not support it; list its controls with `elimage controls \(path)`")
     }
 }
 

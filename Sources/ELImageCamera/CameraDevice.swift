@@ -26,6 +26,14 @@ public struct CameraDeviceInfo: Hashable, Sendable {
     }
 }
 
+extension CameraDeviceInfo: CustomStringConvertible {
+    /// E.g. "/dev/video0: HD Pro Webcam C920 (uvcvideo, usb-0000:00:14.0-1), formats MJPG, YUYV".
+    public var description: String {
+        let formats = self.formats.isEmpty ? "no capture formats" : "formats " + self.formats.map { "\($0.fourCC)" }.joined(separator: ", ")
+        return "\(path): \(card) (\(driver), \(bus)), \(formats)"
+    }
+}
+
 /// V4L2 device capabilities (`V4L2_CAP_*`).
 public struct CameraCapabilities: OptionSet, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt32
@@ -53,11 +61,14 @@ public struct CameraCapabilities: OptionSet, Hashable, Sendable, CustomStringCon
 }
 
 /// A device node that could not be opened or queried while listing, and why.
-public struct UnavailableDevice: Sendable, Equatable {
+public struct UnavailableDevice: Sendable, Equatable, CustomStringConvertible {
     /// The device node.
     public var path: String
     /// Why it could not be read (e.g. EACCES: add your user to the 'video' group).
     public var error: ELImageError
+
+    /// E.g. "/dev/video1: cannot be read: <the error and what to do>".
+    public var description: String { "\(path): cannot be read: \(error)" }
 }
 
 /// The result of listing devices: the capture devices, and the nodes that could not be read.

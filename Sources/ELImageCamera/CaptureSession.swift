@@ -123,7 +123,7 @@ final class CaptureSession: Sendable {
         let fourCC = FourCC(rawValue: pix.pixelformat)
         guard fourCC.isCapturable else {
             throw DeviceErrors.unsupported(path: path, what: "the driver set pixel format \(fourCC), which ELImage cannot convert",
-                                           hint: "ask for one of the formats `camera-devices` lists as capturable")
+                                           hint: "ask for one of the formats `elimage devices` lists as capturable")
         }
         if !fourCC.isJPEG, FrameLayout(fourCC: fourCC, width: Int(pix.width), height: Int(pix.height),
                                        bytesPerLine: Int(pix.bytesperline)) == nil {

@@ -27,7 +27,7 @@ enum DeviceErrors {
         case EACCES, EPERM:
             advice = "permission denied: add your user to the 'video' group (sudo usermod -aG video $USER, then log in again)"
         case ENOENT:
-            advice = "no such device: check the path, or list cameras with `camera-devices`"
+            advice = "no such device: check the path, or list cameras with `elimage devices`"
         case EBUSY:
             advice = "the device is busy: another program is using it; close that program (find it with `fuser \(path)`)"
         case ENODEV, ENXIO:

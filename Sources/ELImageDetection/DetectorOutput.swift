@@ -38,7 +38,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     }
 
     /// What happened to the frames that reached the node.
-    public struct Statistics: Sendable, Equatable {
+    public struct Statistics: Sendable, Equatable, CustomStringConvertible {
         /// Frames received.
         public var framesIn = 0
         /// Frames sent to the worker (the others were skipped by `interval` or `maximumRate`).
@@ -54,6 +54,9 @@ public final class DetectorOutput: ImageInput, ClosableNode {
             self.analysed = analysed
             self.dropped = dropped
         }
+
+        /// E.g. "25 frames in, 5 sampled, 5 analysed, 0 dropped".
+        public var description: String { "\(framesIn) frames in, \(sampled) sampled, \(analysed) analysed, \(dropped) dropped" }
     }
 
     /// One sampled frame on its way to the worker.

@@ -29,3 +29,15 @@ public struct Face: Sendable {
         self.yawDegrees = yawDegrees
     }
 }
+
+extension Face: CustomStringConvertible {
+    /// E.g. "face 3 at (120, 48) 64×72 px, confidence 0.80": the box in the frame's pixels.
+    public var description: String {
+        let box = pixelBounds.standardized
+        func whole(_ value: CGFloat) -> Int { Int(value.rounded()) }
+        var text = "face \(trackingID) at (\(whole(box.minX)), \(whole(box.minY))) \(whole(box.width))×\(whole(box.height)) px"
+            + ", confidence " + String(format: "%.2f", confidence)
+        if let rollDegrees, let yawDegrees { text += String(format: ", roll %.0f°, yaw %.0f°", rollDegrees, yawDegrees) }
+        return text
+    }
+}

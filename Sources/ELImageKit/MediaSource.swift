@@ -8,7 +8,7 @@ import Synchronization
 /// YUV file or a still image, chosen by the path. Connect targets to `node`, then `run(on:)`.
 ///
 /// ```swift
-/// let source = try MediaSource.open(path, fallback: "Examples/Media/bigbuckbunny.mp4", context: context)
+/// let source = try MediaSource.open("clip.mp4", context: context)
 /// source.node --> Beauty() --> encoder
 /// try await source.run(on: context)
 /// ```
@@ -80,13 +80,17 @@ public final class MediaSource: Sendable {
     /// on their way go through, then end-of-stream, and `run(on:)` returns.
     public func cancel() { stopper() }
 
-    /// Opens `path`; with no path, the first camera when one exists, else `fallback`.
-    public static func open(_ path: String?, fallback: String, options: Options = Options(),
+    /// Opens `path`; with no path, the first camera when one exists, else `fallback` (when given).
+    public static func open(_ path: String?, fallback: String? = nil, options: Options = Options(),
                             context: RenderContext) throws -> MediaSource {
-        let chosen = path ?? CameraDevice.list().devices.first?.path ?? fallback
+        guard let chosen = path ?? CameraDevice.list().devices.first?.path ?? fallback else {
+            throw ELImageError.invalidInput(what: "no input: no path was given and no camera was found",
+                                            hint: "give a file (e.g. clip.mp4) or a camera (/dev/video0), or a fallback path")
+        }
         if chosen.hasPrefix("/dev/video") { return camera(chosen, options, context: context) }
         guard FileManager.default.fileExists(atPath: chosen) else {
-            throw ELImageError.io(file: chosen, operation: "open", errno: ENOENT, hint: "check the path")
+            throw ELImageError.io(file: chosen, operation: "open", errno: ENOENT,
+                                  hint: "check the path (a relative one starts from \(FileManager.default.currentDirectoryPath))")
         }
         let rate = options.frameRate ?? 25
         switch URL(fileURLWithPath: chosen).pathExtension.lowercased() {

@@ -63,13 +63,16 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     }
 
     /// What became of the frames that reached the window.
-    public struct Statistics: Sendable, Equatable {
+    public struct Statistics: Sendable, Equatable, CustomStringConvertible {
         /// Frames that reached the sink.
         public var received = 0
         /// Frames drawn and swapped into the window.
         public var presented = 0
         /// Frames replaced by a newer one before they could be shown, or arriving after a failure.
         public var dropped = 0
+
+        /// E.g. "120 received, 118 presented, 2 dropped".
+        public var description: String { "\(received) received, \(presented) presented, \(dropped) dropped" }
     }
 
     public let inputSlots = InputSlots(count: 1)

@@ -17,13 +17,13 @@ struct AudioOptions: ParsableArguments {
     @Option(name: .customLong("audio-codec"), help: "Codec of recorded sound (default aac).")
     var codec: AudioCodec?
 
-    @Option(name: .customLong("audio-bitrate"), help: "Bitrate of recorded sound in kbit/s (default 128).")
+    @Option(name: .customLong("audio-bitrate"), parsing: .unconditional, help: "Bitrate of recorded sound in kbit/s (default 128).")
     var bitrate: Int?
 
-    @Option(name: .customLong("audio-rate"), help: "Sample rate of recorded sound in Hz (default 48000; Opus is always 48000).")
+    @Option(name: .customLong("audio-rate"), parsing: .unconditional, help: "Sample rate of recorded sound in Hz (default 48000; Opus is always 48000).")
     var rate: Int?
 
-    @Option(name: .customLong("audio-channels"), help: "Channels of recorded sound (default: the source's, at most 2).")
+    @Option(name: .customLong("audio-channels"), parsing: .unconditional, help: "Channels of recorded sound (default: the source's, at most 2).")
     var channels: Int?
 
     @Flag(name: .customLong("realtime"), help: "Pace a file input at its frame rate, as a camera would deliver it (like ffmpeg -re).")

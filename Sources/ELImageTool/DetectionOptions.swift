@@ -23,14 +23,29 @@ struct DetectionOptions: ParsableArguments {
     @Flag(help: "Draw the detections into the output: face boxes in green, code outlines in yellow.")
     var overlay = false
 
-    @Option(help: "Analyse every Nth frame.")
+    @Option(parsing: .unconditional, help: "Analyse every Nth frame.")
     var detectEvery = 1
 
-    @Option(help: "Analyse at most this many frames per second of the input's time (e.g. 5).")
+    @Option(parsing: .unconditional, help: "Analyse at most this many frames per second of the input's time (e.g. 5).")
     var detectRate: Double?
 
     @Option(help: "The size frames are shrunk to for detection, WIDTHxHEIGHT (default: faces 320x320, codes 640x360; the aspect is kept).")
     var detectSize: String?
+
+    /// The numbers that must be positive, checked before anything runs.
+    func validate() throws {
+        if detectEvery < 1 { throw ValidationError("--detect-every \(detectEvery): must be a positive number, e.g. --detect-every 5") }
+        if let detectRate, !(detectRate > 0) {
+            throw ValidationError("--detect-rate \(detectRate): must be a positive number, e.g. --detect-rate 5")
+        }
+    }
+
+    /// Refuses --metadata and --overlay without --detect.
+    func checkUsage() throws(UsageError) {
+        if detect == nil, metadata != nil || overlay {
+            throw UsageError("--metadata and --overlay need --detect faces, codes or faces,codes")
+        }
+    }
 
     /// The detectors, writer and overlay of one run.
     final class Run: Sendable {
@@ -65,8 +80,6 @@ struct DetectionOptions: ParsableArguments {
             if metadata != nil || overlay { throw UsageError("--metadata and --overlay need --detect faces, codes or faces,codes") }
             return nil
         }
-        guard detectEvery >= 1 else { throw UsageError("--detect-every \(detectEvery): give at least 1") }
-        if let detectRate, !(detectRate > 0) { throw UsageError("--detect-rate \(detectRate): give a positive rate") }
         let size = try detectSize.map { text throws(UsageError) in
             try SizeArgument.parse(text, option: "--detect-size", minimum: 8, example: "640x360")
         }

@@ -17,10 +17,15 @@ enum OutputKind {
         case "y4m": self = .y4m(path)
         case "rgba": self = .rgba(path)
         case "mp4", "mov", "h264", "264": self = .video(path)
+        case "":
+            throw UsageError("-o \(path): the file name has no extension, which says what to write; \(Self.supported)")
         case let other:
-            throw UsageError("cannot write '.\(other)' files (\(path)); use .mp4, .h264, .png, .jpg, .y4m or .rgba")
+            throw UsageError("cannot write '.\(other)' files (\(path)); \(Self.supported)")
         }
     }
+
+    /// The extensions an output may have, as advice.
+    static let supported = "use .mp4, .mov, .h264, .y4m, .rgba, .png or .jpg (e.g. -o out.mp4)"
 
     /// True for files without timestamps, which have one constant frame rate (.y4m, raw H.264).
     var hasConstantRate: Bool {
@@ -65,9 +70,7 @@ final class OutputSink: Sendable {
             return OutputSink(node: encoder, finish: {
                 let audio = try await encoder.stop().statistics.audio
                 if let capture = audio.capture {
-                    Terminal.say(String(format: "sound: %lld samples captured, %lld inserted, %lld dropped, drift %.0f ppm, latency %.0f ms",
-                                        capture.samplesCaptured, capture.samplesInserted, capture.samplesDropped,
-                                        capture.driftPPM, capture.latency * 1000))
+                    Terminal.say("sound: \(capture)")
                 }
             })
         case .png(let pattern), .jpeg(let pattern):

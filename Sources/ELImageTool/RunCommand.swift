@@ -31,13 +31,15 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The output file.")
     var output: String?
 
-    @Option(help: "Stop after this many frames.")
+    // `.unconditional`: `--frames -3` reaches validate() (which names the problem) instead of being
+    // taken for an option, which left "--frames" without a value.
+    @Option(parsing: .unconditional, help: "Stop after this many frames.")
     var frames: Int?
 
     @Option(help: "Frame size of raw input, WIDTHxHEIGHT.")
     var size: String?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Frame rate N or N/D (e.g. 25 or 30000/1001) of raw input and image clips, and of .y4m and .h264 outputs.",
         discussion: """
             .y4m and .h264 files have one constant rate: --fps, else the input's own (a Y4M header's, the \
@@ -71,13 +73,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "x264 preset for .mp4/.h264.")
     var preset: EncoderSettings.Preset?
 
-    @Option(help: "x264 constant rate factor 0...51 (default 23; lower is better).")
+    @Option(parsing: .unconditional, help: "x264 constant rate factor 0...51 (default 23; lower is better).")
     var crf: Double?
 
-    @Option(help: "Target bitrate in kbit/s instead of --crf.")
+    @Option(parsing: .unconditional, help: "Target bitrate in kbit/s instead of --crf.")
     var bitrate: Int?
 
-    @Option(help: "Keyframe interval in frames.")
+    @Option(parsing: .unconditional, help: "Keyframe interval in frames.")
     var keyint: Int?
 
     @Option(help: ArgumentHelp(
@@ -92,8 +94,18 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Show the output in a window (X11 or Wayland) while it runs: q, Escape or closing it stops, space pauses a file, f is fullscreen.")
     var preview = false
 
+    /// The numbers that must be positive, checked before anything runs.
+    func validate() throws {
+        for (name, value) in [("--frames", frames), ("--bitrate", bitrate), ("--keyint", keyint)] {
+            if let value, value < 1 {
+                throw ValidationError("\(name) \(value): must be a positive number, e.g. \(name) 100")
+            }
+        }
+    }
+
     func run() async throws {
         let options = try validatedOptions()
+        try requireOutput()
         let outputKind = try output.map { try OutputKind(path: $0) }
         if let input, let output { try Self.refuseOverwriting(input: input, with: output) }
         let limit = outputKind?.wantsOneFrame == true ? 1 : frames
@@ -242,7 +254,6 @@ struct RunCommand: AsyncParsableCommand {
         let parsedSize = try size.map { text throws(UsageError) in
             try SizeArgument.parse(text, option: "--size", example: "1280x720")
         }
-        if let frames, frames < 1 { throw UsageError("--frames \(frames): give at least 1") }
         var encoder = EncoderSettings()
         if let preset { encoder.preset = preset }
         if let crf {
@@ -250,20 +261,32 @@ struct RunCommand: AsyncParsableCommand {
             encoder.rateControl = .constantQuality(crf)
         }
         if let bitrate {
-            guard bitrate > 0, crf == nil else { throw UsageError("--bitrate \(bitrate): give a positive kbit/s, and not with --crf") }
+            guard crf == nil else { throw UsageError("--bitrate \(bitrate): give either --bitrate or --crf, not both") }
             encoder.rateControl = .bitrate(kilobitsPerSecond: bitrate)
         }
         if let keyint {
-            guard keyint > 0 else { throw UsageError("--keyint \(keyint): give at least 1") }
             encoder.keyframeInterval = keyint
         }
         if let chromaFilter { encoder.chromaDownsampling = chromaFilter }
+        if let input, ["yuv", "raw"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()),
+           size == nil || format == nil {
+            throw UsageError("raw input \(input) needs --size WIDTHxHEIGHT and --format FORMAT")
+        }
+        try detection.checkUsage()
         let catalog = FilterCatalog.standard
         var made: [FilterCatalog.Filter] = []
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotate, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrix, range: range), size: parsedSize,
                        pixelFormat: format, encoder: encoder)
+    }
+
+    /// Refuses a run that writes nowhere (no -o, --preview or --detect), before anything is opened:
+    /// it would process the whole input and show nothing.
+    func requireOutput() throws(UsageError) {
+        guard output == nil, !preview, detection.detect == nil else { return }
+        throw UsageError("no output: give one with -o, e.g. -o out.mp4 (or .y4m, .png, ...), or watch it with --preview; "
+                         + "without one the frames would be processed and thrown away")
     }
 
     /// Refuses an output that is the input file itself (the same file through another name, a
@@ -293,10 +316,6 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Opens INPUT (or the first camera, or the bundled clip) as the head of the graph.
     func openInput(_ options: Options, limit: Int?, context: RenderContext) throws -> MediaSource {
-        if let input, ["yuv", "raw"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()),
-           options.size == nil || options.pixelFormat == nil {
-            throw UsageError("raw input \(input) needs --size WIDTHxHEIGHT and --format FORMAT")
-        }
         var sourceOptions = MediaSource.Options(frames: limit, orientation: options.orientation,
                                                 size: options.size, rawFormat: options.pixelFormat,
                                                 autorotate: !noAutorotate)

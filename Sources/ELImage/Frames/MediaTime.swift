@@ -1,7 +1,7 @@
 /// A presentation time as an exact rational number of seconds, `value / timescale` (like CMTime).
 ///
 /// Exact so that file timestamps (e.g. 1/90000 or 1001/30000) survive a round trip unchanged.
-public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible, CustomDebugStringConvertible {
     public var value: Int64
     public var timescale: Int32
 
@@ -48,5 +48,15 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
 
     public func hash(into hasher: inout Hasher) { hasher.combine(seconds) }
 
-    public var description: String { "\(value)/\(timescale) s" }
+    /// Seconds to the millisecond, e.g. "0.040 s" (`debugDescription` has the exact rational).
+    public var description: String {
+        let milliseconds = (Double(value) * 1000 / Double(timescale)).rounded()
+        let magnitude = Int64(abs(milliseconds))
+        let fraction = String(magnitude % 1000)
+        let sign = milliseconds < 0 ? "-" : ""
+        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) s"
+    }
+
+    /// The exact rational, e.g. "512/12800 s".
+    public var debugDescription: String { "\(value)/\(timescale) s" }
 }

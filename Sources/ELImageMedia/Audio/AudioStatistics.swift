@@ -1,5 +1,5 @@
 /// The audio side of a recording's counters (`RecordingStatistics.audio`).
-public struct AudioStatistics: Sendable, Equatable {
+public struct AudioStatistics: Sendable, Equatable, CustomStringConvertible {
     /// Audio packets written to the file.
     public var packetsWritten = 0
     /// Samples (per channel) in the packets written.
@@ -11,10 +11,16 @@ public struct AudioStatistics: Sendable, Equatable {
     public var capture: AudioCaptureStatistics?
 
     public init() {}
+
+    /// E.g. "250 packets (240000 samples) written, 0 dropped", then the capture's counters.
+    public var description: String {
+        "\(packetsWritten) packets (\(samplesWritten) samples) written, \(packetsDropped) dropped"
+            + (capture.map { "; \($0)" } ?? "")
+    }
 }
 
 /// Counters of a live audio source.
-public struct AudioCaptureStatistics: Sendable, Equatable {
+public struct AudioCaptureStatistics: Sendable, Equatable, CustomStringConvertible {
     /// Samples (per channel) captured from the device.
     public var samplesCaptured: Int64 = 0
     /// Samples dropped to follow the video clock (the device ran fast), or lost in overruns.
@@ -28,4 +34,10 @@ public struct AudioCaptureStatistics: Sendable, Equatable {
     public var latency: Double = 0
 
     public init() {}
+
+    /// E.g. "96000 samples captured, 0 inserted, 0 dropped, drift 12 ppm, latency 20 ms".
+    public var description: String {
+        "\(samplesCaptured) samples captured, \(samplesInserted) inserted, \(samplesDropped) dropped, "
+            + "drift \(Int(driftPPM.rounded())) ppm, latency \(Int((latency * 1000).rounded())) ms"
+    }
 }

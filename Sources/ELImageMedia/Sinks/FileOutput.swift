@@ -32,10 +32,13 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
     /// A YUV4MPEG2 (`.y4m`) file. Its header carries the chroma siting (`C420mpeg2` for left,
     /// `C420jpeg` for centred) and `XCOLORRANGE=LIMITED|FULL`; Y4M has no timestamps: frames are
     /// written in order and a reader times them by the header's frame rate. The header is written
-    /// with the first frame, whose size the file takes.
+    /// with the first frame, whose size the file takes (without `frameRate`, with the second
+    /// frame, or at the end for a file of one frame).
     ///
     /// - Parameters:
-    ///   - frameRate: the header's `F` field.
+    ///   - frameRate: the header's `F` field; `nil` (default): the input's, from the interval
+    ///     between its first two frames' timestamps (1001/24000 s gives `F24000:1001`), 25 for a
+    ///     single frame.
     ///   - format: `.i420` (default), `.i422`, `.i444` or `.gray8`.
     ///   - colorSpace: the matrix and range to convert with; `nil`: each frame's own.
     ///   - chromaLocation: the siting of subsampled chroma (4:2:0: `.left` → `C420mpeg2`,
@@ -47,11 +50,12 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
     /// - Throws: `ELImageError.invalidInput` for a format Y4M cannot hold or a bad frame rate;
     ///   `ELImageError.io` when the file cannot be created (checked now, without touching a file
     ///   already at `path`).
-    public static func y4m(path: String, frameRate: Y4MHeader.Ratio = 25, format: PixelFormat = .i420,
+    public static func y4m(path: String, frameRate: Y4MHeader.Ratio? = nil, format: PixelFormat = .i420,
                            colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation? = nil,
                            chromaDownsampling: ChromaDownsampling = .matched, queueCapacity: Int = 4,
                            whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws -> FileOutput {
-        _ = try Y4MHeader(width: 2, height: 2, format: format, frameRate: frameRate, chromaLocation: chromaLocation ?? .left)
+        _ = try Y4MHeader(width: 2, height: 2, format: format, frameRate: frameRate ?? Y4MFrameRateGuess.fallback,
+                          chromaLocation: chromaLocation ?? .left)
         let probe = try POSIXFileWriter(path: path)
         try probe.close()
         probe.remove()
@@ -59,9 +63,11 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
             path: path, threadName: "y4m", format: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
             chromaDownsampling: chromaDownsampling, capacity: queueCapacity, whenQueueFull: whenQueueFull)
         return FileOutput(configuration, requiredFormat: nil, open: { picture in
-            let header = try Y4MHeader(width: picture.width, height: picture.height, format: format, frameRate: frameRate,
-                                       colorRange: picture.colorSpace.range, chromaLocation: picture.chromaLocation)
-            return Y4MFrameWriter(try Y4MWriter(path: path, header: header))
+            Y4MFrameWriter(frameRate: frameRate) { rate in
+                let header = try Y4MHeader(width: picture.width, height: picture.height, format: format, frameRate: rate,
+                                           colorRange: picture.colorSpace.range, chromaLocation: picture.chromaLocation)
+                return try Y4MWriter(path: path, header: header)
+            }
         }, unused: {})
     }
 
@@ -168,20 +174,61 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
     }
 }
 
-/// Writes Y4M frames through `Y4MWriter` (staged; put in place by its `close()`).
+/// Writes Y4M frames through `Y4MWriter` (staged; put in place by its `close()`). Without a
+/// frame rate, the first frame waits for the second (or the end): their timestamps give the
+/// header's rate (`Y4MFrameRateGuess`).
 private final class Y4MFrameWriter: FrameWriter {
-    let writer: Y4MWriter
-    init(_ writer: Y4MWriter) { self.writer = writer }
+    private let frameRate: Y4MHeader.Ratio?
+    private let open: (Y4MHeader.Ratio) throws -> Y4MWriter
+    private var writer: Y4MWriter?
+    /// The first frame, while the rate is not known yet.
+    private var waiting: PixelBuffer?
+
+    init(frameRate: Y4MHeader.Ratio?, open: @escaping (Y4MHeader.Ratio) throws -> Y4MWriter) {
+        self.frameRate = frameRate
+        self.open = open
+    }
+
     func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
-        try writer.write(buffer)
+        if let writer {
+            try writer.write(buffer)
+        } else if let frameRate {
+            let writer = try open(frameRate)
+            self.writer = writer
+            try writer.write(buffer)
+        } else if let first = waiting {
+            let writer = try open(Y4MFrameRateGuess.rate(from: first.timestamp, to: buffer.timestamp))
+            self.writer = writer
+            waiting = nil
+            try writer.write(first)
+            try writer.write(buffer)
+        } else {
+            // Kept by value: the sink reads the next frame into its own buffer (copy on write).
+            waiting = buffer
+        }
         return .more
     }
-    func finish() throws { try writer.close() }
+
+    /// Opens the file with the frame that waits for its rate (a file of one frame).
+    private func writeWaiting() throws -> Y4MWriter? {
+        guard let first = waiting else { return writer }
+        waiting = nil
+        let writer = try open(frameRate ?? Y4MFrameRateGuess.fallback)
+        self.writer = writer
+        try writer.write(first)
+        return writer
+    }
+
+    func finish() throws { try writeWaiting()?.close() }
     func publish() throws {}
     func salvage(after error: ELImageError) {
+        guard let writer = try? writeWaiting() else { return }
         if writer.framesWritten > 0 { try? writer.close() } else { writer.discard() }
     }
-    func discard() { writer.discard() }
+    func discard() {
+        waiting = nil
+        writer?.discard()
+    }
 }
 
 /// Writes each frame's bytes (tightly packed RGBA) through a `MediaFileWriter`.

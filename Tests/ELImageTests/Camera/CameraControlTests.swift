@@ -76,7 +76,7 @@ struct CameraControlTests {
         let readOnly = #expect(throws: ELImageError.self) { try device.setValue(1, forControlNamed: "pixel_rate") }
         #expect(readOnly.map { "\($0)" }?.contains("is read-only") == true)
         let missing = #expect(throws: ELImageError.self) { try device.setValue(10, for: .panAbsolute) }
-        #expect(missing.map { "\($0)" } == "/dev/video0 has no control 'pan_absolute' (0x009a0908). the device does not support it; list its controls with `camera-devices --controls /dev/video0`")
+        #expect(missing.map { "\($0)" } == "/dev/video0 has no control 'pan_absolute' (0x009a0908). the device does not support it; list its controls with `elimage controls /dev/video0`")
         #expect(throws: ELImageError.self) { try device.value(of: .tiltAbsolute) }
         let named = #expect(throws: ELImageError.self) { try device.setValue(1, forControlNamed: "iris") }
         #expect(named.map { "\($0)" }?.hasPrefix("no control named 'iris'. the device has: brightness, contrast") == true)

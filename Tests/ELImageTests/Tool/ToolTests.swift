@@ -173,6 +173,17 @@ struct ToolTests {
         (["run", "--preset", "fastest"], "'fastest' is invalid for '--preset <preset>'. Please provide one of the following: ultrafast, superfast,"),
         (["run", "--chroma-filter", "sharp"], "Please provide one of 'average' and 'matched'"),
         (["run", "--crf", "60"], "--crf 60.0"),
+        (["run", "--frames", "-3"], "--frames -3: must be a positive number"),
+        (["run", "--frames", "0", "-o", "out.y4m"], "--frames 0: must be a positive number"),
+        (["run", "--keyint", "-1"], "--keyint -1: must be a positive number"),
+        (["run", "--bitrate", "-500"], "--bitrate -500: must be a positive number"),
+        (["run", "--detect-every", "-2", "--detect", "faces"], "--detect-every -2: must be a positive number"),
+        (["run", "--detect-rate", "-5", "--detect", "faces"], "--detect-rate -5.0: must be a positive number"),
+        // No output at all: refused before the (here missing) input is opened.
+        (["run", "missing.mp4", "--filter", "beauty"], "no output: give one with -o, e.g. -o out.mp4"),
+        (["run", "missing.mp4", "-o", "name"], "-o name: the file name has no extension"),
+        (["run", "missing.mp4", "-o", "name"], "use .mp4, .mov, .h264, .y4m, .rgba, .png or .jpg"),
+        (["run", "missing.mp4", "-o", "out.avi"], "cannot write '.avi' files (out.avi); use .mp4, .mov, .h264"),
     ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) async throws {
         let folder = try TemporaryFolder()
@@ -227,7 +238,7 @@ struct ToolTests {
     func runtimeErrors() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var result = try await elimage.run(["run", folder.path("missing.y4m")])
+        var result = try await elimage.run(["run", folder.path("missing.y4m"), "-o", folder.path("out.y4m")])
         #expect(result.status == 1)
         #expect(result.errors.contains("missing.y4m"))
         let clipPath = try clip(in: folder)
@@ -248,6 +259,8 @@ struct ToolTests {
         let controls = try await elimage.run(["controls", "/dev/video-does-not-exist"])
         #expect(controls.status == 1)
         #expect(controls.errors.contains("/dev/video-does-not-exist"))
+        #expect(controls.errors.contains("list cameras with `elimage devices`"), "\(controls.errors)")
+        #expect(!controls.errors.contains("camera-devices"), "\(controls.errors)")
     }
 
     @Test("Several colour filters and the beauty filter chain in one run; beauty:mask=1 shows the skin mask")

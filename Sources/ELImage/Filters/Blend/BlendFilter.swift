@@ -8,7 +8,9 @@
 ///
 /// rgb = mix(base, B(base, top), top.a * opacity), where B is the mode's formula (W3C Compositing
 /// and Blending); the output's alpha is source-over coverage. A frame on input 0 renders with the
-/// latest frame from input 1.
+/// latest frame from input 1 (one still picture serves every frame); until input 1 has delivered
+/// one, input-0 frames are skipped and the first skip is reported to the context's error handler:
+/// start the layer's source first.
 public final class BlendFilter: SinglePassFilter, ParameterizedFilter {
     /// A blend mode: B(base, top) per channel.
     public enum Mode: String, Sendable, CaseIterable {

@@ -3,8 +3,9 @@
 ///
 /// The shader samples `inputImageTexture` (input 0), `inputImageTexture2` (input 1), ... at
 /// `textureCoordinate` and writes `fragColor`. With several inputs, a frame on input 0 draws with
-/// the latest frame of every other input; until each connected input has delivered one, input-0
-/// frames are skipped.
+/// the latest frame of every other input (kept and reused until a newer one comes); until each
+/// connected input has delivered one, input-0 frames are skipped, and the first skip is reported
+/// to the context's error handler (`missingInputError`).
 public final class ShaderPass: Sendable {
     /// Names the program in the context's cache and in error messages (unique per shader source).
     public let programName: String
@@ -12,7 +13,13 @@ public final class ShaderPass: Sendable {
     public let fragmentShader: String
     /// The filter's inputs (one per sampled input frame).
     public let inputSlots: InputSlots
-    private let latest: Locked<[TextureFrame?]>
+    private let latest: Locked<Latest>
+
+    /// The latest frame of each input, and whether a skip for a missing one was reported.
+    private struct Latest {
+        var frames: [TextureFrame?]
+        var reportedMissing = false
+    }
 
     /// - Parameters:
     ///   - name: unique per shader source (the cache key of the compiled program).
@@ -22,7 +29,7 @@ public final class ShaderPass: Sendable {
         programName = name
         self.fragmentShader = fragmentShader
         inputSlots = InputSlots(count: inputCount)
-        latest = Locked(Array(repeating: nil, count: max(1, inputCount)))
+        latest = Locked(Latest(frames: Array(repeating: nil, count: max(1, inputCount))))
     }
 
     /// The pass that runs one colour piece alone: the shader a one-piece `ColorChain` generates,
@@ -37,24 +44,38 @@ public final class ShaderPass: Sendable {
         _ = try context.program(named: programName, fragment: fragmentShader)
     }
 
-    /// Keeps `frame` as the latest of input `index`; returns every input's frame when it is time
-    /// to draw (a frame on input 0, and a frame from each other connected input).
-    func inputsToDraw(after frame: TextureFrame, at index: Int) -> [TextureFrame]? {
+    /// Keeps `frame` as the latest of input `index`; `inputs` holds every input's frame when it is
+    /// time to draw (a frame on input 0, and a frame from each other connected input). `missing`
+    /// names the connected input that had no frame yet, the first time a frame on input 0 is
+    /// skipped for it (once per pass: report it with `missingInputError`).
+    func inputsToDraw(after frame: TextureFrame, at index: Int) -> (inputs: [TextureFrame]?, missing: Int?) {
         latest.withLock { latest in
-            guard latest.indices.contains(index) else { return nil }
-            latest[index] = frame
-            guard index == 0 else { return nil }
+            guard latest.frames.indices.contains(index) else { return (nil, nil) }
+            latest.frames[index] = frame
+            guard index == 0 else { return (nil, nil) }
             var inputs: [TextureFrame] = []
-            for (slot, frame) in latest.enumerated() {
+            for (slot, frame) in latest.frames.enumerated() {
                 if let frame {
                     inputs.append(frame)
                 } else if inputSlots.isConnected(slot) {
-                    return nil
+                    latest.frames[0] = nil
+                    if latest.reportedMissing { return (nil, nil) }
+                    latest.reportedMissing = true
+                    return (nil, slot)
                 }
             }
-            latest[0] = nil
-            return inputs
+            latest.frames[0] = nil
+            return (inputs, nil)
         }
+    }
+
+    /// What to tell the user when frames on input 0 of `node` are skipped because input `slot`
+    /// has not delivered a frame yet.
+    static func missingInputError(node: String, slot: Int) -> ELImageError {
+        .invalidState(node: node, reason: "frames arrive on input 0 while input \(slot) has no frame yet, so they are "
+                      + "skipped (not drawn); start the source of input \(slot) first (e.g. run a still-image layer before "
+                      + "the movie, or deliver its first frame before starting the movie): once it has a frame, "
+                      + "its latest frame is reused for every frame on input 0")
     }
 
     /// Draws `inputs` (plus `extra` textures on the following units) into a new pooled frame of

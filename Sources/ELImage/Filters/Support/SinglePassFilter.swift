@@ -34,7 +34,12 @@ extension SinglePassFilter {
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        guard let inputs = pass.inputsToDraw(after: frame, at: index) else { return }
+        let (ready, missing) = pass.inputsToDraw(after: frame, at: index)
+        if let missing {
+            let name = NodeFailure.name(of: self)
+            context.report(ShaderPass.missingInputError(node: name, slot: missing), fromNodeNamed: name)
+        }
+        guard let inputs = ready else { return }
         let size = outputSize(forInput: frame)
         let extra = try additionalTextures(in: context)
         let output = try pass.draw(inputs, extra: extra, size: size,
