@@ -16,13 +16,13 @@ struct BenchmarkCommand: ParsableCommand {
         commandName: "elimage-bench",
         abstract: "Per-frame cost of ELImage pipelines vs. the bare-GLES floor, p50/p99, in one run.")
 
-    @Option(help: "Frames measured per pipeline and size (after warm-up; default 60). For the matrix: the frames of its long runs (default 40, 20 with --quick).")
+    @Option(help: "Frames measured per pipeline and size (after warm-up; default 60). For the matrix: the frames of its long runs (default 25, 15 with --quick).")
     var frames: Int?
 
     @Option(help: "Frame sizes, e.g. 1280x720 (repeatable; default 1280x720 and 1920x1080).")
     var size: [String] = []
 
-    @Flag(help: "A quick run: 20 frames, 1280x720 only (the matrix: runs of 20 and 5 frames).")
+    @Flag(help: "A quick run: 20 frames, 1280x720 only (the matrix: runs of 15 and 5 frames).")
     var quick = false
 
     /// What can be measured.
@@ -55,7 +55,9 @@ struct BenchmarkCommand: ParsableCommand {
     func run() throws {
         let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .y4m, .gstreamer, .matrix] : pipeline
         let frames = quick ? min(self.frames ?? 60, 20) : self.frames ?? 60
-        let matrixFrames = quick ? min(self.frames ?? 20, 20) : self.frames ?? 40
+        // The matrix's long runs: 25 frames keep the default run (both sizes, 51 cells each, most of
+        // them 2 x (25 + 5) frames of elimage plus 2 x 25 of the floor) near 20 minutes on 2 cores.
+        let matrixFrames = quick ? min(self.frames ?? 15, 15) : self.frames ?? 25
         guard matrixRepeats > 0 else { throw ValidationError("--matrix-repeats must be at least 1") }
         let sizes = try (size.isEmpty ? (quick ? ["1280x720"] : ["1280x720", "1920x1080"]) : size).map(Self.parseSize)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-bench-\(UUID().uuidString)")

@@ -250,7 +250,9 @@ struct MatrixBenchmark {
 }
 
 /// One cell of the matrix: the framework's ms/frame (p50 over the repeats' estimates; ratio to the
-/// floor's p50) and the floor's, both from the same run.
+/// floor's p50) and the floor's, both from the same run. Their `latency` statistics are over the
+/// repeats (one estimate each: (t(N) − t(M)) / (N − M), or the floor's N-frame mean), not frames;
+/// with two repeats the p50 is the slower of the two.
 struct MatrixCell: Codable {
     let filter: String
     let output: String
