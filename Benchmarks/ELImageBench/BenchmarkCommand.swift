@@ -69,6 +69,12 @@ struct BenchmarkCommand: ParsableCommand {
         let contextMilliseconds = elapsedMilliseconds(ContinuousClock.now - contextStart)
         // Every program closes its context before it ends: threads joined, EGL torn down.
         defer { _ = try? blocking { await context.close() } }
+        // The matrix's binary and filters are checked before anything is measured.
+        let matrixBenchmark = pipelines.contains(.matrix) ? MatrixBenchmark(
+            elimage: elimage ?? MatrixBenchmark.defaultElimagePath(), sizes: sizes,
+            filters: matrixFilters.isEmpty ? nil : matrixFilters, frames: matrixFrames,
+            shortFrames: matrixShortFrames, repeats: matrixRepeats, folder: folder) : nil
+        let matrixFilterNames = try matrixBenchmark?.chosenFilters()
         var results: [PipelineResult] = []
         var startup: Startup?
         var gstreamerNote: String?
@@ -112,13 +118,9 @@ struct BenchmarkCommand: ParsableCommand {
             if pipelines.contains(.detection) { results += try DetectionBenchmark(frames: frames).run(on: context) }
         }
         var matrix: Matrix?
-        if pipelines.contains(.matrix) {
-            let benchmark = MatrixBenchmark(
-                elimage: elimage ?? MatrixBenchmark.defaultElimagePath(), sizes: sizes,
-                filters: matrixFilters.isEmpty ? nil : matrixFilters, frames: matrixFrames,
-                shortFrames: matrixShortFrames, repeats: matrixRepeats, folder: folder)
+        if let matrixBenchmark, let matrixFilterNames {
             let start = ContinuousClock.now
-            let cells = try benchmark.run(on: context)
+            let cells = try matrixBenchmark.run(matrixFilterNames, on: context)
             matrix = Matrix(frames: matrixFrames, shortFrames: matrixShortFrames, repeats: matrixRepeats,
                             wallSeconds: elapsedMilliseconds(ContinuousClock.now - start) / 1000, cells: cells)
         }

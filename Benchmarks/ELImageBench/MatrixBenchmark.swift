@@ -79,7 +79,9 @@ struct MatrixBenchmark {
         return me.deletingLastPathComponent().appendingPathComponent("elimage").path
     }
 
-    func run(on context: RenderContext) throws -> [MatrixCell] {
+    /// The filters to run, checked against the catalogue of the `elimage` binary (which must be
+    /// there); call before anything long so that a wrong name or a missing binary fails at once.
+    func chosenFilters() throws -> [String] {
         guard FileManager.default.isExecutableFile(atPath: elimage) else {
             throw BenchmarkFailure("no elimage binary at \(elimage): build it first (swift build -c release --product elimage) or pass --elimage PATH")
         }
@@ -87,7 +89,7 @@ struct MatrixBenchmark {
             throw BenchmarkFailure("the matrix needs more frames (\(frames)) than its short run (\(shortFrames)), which needs at least 1")
         }
         let catalogue = try Self.catalogue(elimage: elimage)
-        let chosen = try filters.map { wanted in
+        return try filters.map { wanted in
             try wanted.map { name in
                 guard catalogue.contains(name) else {
                     throw BenchmarkFailure("--matrix-filter \(name): not in elimage's catalogue (\(catalogue.joined(separator: ", ")))")
@@ -95,6 +97,10 @@ struct MatrixBenchmark {
                 return name
             }
         } ?? catalogue
+    }
+
+    /// Measures every cell of `chosen` (from `chosenFilters()`) x output x size, saying each on stderr.
+    func run(_ chosen: [String], on context: RenderContext) throws -> [MatrixCell] {
         let total = sizes.count * chosen.count * Output.allCases.count
         let started = ContinuousClock.now
         var cells: [MatrixCell] = []
