@@ -121,9 +121,12 @@ sanitize-thread: deps
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
 
 ## BENCH_FLAGS=--quick: 20 frames at 1280x720 only. The table is printed; the JSON goes to $(OUT)/bench.json.
+## The matrix (every catalogue filter x Y4M/MP4/RGBA x size) runs the release `elimage` binary built
+## beside the benchmark; BENCH_FLAGS="--pipeline matrix --matrix-filter blur" runs a part of it.
 BENCH_FLAGS ?=
 bench: deps
 	@mkdir -p $(OUT)
+	$(SWIFT) build -c release --product elimage
 	$(SWIFT) run -c release elimage-bench --json-file $(OUT)/bench.json $(BENCH_FLAGS)
 
 ## Fuzzing: elimage-fuzz built with AddressSanitizer (leak checks included) and coverage

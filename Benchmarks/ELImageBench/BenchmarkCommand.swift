@@ -1,9 +1,11 @@
 // elimage-bench: per-frame cost of ELImage's canonical pipelines next to the bare-GLES floor (the
 // least GL work for the same output, FloorPipeline) measured in the same run, interleaved, after
 // warm-up; the record pipeline next to the floor plus libx264 in sequence; GStreamer's GL elements
-// on the grayscale pipeline; time to first frame.
+// on the grayscale pipeline; time to first frame; the matrix of every catalogue filter x output kind x
+// size through the `elimage` binary next to it, end to end (MatrixBenchmark).
 //
 //     swift run -c release elimage-bench [--quick] [--frames 60] [--size 1280x720 ...] [--json-file F]
+//         [--pipeline matrix [--matrix-filter NAME ...]]
 import ArgumentParser
 import ELImage
 import Foundation
@@ -14,23 +16,35 @@ struct BenchmarkCommand: ParsableCommand {
         commandName: "elimage-bench",
         abstract: "Per-frame cost of ELImage pipelines vs. the bare-GLES floor, p50/p99, in one run.")
 
-    @Option(help: "Frames measured per pipeline and size (after warm-up).")
-    var frames = 60
+    @Option(help: "Frames measured per pipeline and size (after warm-up; default 60). For the matrix: the frames of its long runs (default 25, 15 with --quick).")
+    var frames: Int?
 
     @Option(help: "Frame sizes, e.g. 1280x720 (repeatable; default 1280x720 and 1920x1080).")
     var size: [String] = []
 
-    @Flag(help: "A quick run: 20 frames, 1280x720 only.")
+    @Flag(help: "A quick run: 20 frames, 1280x720 only (the matrix: runs of 15 and 5 frames).")
     var quick = false
 
     /// What can be measured.
     enum Pipeline: String, ExpressibleByArgument, CaseIterable {
         case conversion, grayscale, grayscaleFused = "grayscale-fused", colorFused = "color-fused", beauty, record, y4m, gstreamer,
-             filters, detection
+             filters, detection, matrix
     }
 
-    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, y4m, gstreamer (default: these seven), color-fused, filters, detection.")
+    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, y4m, gstreamer, matrix (default: these eight), color-fused, filters, detection.")
     var pipeline: [Pipeline] = []
+
+    @Option(name: .customLong("matrix-filter"), help: "A catalogue filter for the matrix (repeatable; default: every filter `elimage filters` lists).")
+    var matrixFilters: [String] = []
+
+    @Option(name: .customLong("matrix-short-frames"), help: "Frames of the matrix's short runs, whose time is subtracted (start-up).")
+    var matrixShortFrames = 5
+
+    @Option(name: .customLong("matrix-repeats"), help: "Pairs of runs (long, short) per matrix cell, each with its floor between.")
+    var matrixRepeats = 2
+
+    @Option(help: "The elimage binary the matrix runs (default: the one next to this program).")
+    var elimage: String?
 
     @Option(help: "Also write the results as JSON to this file.")
     var jsonFile: String?
@@ -39,8 +53,12 @@ struct BenchmarkCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .y4m, .gstreamer] : pipeline
-        let frames = quick ? min(self.frames, 20) : self.frames
+        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .y4m, .gstreamer, .matrix] : pipeline
+        let frames = quick ? min(self.frames ?? 60, 20) : self.frames ?? 60
+        // The matrix's long runs: 25 frames keep the default run (both sizes, 51 cells each, most of
+        // them 2 x (25 + 5) frames of elimage plus 2 x 25 of the floor) near 20 minutes on 2 cores.
+        let matrixFrames = quick ? min(self.frames ?? 15, 15) : self.frames ?? 25
+        guard matrixRepeats > 0 else { throw ValidationError("--matrix-repeats must be at least 1") }
         let sizes = try (size.isEmpty ? (quick ? ["1280x720"] : ["1280x720", "1920x1080"]) : size).map(Self.parseSize)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -51,10 +69,17 @@ struct BenchmarkCommand: ParsableCommand {
         let contextMilliseconds = elapsedMilliseconds(ContinuousClock.now - contextStart)
         // Every program closes its context before it ends: threads joined, EGL torn down.
         defer { _ = try? blocking { await context.close() } }
+        // The matrix's binary and filters are checked before anything is measured.
+        let matrixBenchmark = pipelines.contains(.matrix) ? MatrixBenchmark(
+            elimage: elimage ?? MatrixBenchmark.defaultElimagePath(), sizes: sizes,
+            filters: matrixFilters.isEmpty ? nil : matrixFilters, frames: matrixFrames,
+            shortFrames: matrixShortFrames, repeats: matrixRepeats, folder: folder) : nil
+        let matrixFilterNames = try matrixBenchmark?.chosenFilters()
         var results: [PipelineResult] = []
         var startup: Startup?
         var gstreamerNote: String?
-        for (width, height) in sizes {
+        let measuresClip = pipelines.contains { $0 != .matrix }
+        for (width, height) in sizes where measuresClip {
             let clip = try SourceClip(width: width, height: height, frameCount: min(max(frames, 25), 100), folder: folder)
             if startup == nil {
                 startup = try Startup.measure(contextMilliseconds: contextMilliseconds, clip: clip, on: context)
@@ -92,8 +117,15 @@ struct BenchmarkCommand: ParsableCommand {
             if pipelines.contains(.filters) { results += try FilterBenchmark(width: 1280, height: 720, frames: frames).run(on: context) }
             if pipelines.contains(.detection) { results += try DetectionBenchmark(frames: frames).run(on: context) }
         }
+        var matrix: Matrix?
+        if let matrixBenchmark, let matrixFilterNames {
+            let start = ContinuousClock.now
+            let cells = try matrixBenchmark.run(matrixFilterNames, on: context)
+            matrix = Matrix(frames: matrixFrames, shortFrames: matrixShortFrames, repeats: matrixRepeats,
+                            wallSeconds: elapsedMilliseconds(ContinuousClock.now - start) / 1000, cells: cells)
+        }
         let report = Report(renderer: context.info.renderer, platform: context.info.platform.rawValue, frames: frames,
-                            startup: startup, gstreamer: gstreamerNote, results: results)
+                            startup: startup, gstreamer: gstreamerNote, results: results, matrix: matrix)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(report)
@@ -153,12 +185,14 @@ struct Report: Codable {
     /// Why GStreamer was not measured, when it was not.
     let gstreamer: String?
     let results: [PipelineResult]
+    /// The filter x output x size matrix through the `elimage` binary, when it was measured.
+    let matrix: Matrix?
 
     var text: String {
         var lines = ["ELImage benchmark on \(renderer), EGL \(platform), \(frames) frames per pipeline and size; ratio = framework p50 / floor p50 of the same run"]
         let header = "pipeline".padding(toLength: 58, withPad: " ", startingAt: 0)
             + "size        p50 ms   p99 ms  ns/px   ratio  stages (median ms, fence-timed)"
-        lines.append(header)
+        if !results.isEmpty { lines.append(header) }
         for result in results {
             let ratio = result.ratioToBare.map { String(format: "%6.2fx", $0) } ?? "       "
             let stages = (result.stages ?? [:]).sorted { $0.key < $1.key }
@@ -173,8 +207,22 @@ struct Report: Codable {
                                 startup.contextMilliseconds, startup.firstFrameMilliseconds, startup.floorFirstFrameMilliseconds))
         }
         if let gstreamer { lines.append("GStreamer comparison: \(gstreamer)") }
+        if let matrix {
+            lines.append("")
+            lines.append(MatrixCell.table(matrix.cells, frames: matrix.frames, shortFrames: matrix.shortFrames, repeats: matrix.repeats))
+            lines.append(String(format: "matrix wall time: %.0f s", matrix.wallSeconds))
+        }
         return lines.joined(separator: "\n")
     }
+}
+
+/// The matrix's settings and cells.
+struct Matrix: Codable {
+    /// Frames of the long and of the short runs.
+    let frames: Int, shortFrames: Int
+    let repeats: Int
+    let wallSeconds: Double
+    let cells: [MatrixCell]
 }
 
 struct PipelineResult: Codable {

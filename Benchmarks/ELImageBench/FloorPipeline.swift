@@ -7,10 +7,13 @@ import ELImage
 /// chroma plane by one bilinear fetch); an optional filter pass; pack the whole I420 frame into
 /// one RGBA8 target of W/4 x 3H/2 texels (four samples per texel, chroma as the 2x2 box average
 /// from one bilinear fetch); read it back with one glReadPixels. The shaders are Shaders/floor_*.
+/// For raw RGBA output, `readRGBA(into:)` reads the filtered RGBA picture back instead of packing.
 final class FloorPipeline {
     /// The pass between conversion and packing.
     enum Filter: String {
         case none, grayscale, bilateral5
+        /// Separable 13-tap Gaussian (sigma 2.5 px), texelFetch taps, two passes (rawgl's gauss13).
+        case gauss13
     }
 
     let width: Int, height: Int
@@ -18,11 +21,16 @@ final class FloorPipeline {
     private let planes: [GLuint]
     private let rgba: GLuint, filtered: GLuint, packed: GLuint
     private let rgbaFramebuffer: GLuint, filteredFramebuffer: GLuint, packedFramebuffer: GLuint
+    /// The horizontal pass's result of the two-pass filters (gauss13), or nil.
+    private let intermediate: (texture: GLuint, framebuffer: GLuint)?
     private let convertProgram: GLuint, filterProgram: GLuint?, lumaProgram: GLuint, chromaProgram: GLuint
     private var vertexArray: GLuint = 0
 
     /// Bytes of one I420 frame (what `read(into:)` writes).
     var frameBytes: Int { width * height * 3 / 2 }
+
+    /// Bytes of one RGBA frame (what `readRGBA(into:)` writes).
+    var rgbaBytes: Int { width * height * 4 }
 
     /// Builds the textures and programs; call on the render thread. The size must be a multiple of
     /// 8 across and 4 down (the packing puts whole chroma rows in texel rows).
@@ -42,12 +50,19 @@ final class FloorPipeline {
         rgbaFramebuffer = BareGL.framebuffer(for: rgba)
         filteredFramebuffer = BareGL.framebuffer(for: filtered)
         packedFramebuffer = BareGL.framebuffer(for: packed)
+        if filter == .gauss13 {
+            let texture = BareGL.texture(width: width, height: height, format: GL_RGBA8, filter: GL_NEAREST)
+            intermediate = (texture, BareGL.framebuffer(for: texture))
+        } else {
+            intermediate = nil
+        }
         let vertex = try BareGL.shader("floor.vsh")
         convertProgram = try BareGL.program(vertex: vertex, fragment: try BareGL.shader("floor_i420_to_rgba.fsh"))
         switch filter {
         case .none: filterProgram = nil
         case .grayscale: filterProgram = try BareGL.program(vertex: vertex, fragment: try BareGL.shader("floor_grayscale.fsh"))
         case .bilateral5: filterProgram = try BareGL.program(vertex: vertex, fragment: try BareGL.shader("floor_bilateral5.fsh"))
+        case .gauss13: filterProgram = try BareGL.program(vertex: vertex, fragment: try BareGL.shader("floor_gauss13.fsh"))
         }
         lumaProgram = try BareGL.program(vertex: vertex, fragment: try BareGL.shader("floor_pack_luma.fsh"))
         chromaProgram = try BareGL.program(vertex: vertex, fragment: try BareGL.shader("floor_pack_chroma.fsh"))
@@ -76,9 +91,9 @@ final class FloorPipeline {
 
     /// Deletes the GL objects; call on the render thread.
     func delete() {
-        var textures = planes + [rgba, filtered, packed]
+        var textures = planes + [rgba, filtered, packed] + (intermediate.map { [$0.texture] } ?? [])
         glDeleteTextures(GLsizei(textures.count), &textures)
-        var framebuffers = [rgbaFramebuffer, filteredFramebuffer, packedFramebuffer]
+        var framebuffers = [rgbaFramebuffer, filteredFramebuffer, packedFramebuffer] + (intermediate.map { [$0.framebuffer] } ?? [])
         glDeleteFramebuffers(GLsizei(framebuffers.count), &framebuffers)
         glDeleteVertexArrays(1, &vertexArray)
         for program in [convertProgram, lumaProgram, chromaProgram] + (filterProgram.map { [$0] } ?? []) {
@@ -122,6 +137,14 @@ final class FloorPipeline {
         glActiveTexture(GLenum(GL_TEXTURE3))
         glBindTexture(GLenum(GL_TEXTURE_2D), rgba)
         glUseProgram(filterProgram)
+        if let intermediate {
+            // Two passes: horizontal into the intermediate texture, then vertical into `filtered`.
+            let direction = BareGL.uniform(filterProgram, "direction")
+            glUniform2i(direction, 1, 0)
+            draw(into: intermediate.framebuffer, y: 0, width: width, height: height)
+            glBindTexture(GLenum(GL_TEXTURE_2D), intermediate.texture)
+            glUniform2i(direction, 0, 1)
+        }
         draw(into: filteredFramebuffer, y: 0, width: width, height: height)
     }
 
@@ -141,6 +164,23 @@ final class FloorPipeline {
         glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
         glReadPixels(0, 0, GLsizei(width / 4), GLsizei(height * 3 / 2), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE),
                      result.baseAddress)
+    }
+
+    /// One whole frame for raw RGBA output: upload, convert, filter, then one readback of the RGBA
+    /// picture (no packing) into `result` (at least `rgbaBytes`).
+    func runRGBA(_ i420: UnsafeRawBufferPointer, into result: UnsafeMutableRawBufferPointer) {
+        upload(i420)
+        convert()
+        applyFilter()
+        readRGBA(into: result)
+    }
+
+    /// The single readback of the (filtered) RGBA picture into `result` (at least `rgbaBytes`).
+    func readRGBA(into result: UnsafeMutableRawBufferPointer) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), filterProgram == nil ? rgbaFramebuffer : filteredFramebuffer)
+        glPixelStorei(GLenum(GL_PACK_ALIGNMENT), 1)
+        glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
+        glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE), result.baseAddress)
     }
 
     private func draw(into framebuffer: GLuint, y: Int, width: Int, height: Int) {
