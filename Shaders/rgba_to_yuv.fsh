@@ -12,8 +12,9 @@
 //   1. PLANE_KIND 5 writes the average (exact fetches, 2 to 6 a site) at every chroma site, with
 //      a border of one site all round (texel (i + 1, j + 1) holds site (i, j); the border sites
 //      average clamped pixels, as a one-pass filter would), into a float target;
-//   2. the chroma planes read that target (inputImageTexture) and sharpen it: 3 reads a sample
-//      per subsampled direction, 9 for 4:2:0, instead of 36 to 49 reads of the picture.
+//   2. the chroma planes read that target (inputImageTexture) and sharpen it by [-1 8 -1]/6 in
+//      each subsampled direction; the four samples of a texel share their reads (a 6x3 block for
+//      4:2:0, 4.5 reads a sample), instead of 36 to 49 reads of the picture a sample.
 // The plane and the subsampling are chosen at compile time (ShaderVariant), so no pixel pays for
 // the paths it does not take.
 // With FUSED_PACK 1 this file is the last part of a generated shader (FusedConversionShader): the
@@ -142,6 +143,7 @@ vec3 averageAt(ivec2 index) {
 }
 
 #if CHROMA_FILTER == 1 && PLANE_KIND != 5 && FUSED_PACK == 0
+#define MATCHED_SECOND_PASS 1
 // The matched filter's second pass: inputImageTexture holds the first pass's averages, bordered.
 const float sixth = 0.16666666666666666;
 
@@ -150,32 +152,52 @@ vec3 averaged(ivec2 index) {
     return texelFetch(inputImageTexture, min(index + 1, textureSize(inputImageTexture, 0) - 1), 0).rgb;
 }
 
-// [-1 8 -1]/6 across neighbouring sites, where chroma is subsampled across.
-vec3 sharpenedAcross(ivec2 index) {
-#if CHROMA_DIVISOR_X == 2
-    return (8.0 * averaged(index) - averaged(index - ivec2(1, 0)) - averaged(index + ivec2(1, 0))) * sixth;
+// The averages at `index` sharpened down by [-1 8 -1]/6, where chroma is subsampled down.
+vec3 sharpenedDown(ivec2 index) {
+#if CHROMA_DIVISOR_Y == 2
+    return (8.0 * averaged(index) - averaged(index - ivec2(0, 1)) - averaged(index + ivec2(0, 1))) * sixth;
 #else
     return averaged(index);
 #endif
 }
 
-vec3 chromaRGB(ivec2 index) {
-#if CHROMA_DIVISOR_Y == 2
-    return (8.0 * sharpenedAcross(index) - sharpenedAcross(index - ivec2(0, 1))
-            - sharpenedAcross(index + ivec2(0, 1))) * sixth;
+// R'G'B' of `count` neighbouring chroma samples of a row from `first` on (count <= 4), sharing
+// their reads: the columns sharpened down once each (count + 2 of them), then across.
+void chromaRow(ivec2 first, int count, out vec3 rgb[4]) {
+    vec3 column[6];
+    for (int c = 0; c < count + 2; c++) {
+        column[c] = sharpenedDown(first + ivec2(c - 1, 0));
+    }
+    for (int k = 0; k < count; k++) {
+#if CHROMA_DIVISOR_X == 2
+        rgb[k] = (8.0 * column[k + 1] - column[k] - column[k + 2]) * sixth;
 #else
-    return sharpenedAcross(index);
+        rgb[k] = column[k + 1];
 #endif
+    }
 }
 #else
-vec3 chromaRGB(ivec2 index) {
-    return averageAt(index);
-}
+#define MATCHED_SECOND_PASS 0
 #endif
 
-// Y'CbCr of chroma sample `index` of the chroma plane.
-vec3 chromaSample(ivec2 index) {
-    return yuvMatrix * chromaRGB(index) + yuvOffset;
+// R'G'B' of `count` neighbouring chroma samples of a row from `first` on (count <= 4).
+void chromaRowRGB(ivec2 first, int count, out vec3 rgb[4]) {
+#if MATCHED_SECOND_PASS == 1
+    chromaRow(first, count, rgb);
+#else
+    for (int k = 0; k < count; k++) {
+        rgb[k] = averageAt(first + ivec2(k, 0));
+    }
+#endif
+}
+
+// Y'CbCr of `count` neighbouring chroma samples of a row from `first` on (count <= 4).
+void chromaSamples(ivec2 first, int count, out vec3 yuv[4]) {
+    vec3 rgb[4];
+    chromaRowRGB(first, count, rgb);
+    for (int k = 0; k < count; k++) {
+        yuv[k] = yuvMatrix * rgb[k] + yuvOffset;
+    }
 }
 
 void main() {
@@ -201,20 +223,22 @@ void main() {
     int chromaRow = 2 * (second ? row - planeRows : row) + (texel.x >= rowTexels ? 1 : 0);
     int column = 4 * (texel.x >= rowTexels ? texel.x - rowTexels : texel.x);
     bool cr = second != (swapOutputChroma == 1);
+    vec3 yuv[4];
+    chromaSamples(ivec2(column, chromaRow), 4, yuv);
     for (int k = 0; k < 4; k++) {
-        vec3 yuv = chromaSample(ivec2(column + k, chromaRow));
-        result[k] = cr ? yuv.z : yuv.y;
+        result[k] = cr ? yuv[k].z : yuv[k].y;
     }
 #elif PLANE_KIND == 5
     result = vec4(averageAt(texel - 1), 1.0);
 #elif PLANE_KIND == 3
-    vec3 first = chromaSample(ivec2(texel.x * 2, texel.y));
-    vec3 second = chromaSample(ivec2(texel.x * 2 + 1, texel.y));
-    result = swapOutputChroma == 1 ? vec4(first.zy, second.zy) : vec4(first.yz, second.yz);
+    vec3 yuv[4];
+    chromaSamples(ivec2(texel.x * 2, texel.y), 2, yuv);
+    result = swapOutputChroma == 1 ? vec4(yuv[0].zy, yuv[1].zy) : vec4(yuv[0].yz, yuv[1].yz);
 #else
+    vec3 yuv[4];
+    chromaSamples(ivec2(texel.x * 4, texel.y), 4, yuv);
     for (int k = 0; k < 4; k++) {
-        vec3 yuv = chromaSample(ivec2(texel.x * 4 + k, texel.y));
-        result[k] = PLANE_KIND == 1 ? yuv.y : yuv.z;
+        result[k] = PLANE_KIND == 1 ? yuv[k].y : yuv[k].z;
     }
 #endif
     fragColor = clamp(result, 0.0, 1.0);
