@@ -17,6 +17,9 @@ final class ReadbackRuns: Sendable {
     private let state = Locked(State())
 
     /// - Parameter makeWriter: makes the writer of a run, on its worker thread, at its first frame.
+    /// What the runs pack into (`PackingSink.packing`).
+    var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { configuration.packing }
+
     init(_ configuration: ReadbackSink.Configuration, makeWriter: @escaping @Sendable () -> any FrameWriter) {
         self.configuration = configuration
         self.makeWriter = makeWriter
@@ -58,7 +61,7 @@ final class ReadbackRuns: Sendable {
             return next
         }
         guard let run else { return }
-        if try run.take(picture, time: 0, owner: owner, in: context) { context.register(owner, stage: .sink) }
+        try run.take(picture, registering: owner, in: context)
     }
 
     /// The stream ended: the current run hands over what is queued and ends.

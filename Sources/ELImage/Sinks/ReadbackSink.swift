@@ -42,6 +42,11 @@ package final class ReadbackSink: Sendable {
             self.whenQueueFull = whenQueueFull
             self.waitsUntilWritten = waitsUntilWritten
         }
+
+        /// What a `PackingSink` reading back with this configuration packs into: nil for RGBA.
+        package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
+            format == .rgba ? nil : (format, chromaDownsampling)
+        }
     }
 
     /// How a run ended without an error.
@@ -189,6 +194,13 @@ package final class ReadbackSink: Sendable {
                    whenFull: configuration.waitsUntilWritten ? .wait : whenFull,
                    waitUntilHandled: configuration.waitsUntilWritten)
         return ticket.startThread
+    }
+
+    /// `take(_:time:owner:in:)` for a sink node that owns this readback and closes with its
+    /// context: registers `owner` with `context` when this frame started the worker.
+    package func take(_ frame: any PackablePicture, registering owner: any ClosableNode,
+                      in context: isolated RenderContext) throws {
+        if try take(frame, time: 0, owner: owner, in: context) { context.register(owner, stage: .sink) }
     }
 
     // MARK: Control (any thread)

@@ -10,7 +10,6 @@ public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendabl
     public let inputSlots = InputSlots(count: 1)
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
     public let format: PixelFormat
-    let chromaDownsampling: ChromaDownsampling
     private let runs: ReadbackRuns
 
     /// - Parameters:
@@ -28,7 +27,6 @@ public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendabl
                 handler: @escaping @Sendable (PixelBuffer) -> Void) throws {
         _ = try RenderContext.planeKinds(of: format)
         self.format = format
-        self.chromaDownsampling = chromaDownsampling
         runs = ReadbackRuns(ReadbackSink.Configuration(
             path: "YUVDataOutput", threadName: "frames", format: format, colorSpace: colorSpace,
             chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling,
@@ -52,9 +50,7 @@ public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendabl
         try runs.take(frame, owner: self, in: context)
     }
 
-    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
-        format == .rgba ? nil : (format, chromaDownsampling)
-    }
+    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { runs.packing }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         try runs.take(picture, owner: self, in: context)

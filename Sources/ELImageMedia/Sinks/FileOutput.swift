@@ -160,13 +160,10 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
         try receive(frame as any PackablePicture, in: context)
     }
 
-    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
-        let configuration = sink.configuration
-        return configuration.format == .rgba ? nil : (configuration.format, configuration.chromaDownsampling)
-    }
+    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { sink.configuration.packing }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
-        if try sink.take(picture, time: 0, owner: self, in: context) { context.register(self, stage: .sink) }
+        try sink.take(picture, registering: self, in: context)
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
