@@ -9,12 +9,13 @@
 // chroma samples, which undoes the [1 6 1]/8 blur that bilinear upsampling (yuv_to_rgba.fsh) and
 // the average make together: Y'CbCr written back after a trip through RGBA keeps its chroma. It
 // runs as two passes (RenderContext.packPlanes), so it costs about what the average costs:
-//   1. PLANE_KIND 5 writes the average (exact fetches, 2 to 6 a site) at every chroma site, with
-//      a border of one site all round (texel (i + 1, j + 1) holds site (i, j); the border sites
-//      average clamped pixels, as a one-pass filter would), into a float target;
+//   1. PLANE_KIND 5 writes the average (exact fetches, 2 to 6 a site) at every chroma site as
+//      Cb Cr without their offset (around 0, where half floats are finest), two sites a texel, with a border of one site all round (the border sites average
+//      clamped pixels, as a one-pass filter would), into a half-float target;
 //   2. the chroma planes read that target (inputImageTexture) and sharpen it by [-1 8 -1]/6 in
-//      each subsampled direction; the four samples of a texel share their reads (a 6x3 block for
-//      4:2:0, 4.5 reads a sample), instead of 36 to 49 reads of the picture a sample.
+//      each subsampled direction (the weights sum to 1, so sharpening Cb Cr is sharpening R'G'B'
+//      and converting); the four samples of a texel share their reads: 3 x 3 reads for 4:2:0,
+//      2.25 a sample, instead of 36 to 49 reads of the picture a sample.
 // The plane and the subsampling are chosen at compile time (ShaderVariant), so no pixel pays for
 // the paths it does not take.
 // With FUSED_PACK 1 this file is the last part of a generated shader (FusedConversionShader): the
@@ -143,62 +144,50 @@ vec3 averageAt(ivec2 index) {
 }
 
 #if CHROMA_FILTER == 1 && PLANE_KIND != 5 && FUSED_PACK == 0
-#define MATCHED_SECOND_PASS 1
-// The matched filter's second pass: inputImageTexture holds the first pass's averages, bordered.
+// The matched filter's second pass: inputImageTexture holds the first pass's averages as Cb Cr,
+// two sites a texel (texel x holds bordered sites 2x and 2x + 1, i.e. sites 2x - 1 and 2x).
 const float sixth = 0.16666666666666666;
 
-// The average at site `index` (clamped: the texels past a plane's last sample pad its last row texel).
-vec3 averaged(ivec2 index) {
-    return texelFetch(inputImageTexture, min(index + 1, textureSize(inputImageTexture, 0) - 1), 0).rgb;
+// The averages of bordered sites 2 * texel.x and the next, row texel.y (clamped at the edges).
+vec4 averagedPair(ivec2 texel) {
+    return texelFetch(inputImageTexture, min(texel, textureSize(inputImageTexture, 0) - 1), 0);
 }
 
-// The averages at `index` sharpened down by [-1 8 -1]/6, where chroma is subsampled down.
-vec3 sharpenedDown(ivec2 index) {
+// A pair sharpened down by [-1 8 -1]/6, where chroma is subsampled down.
+vec4 sharpenedDown(ivec2 texel) {
 #if CHROMA_DIVISOR_Y == 2
-    return (8.0 * averaged(index) - averaged(index - ivec2(0, 1)) - averaged(index + ivec2(0, 1))) * sixth;
+    return (8.0 * averagedPair(texel) - averagedPair(texel - ivec2(0, 1)) - averagedPair(texel + ivec2(0, 1))) * sixth;
 #else
-    return averaged(index);
+    return averagedPair(texel);
 #endif
 }
 
-// R'G'B' of `count` neighbouring chroma samples of a row from `first` on (count <= 4), sharing
-// their reads: the columns sharpened down once each (count + 2 of them), then across.
-void chromaRow(ivec2 first, int count, out vec3 rgb[4]) {
-    vec3 column[6];
-    for (int c = 0; c < count + 2; c++) {
-        column[c] = sharpenedDown(first + ivec2(c - 1, 0));
+// Y'CbCr (Y' unused) of `count` neighbouring chroma samples of a row from `first` on (`first`
+// even, `count` 2 or 4), sharing their reads: the sites first - 1 ... first + count, sharpened
+// down once each (two a read), then across.
+void chromaSamples(ivec2 first, int count, out vec3 yuv[4]) {
+    vec2 site[6];
+    for (int pair = 0; pair < (count + 2) / 2; pair++) {
+        vec4 both = sharpenedDown(ivec2(first.x / 2 + pair, first.y + 1));
+        site[2 * pair] = both.xy;
+        site[2 * pair + 1] = both.zw;
     }
     for (int k = 0; k < count; k++) {
 #if CHROMA_DIVISOR_X == 2
-        rgb[k] = (8.0 * column[k + 1] - column[k] - column[k + 2]) * sixth;
+        yuv[k] = vec3(0.0, (8.0 * site[k + 1] - site[k] - site[k + 2]) * sixth) + yuvOffset;
 #else
-        rgb[k] = column[k + 1];
+        yuv[k] = vec3(0.0, site[k + 1]) + yuvOffset;
 #endif
     }
 }
 #else
-#define MATCHED_SECOND_PASS 0
-#endif
-
-// R'G'B' of `count` neighbouring chroma samples of a row from `first` on (count <= 4).
-void chromaRowRGB(ivec2 first, int count, out vec3 rgb[4]) {
-#if MATCHED_SECOND_PASS == 1
-    chromaRow(first, count, rgb);
-#else
-    for (int k = 0; k < count; k++) {
-        rgb[k] = averageAt(first + ivec2(k, 0));
-    }
-#endif
-}
-
 // Y'CbCr of `count` neighbouring chroma samples of a row from `first` on (count <= 4).
 void chromaSamples(ivec2 first, int count, out vec3 yuv[4]) {
-    vec3 rgb[4];
-    chromaRowRGB(first, count, rgb);
     for (int k = 0; k < count; k++) {
-        yuv[k] = yuvMatrix * rgb[k] + yuvOffset;
+        yuv[k] = yuvMatrix * averageAt(first + ivec2(k, 0)) + yuvOffset;
     }
 }
+#endif
 
 void main() {
     ivec2 texel = ivec2(gl_FragCoord.xy);
@@ -229,7 +218,14 @@ void main() {
         result[k] = cr ? yuv[k].z : yuv[k].y;
     }
 #elif PLANE_KIND == 5
-    result = vec4(averageAt(texel - 1), 1.0);
+    // Bordered sites 2 * texel.x and the next: sites 2 * texel.x - 1 and 2 * texel.x of row texel.y - 1.
+    ivec2 site = ivec2(2 * texel.x - 1, texel.y - 1);
+    // Without the offset: around 0, where half floats are finest (the second pass adds it back).
+    vec3 left = yuvMatrix * averageAt(site);
+    vec3 right = yuvMatrix * averageAt(site + ivec2(1, 0));
+    result = vec4(left.yz, right.yz);
+    fragColor = result;  // signed: not clamped
+    return;
 #elif PLANE_KIND == 3
     vec3 yuv[4];
     chromaSamples(ivec2(texel.x * 2, texel.y), 2, yuv);

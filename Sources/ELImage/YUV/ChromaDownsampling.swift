@@ -7,9 +7,10 @@ public enum ChromaDownsampling: Sendable, CaseIterable {
     /// The average sharpened by [-1 8 -1]/6 across neighbouring chroma samples, matched to the
     /// bilinear interpolation that turns Y'CbCr into RGBA: Y'CbCr written back after going
     /// through RGBA unchanged keeps its chroma (about 60 dB PSNR on photographs, against 46–50
-    /// with `average`). Two passes: the average at every chroma site into a half-float frame,
-    /// then the sharpening (9 reads a 4:2:0 chroma sample instead of 36 to 49 for the filter in
-    /// one pass). The default of every sink that packs Y'CbCr.
+    /// with `average`). Two passes: the average at every chroma site, as Cb Cr, into a half-float
+    /// frame, then the sharpening (2.25 reads a 4:2:0 chroma sample, the four samples of a texel
+    /// sharing them, instead of 36 to 49 for the filter in one pass). The default of every sink
+    /// that packs Y'CbCr.
     case matched
 
     /// rgba_to_yuv.fsh's `CHROMA_FILTER`.

@@ -149,7 +149,7 @@ extension RenderContext {
         // The matched filter of subsampled chroma runs in two passes: the averages at every
         // chroma site first (`averagedChroma`), then the chroma planes sharpen them.
         let averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2)
-            ? try averagedChroma(of: frame, format: format, chromaLocation: chromaLocation) : nil
+            ? try averagedChroma(of: frame, format: format, chromaLocation: chromaLocation, conversion: conversion) : nil
         let defines = [("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
                        ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
                        ("CHROMA_FILTER", averaged == nil ? ChromaDownsampling.average.shaderDefine : ChromaDownsampling.matched.shaderDefine),
@@ -200,15 +200,15 @@ extension RenderContext {
     }
 
     /// The matched chroma filter's first pass: the [1 2 1]/4 or [1 1]/2 average of `frame`'s
-    /// R'G'B' around every chroma site of `format` at `chromaLocation`, with a border of one site
-    /// all round (averages of clamped pixels), in a half-float frame that keeps the precision the
-    /// second pass's sharpening would otherwise amplify. 2 to 6 exact reads a site, shared by Cb
-    /// and Cr.
-    private func averagedChroma(of frame: TextureFrame, format: PixelFormat,
-                                chromaLocation: ChromaLocation) throws -> TextureFrame {
+    /// R'G'B' around every chroma site of `format` at `chromaLocation`, converted to Cb Cr with
+    /// `conversion`'s matrix (the offset is added after the sharpening), two sites a texel, with a border of one site all round (averages of clamped
+    /// pixels), in a half-float frame that keeps the precision the second pass's sharpening would
+    /// otherwise amplify. 2 to 6 exact reads a site, shared by Cb and Cr.
+    private func averagedChroma(of frame: TextureFrame, format: PixelFormat, chromaLocation: ChromaLocation,
+                                conversion: YCbCrConversion) throws -> TextureFrame {
         let divisor = PlaneTextureLayout(format).chromaDivisor
         let sites = format.planeShape(1, width: frame.width, height: frame.height)  // in chroma samples
-        let averages = try makeFrame(width: sites.width + 2, height: sites.height + 2, format: .rgba16f,
+        let averages = try makeFrame(width: (sites.width + 3) / 2, height: sites.height + 2, format: .rgba16f,
                                      filtering: .nearest, timestamp: frame.timestamp)
         let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: [
             ("PLANE_KIND", Int(PlaneKind.averagedChroma.rawValue)),
@@ -218,6 +218,7 @@ extension RenderContext {
         let program = try self.program(named: variant.name, fragment: variant.source)
         try draw(program, into: averages, inputs: [frame]) { program in
             program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
+            program.set(.mat3(conversion.matrix), for: "yuvMatrix")
         }
         return averages
     }
@@ -260,7 +261,7 @@ extension RenderContext {
         case luma = 0, cb = 1, cr = 2, interleavedChroma = 3
         /// Both 4:2:0 chroma planes below Y' in one frame-sized target (`PackedPlanes.isWholeFrame`).
         case wholeFrameChroma = 4
-        /// The matched chroma filter's first pass: averaged R'G'B' at each chroma site.
+        /// The matched chroma filter's first pass: averaged Cb Cr at each chroma site, two a texel.
         case averagedChroma = 5
     }
 
