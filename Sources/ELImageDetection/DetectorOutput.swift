@@ -4,13 +4,16 @@ import Foundation
 /// A sink for a side branch of the graph that runs a `MetadataDetector` (faces, codes) without
 /// slowing the video: the AVCaptureMetadataOutput of ELImage.
 ///
-/// On the render thread, each sampled frame is shrunk on the GPU to the analysis size, converted
-/// to luma and fenced (two small draws, no wait). A worker thread with a shared GL context waits
-/// for the fence, reads the luma image back and runs the detector. While it is busy, a newer
-/// image replaces the waiting one (counted in `statistics.dropped`), so a slow detector costs the
-/// main path nothing; `waitsForDetector` makes the render thread wait for each analysis instead
-/// (file sources that want every sampled frame analysed, and overlays in step with the frames). Results arrive as `Metadata` tagged with the frame's number
-/// and timestamp, through `metadata` and the handler, on the worker thread.
+/// On the render thread, each sampled frame is shrunk on the GPU to the analysis size and handed
+/// to a `ReadbackSink` (the path of every CPU sink), which converts it to luma and fences it (no
+/// wait); the sink's worker thread (`ELImage.detect`, with a shared GL context) waits for the
+/// fence, reads the luma image back and runs the detector. While it is busy, a newer image
+/// replaces the waiting one (counted in `statistics.dropped`), so a slow detector costs the main
+/// path nothing; `waitsForDetector` makes the render thread wait for each analysis instead (file
+/// sources that want every sampled frame analysed, and overlays in step with the frames). Results
+/// arrive as `Metadata` tagged with the frame's number and timestamp, through `metadata` and the
+/// handler, on the worker thread. A failing detector is reported once to the context's error
+/// handler (naming the frame); the frames go on past the node, later ones are not analysed.
 ///
 /// Close it (or its context) before the program ends: `close()` analyses what waits, joins the
 /// worker and finishes `metadata`.
@@ -45,7 +48,8 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         public var sampled = 0
         /// Images the detector ran on.
         public var analysed = 0
-        /// Sampled images replaced by a newer one before the worker took them.
+        /// Sampled images replaced by a newer one before the worker took them, or left unanalysed
+        /// by a failure.
         public var dropped = 0
 
         public init(framesIn: Int = 0, sampled: Int = 0, analysed: Int = 0, dropped: Int = 0) {
@@ -59,22 +63,11 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         public var description: String { "\(framesIn) frames in, \(sampled) sampled, \(analysed) analysed, \(dropped) dropped" }
     }
 
-    /// One sampled frame on its way to the worker.
-    private struct Job: Sendable {
-        let planes: PackedPlanes
-        let fence: GLFence
-        let frame: Int
-        let frameWidth: Int
-        let frameHeight: Int
-    }
-
-    private struct State {
-        var statistics = Statistics()
+    /// The sampling, on the render thread (the analyses and drops are the sink's counts).
+    private struct Sampling {
+        var framesIn = 0
+        var sampled = 0
         var lastSampledTime: MediaTime?
-        var worker: JoinableThread?
-        var context: RenderContext?
-        var closing = false
-        var failed = false
     }
 
     public let inputSlots = InputSlots(count: 1)
@@ -84,9 +77,9 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     /// 256 values for a slow reader.
     public let metadata: AsyncStream<Metadata>
     private let continuation: AsyncStream<Metadata>.Continuation
-    private let handler: (@Sendable (Metadata) -> Void)?
-    private let mailbox = HandoffQueue<Job>(capacity: 1)
-    private let state = Locked(State())
+    private let writer: DetectionWriter
+    private let sink: ReadbackSink
+    private let sampling = Locked(Sampling())
 
     /// - Parameters:
     ///   - handler: called with each analysed frame's metadata on the worker thread (keep it short).
@@ -104,12 +97,33 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         }
         self.detector = detector
         self.settings = settings
-        self.handler = handler
-        (metadata, continuation) = AsyncStream.makeStream(of: Metadata.self, bufferingPolicy: .bufferingNewest(256))
+        let (metadata, continuation) = AsyncStream.makeStream(of: Metadata.self, bufferingPolicy: .bufferingNewest(256))
+        (self.metadata, self.continuation) = (metadata, continuation)
+        let writer = DetectionWriter(detector) { found in
+            handler?(found)
+            continuation.yield(found)
+        }
+        self.writer = writer
+        // One image waits for the worker, the newest (or the render thread waits for the detector).
+        // A run that ends without failing (also by deinit's safety net) finishes `metadata`.
+        sink = ReadbackSink(.init(path: writer.path, threadName: "detect", format: .gray8, capacity: 1,
+                                  whenQueueFull: .replaceOldest, waitsUntilWritten: settings.waitsForDetector),
+                            open: { _ in writer },
+                            onEnd: { outcome, _ in if case .success = outcome { continuation.finish() } })
     }
 
+    /// The safety net for a node released without `close()`: the worker analyses what waits, ends
+    /// in the background (never waited for here) and finishes `metadata`.
+    deinit { sink.requestFinish() }
+
     /// The node's counters so far.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    public var statistics: Statistics {
+        let counts = sink.counts
+        return sampling.withLock { sampling in
+            Statistics(framesIn: sampling.framesIn, sampled: sampling.sampled, analysed: counts.written,
+                       dropped: counts.replaced + counts.lost)
+        }
+    }
 
     /// The luma image size for a `width`×`height` frame: inside the analysis size, aspect kept,
     /// width a multiple of 4 (whole texels of the packed readback), never larger than the frame.
@@ -127,32 +141,26 @@ public final class DetectorOutput: ImageInput, ClosableNode {
             throw ELImageError.invalidInput(what: "DetectorOutput got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }
-        let ticket = state.withLock { state -> (number: Int, startWorker: Bool)? in
-            let number = state.statistics.framesIn
-            state.statistics.framesIn += 1
-            guard !state.closing, !state.failed, number % settings.interval == 0 else { return nil }
-            if let rate = settings.maximumRate, let last = state.lastSampledTime,
+        let stopped = sink.isClosing  // closed, or failed: frames go by unanalysed
+        let number = sampling.withLock { sampling -> Int? in
+            let number = sampling.framesIn
+            sampling.framesIn += 1
+            guard !stopped, number % settings.interval == 0 else { return nil }
+            if let rate = settings.maximumRate, let last = sampling.lastSampledTime,
                (frame.timestamp.seconds - last.seconds) < 1 / rate - 1e-6 {
                 return nil
             }
-            state.lastSampledTime = frame.timestamp
-            state.statistics.sampled += 1
-            state.context = context
-            return (number, state.worker == nil)
+            sampling.lastSampledTime = frame.timestamp
+            sampling.sampled += 1
+            return number
         }
-        guard let ticket else { return }
-        if ticket.startWorker { try startWorker(in: context) }
+        guard let number else { return }
         let size = Self.analysisSize(forFrame: frame.width, frame.height,
                                      fittingIn: settings.analysisSize ?? detector.preferredAnalysisSize)
-        let planes = try context.packPlanes(of: try shrink(frame, to: size, in: context), as: .gray8,
-                                            colorSpace: frame.colorSpace)
-        let job = Job(planes: planes, fence: try context.insertFence(), frame: ticket.number,
-                      frameWidth: frame.width, frameHeight: frame.height)
-        let waits = settings.waitsForDetector
-        switch mailbox.push(job, whenFull: waits ? .wait : .replaceOldest, waitUntilHandled: waits) {
-        case .queued: break
-        case .replacedOlder: state.withLock { $0.statistics.dropped += 1 }
-        case .closed, .refused: state.withLock { $0.statistics.sampled -= 1 }
+        writer.expect(frame: number, width: frame.width, height: frame.height)
+        // `time` carries the node's frame number to the writer.
+        if try sink.take(try shrink(frame, to: size, in: context), time: Int64(number), owner: self, in: context) {
+            context.register(self, stage: .sink)
         }
     }
 
@@ -171,72 +179,57 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     /// Shaders/detector_downsample.fsh, embedded in ELImage; looked up once.
     private static let downsampleSource = ShaderLibrary.source(named: "detector_downsample.fsh")
 
-    private func startWorker(in context: isolated RenderContext) throws {
-        let thread = try context.makeWorker(name: "ELImage.detect") { [self] failure in
-            if let failure { fail(failure) } else { work() }
-        }
-        state.withLock { $0.worker = thread }
-        context.register(self, stage: .sink)
-        do {
-            try thread.start()
-        } catch {
-            fail(error)  // no worker: nothing is posted any more, so the render thread never waits for one
-            throw error
-        }
-    }
-
-    // MARK: Worker thread
-
-    private func work() {
-        while let job = mailbox.pop() {
-            do {
-                var waits = 0
-                while !job.fence.wait(timeoutNanoseconds: 1_000_000_000) {
-                    waits += 1
-                    guard waits < 20 else {
-                        throw ELImageError.invalidState(node: "DetectorOutput(\(detector.name))",
-                                                        reason: "frame \(job.frame): the GPU did not shrink the frame within 20 s (fence timeout)")
-                    }
-                }
-                var picture = try PixelBuffer(format: .gray8, width: job.planes.width, height: job.planes.height)
-                try job.planes.read(into: &picture)
-                let image = LumaImage(picture: picture, frame: job.frame, frameWidth: job.frameWidth,
-                                          frameHeight: job.frameHeight)
-                let found = image.metadata(try detector.detect(in: image), detector: detector.name)
-                state.withLock { $0.statistics.analysed += 1 }
-                handler?(found)
-                continuation.yield(found)
-                mailbox.markHandled()
-            } catch {
-                fail(error as? ELImageError
-                    ?? .invalidState(node: "DetectorOutput(\(detector.name))", reason: "frame \(job.frame): \(error)"))
-                return
-            }
-        }
-    }
-
-    /// Stops analysing after a failure and reports it; frames keep flowing past the node.
-    private func fail(_ error: ELImageError) {
-        let context = state.withLock { state -> RenderContext? in
-            state.failed = true
-            return state.context
-        }
-        if !mailbox.close(discarding: true).isEmpty { state.withLock { $0.statistics.dropped += 1 } }
-        if let context { context.report(error, from: self) } else {
-            FileHandle.standardError.write(Data("ELImage: DetectorOutput(\(detector.name)) failed: \(error)\n".utf8))
-        }
-    }
-
     // MARK: End
 
     /// Analyses the image that waits, joins the worker and finishes `metadata`. Idempotent.
     public func close() async {
-        let worker = state.withLock { state -> JoinableThread? in
-            state.closing = true
-            return state.worker
-        }
-        mailbox.close()
-        await worker?.join()
+        sink.requestFinish()
+        _ = await sink.outcome()  // a failure went to the context's error handler
         continuation.finish()
     }
+}
+
+/// Runs the detector on each luma image a `DetectorOutput`'s sink reads back, on its worker thread.
+private final class DetectionWriter: FrameWriter, Sendable {
+    /// "DetectorOutput(faces)", in failures.
+    let path: String
+    private let detector: any MetadataDetector
+    private let deliver: @Sendable (Metadata) -> Void
+    /// The size of each sampled frame on its way to the worker, by the node's frame number.
+    private let frameSizes = Locked([Int: (width: Int, height: Int)]())
+
+    init(_ detector: any MetadataDetector, deliver: @escaping @Sendable (Metadata) -> Void) {
+        self.detector = detector
+        self.deliver = deliver
+        path = "DetectorOutput(\(detector.name))"
+    }
+
+    func expect(frame number: Int, width: Int, height: Int) {
+        frameSizes.withLock { $0[number] = (width, height) }
+    }
+
+    /// `time` is the node's frame number.
+    func write(_ buffer: inout PixelBuffer, time: Int64, frame _: Int) throws -> FrameWriteVerdict {
+        let frame = Int(time)
+        let size = frameSizes.withLock { sizes in
+            defer { sizes = sizes.filter { $0.key > frame } }  // and those of frames replaced before it
+            return sizes[frame]
+        }
+        guard let size else {
+            throw ELImageError.malformedMedia(file: path, frame: frame, reason: "the frame's size did not reach the detector")
+        }
+        let image = LumaImage(picture: buffer, frame: frame, frameWidth: size.width, frameHeight: size.height)
+        do {
+            deliver(image.metadata(try detector.detect(in: image), detector: detector.name))
+        } catch {
+            throw ELImageError.malformedMedia(file: path, frame: frame, reason: "the \(detector.name) detector failed: \(error)")
+        }
+        return .more
+    }
+
+    // `metadata` is finished by the node.
+    func finish() throws {}
+    func publish() throws {}
+    func salvage(after error: ELImageError) {}
+    func discard() {}
 }

@@ -263,13 +263,13 @@ package final class ReadbackSink: Sendable {
                     return
                 }
                 buffer = picture
-                queue.markHandled()  // a `waitsUntilWritten` take goes on
                 let end = ContinuousClock.now
                 state.withLock { state in
                     state.counts.written += 1
                     state.counts.readbackTime += writeStart - readStart
                     state.counts.writeTime += end - writeStart
                 }
+                queue.markHandled()  // a `waitsUntilWritten` take goes on, the frame counted
                 if verdict == .full, let writer {
                     finish(writer, ending: .full)
                     return
