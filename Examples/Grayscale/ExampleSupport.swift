@@ -3,20 +3,23 @@ import ELImageMedia
 import Foundation
 import Synchronization
 
-/// Writes images as PNG: every one to `pattern` with a %d in it, else only the first.
+/// Writes images as PNG: every one to a pattern with a number in it (`frame%03d.png`), else only the
+/// first. The pattern is parsed by `NumberedFileName`, so no user text reaches `printf`.
 final class PNGSequence: Sendable {
-    let pattern: String
+    let name: NumberedFileName
     private let written = Mutex(0)
 
-    init(pattern: String) { self.pattern = pattern }
+    /// - Throws: `ELImageError.invalidInput` naming the pattern when it holds another conversion.
+    init(pattern: String) throws {
+        name = try NumberedFileName(pattern)
+    }
 
     var count: Int { written.withLock { $0 } }
 
     func write(_ image: RGBAImage) {
         let index = written.withLock { value in defer { value += 1 }; return value }
-        guard pattern.contains("%") || index == 0 else { return }
-        let path = pattern.contains("%") ? String(format: pattern, index) : pattern
-        do { try PNGFile.write(image, to: path) } catch { print("grayscale: \(error)") }
+        guard name.isNumbered || index == 0 else { return }
+        do { try PNGFile.write(image, to: name.path(index: index)) } catch { print("grayscale: \(error)") }
     }
 }
 

@@ -31,7 +31,7 @@ struct GrayscaleCommand: AsyncParsableCommand {
         try await withRenderContext { context in
             let source = try MediaSource.open(input, fallback: BundledMedia.path("astronaut.png"),
                                               options: .init(frames: frames), context: context)
-            let writer = PNGSequence(pattern: output)
+            let writer = try PNGSequence(pattern: output)
 
             // The frames are read back and handed to the closure on the output's worker thread.
             let frames = RawDataOutput { image in writer.write(image) }

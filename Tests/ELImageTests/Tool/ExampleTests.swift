@@ -21,6 +21,18 @@ struct ExampleTests {
         }
     }
 
+    @Test("grayscale: an output pattern with another conversion (%s) is refused naming it; no file is written")
+    func grayscaleRefusesPattern() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pattern = folder.path("gray%s.png")
+        let result = try await BuiltProgram(name: "grayscale").run([Repository.path("Examples/Media/bigbuckbunny.mp4"),
+                                                               "--frames", "1", "-o", pattern])
+        #expect(result.status != 0)
+        #expect(result.errors.contains(pattern) && result.errors.contains("%d"), "\(result.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
+
     @Test("beauty: the bundled portrait before and after, side by side, the skin smoother, with the skin mask")
     func beauty() async throws {
         let folder = try TemporaryFolder()
