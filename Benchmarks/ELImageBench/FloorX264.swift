@@ -71,3 +71,24 @@ final class FloorX264 {
         }
     }
 }
+
+extension FloorPipeline {
+    /// ms/frame of this floor followed by libx264 (`preset`, `crf`) in sequence over `frames`
+    /// frames of `clip`, x264 flushed at the end; on the render thread.
+    func msPerFrameWithX264(clip: SourceClip, frames: Int, preset: String, crf: Float) throws -> Double {
+        let encoder = try FloorX264(width: width, height: height, preset: preset, crf: crf, framesPerSecond: 25)
+        var result = [UInt8](repeating: 0, count: frameBytes)
+        let start = ContinuousClock.now
+        for index in 0..<frames {
+            clip.frames[index % clip.frames.count].data.withUnsafeBytes { bytes in
+                result.withUnsafeMutableBytes { output in
+                    run(bytes, into: output)
+                    encoder.encode(output)
+                }
+            }
+        }
+        encoder.flush()
+        guard encoder.encodedBytes > 0 else { throw BenchmarkFailure("libx264 wrote nothing") }
+        return elapsedMilliseconds(ContinuousClock.now - start) / Double(frames)
+    }
+}

@@ -188,19 +188,7 @@ struct MatrixBenchmark {
             }
             switch output {
             case .mp4:
-                let encoder = try FloorX264(width: clip.width, height: clip.height, preset: preset, crf: crf, framesPerSecond: 25)
-                let start = ContinuousClock.now
-                for index in 0..<frames {
-                    clip.frames[index % clip.frames.count].data.withUnsafeBytes { bytes in
-                        result.withUnsafeMutableBytes { buffer in
-                            floor.run(bytes, into: buffer)
-                            encoder.encode(buffer)
-                        }
-                    }
-                }
-                encoder.flush()
-                guard encoder.encodedBytes > 0 else { throw BenchmarkFailure("libx264 wrote nothing") }
-                return elapsedMilliseconds(ContinuousClock.now - start) / Double(frames)
+                return try floor.msPerFrameWithX264(clip: clip, frames: frames, preset: preset, crf: crf)
             case .y4m, .rgba:
                 guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
                     throw BenchmarkFailure("cannot create \(path)")

@@ -85,20 +85,7 @@ struct RecordBenchmark {
         return try context.performAndWait { _ in
             let floor = try FloorPipeline(width: width, height: height, filter: .grayscale)
             defer { floor.delete() }
-            let encoder = try FloorX264(width: width, height: height, preset: preset, crf: crf, framesPerSecond: 25)
-            var result = [UInt8](repeating: 0, count: floor.frameBytes)
-            let start = ContinuousClock.now
-            for index in 0..<frames {
-                clip.frames[index % clip.frames.count].data.withUnsafeBytes { bytes in
-                    result.withUnsafeMutableBytes { output in
-                        floor.run(bytes, into: output)
-                        encoder.encode(output)
-                    }
-                }
-            }
-            encoder.flush()
-            guard encoder.encodedBytes > 0 else { throw BenchmarkFailure("libx264 wrote nothing") }
-            return elapsedMilliseconds(ContinuousClock.now - start) / Double(frames)
+            return try floor.msPerFrameWithX264(clip: clip, frames: frames, preset: preset, crf: crf)
         }
     }
 }
