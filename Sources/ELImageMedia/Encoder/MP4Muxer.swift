@@ -109,16 +109,12 @@ final class MP4Muxer: PacketContainer {
             parameters.pointee.width = Int32(width)
             parameters.pointee.height = Int32(height)
             parameters.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-            let tags = ColorTags(colorSpace)
+            let tags = ColorTags(colorSpace, chromaLocation: chromaLocation)
             parameters.pointee.color_range = tags.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
             parameters.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(tags.primaries))
             parameters.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(tags.transfer))
             parameters.pointee.color_space = AVColorSpace(rawValue: UInt32(tags.matrix))
-            parameters.pointee.chroma_location = switch chromaLocation {
-            case .left: AVCHROMA_LOC_LEFT
-            case .center: AVCHROMA_LOC_CENTER
-            case .topLeft: AVCHROMA_LOC_TOPLEFT
-            }
+            parameters.pointee.chroma_location = AVChromaLocation(rawValue: UInt32(tags.chromaSampleLocation + 1))
             parameters.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
             let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
             guard let extradata = av_mallocz(headers.count + padding)?.assumingMemoryBound(to: UInt8.self) else {

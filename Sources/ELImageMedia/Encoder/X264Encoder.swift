@@ -77,12 +77,12 @@ final class X264Encoder {
             if let buffer { param.rc.i_vbv_buffer_size = Int32(buffer) }
             else if let maximum { param.rc.i_vbv_buffer_size = Int32(maximum) }  // one second of buffer
         }
-        let tags = ColorTags(colorSpace)
+        let tags = ColorTags(colorSpace, chromaLocation: chromaLocation)
         param.vui.b_fullrange = colorSpace.range == .full ? 1 : 0
         param.vui.i_colorprim = tags.primaries
         param.vui.i_transfer = tags.transfer
         param.vui.i_colmatrix = tags.matrix
-        param.vui.i_chroma_loc = ColorTags.chromaSampleLocation(chromaLocation)
+        param.vui.i_chroma_loc = tags.chromaSampleLocation
         if let level = settings.level, let idc = EncoderSettings.levelIDC(level) { param.i_level_idc = idc }
 
         // x264 prints its own errors on standard error (a C va_list callback cannot be written
@@ -192,7 +192,11 @@ struct ColorTags {
     let transfer: Int32
     let fullRange: Bool
 
-    init(_ colorSpace: ColorSpace) {
+    /// H.264's `chroma_sample_loc_type` (Table E-1) for 4:2:0 chroma; FFmpeg's `AVChromaLocation`
+    /// is this code + 1.
+    let chromaSampleLocation: Int32
+
+    init(_ colorSpace: ColorSpace, chromaLocation: ChromaLocation) {
         switch colorSpace.matrix {
         case .bt601: matrix = 6  // SMPTE 170M (BT.601 525); 5 (BT.470BG) has the same coefficients
         case .bt709: matrix = 1
@@ -201,11 +205,7 @@ struct ColorTags {
         primaries = Int32(colorSpace.primaries.rawValue)
         transfer = Int32(colorSpace.transfer.rawValue)
         fullRange = colorSpace.range == .full
-    }
-
-    /// H.264's `chroma_sample_loc_type` (Table E-1) for 4:2:0 chroma at `location`.
-    static func chromaSampleLocation(_ location: ChromaLocation) -> Int32 {
-        switch location {
+        chromaSampleLocation = switch chromaLocation {
         case .left: 0
         case .center: 1
         case .topLeft: 2
