@@ -14,13 +14,10 @@ enum Y4MFrameRateGuess {
 
     /// The rate of frames `first` then `second` apart; `fallback` when they do not move forward.
     static func rate(from first: MediaTime, to second: MediaTime) -> Y4MHeader.Ratio {
-        // second - first = ticks / scale seconds, in the product of the two timescales.
-        let scale = Int64(first.timescale) * Int64(second.timescale) / gcd(Int64(first.timescale), Int64(second.timescale))
-        let (firstTicks, overflowA) = first.value.multipliedReportingOverflow(by: scale / Int64(first.timescale))
-        let (secondTicks, overflowB) = second.value.multipliedReportingOverflow(by: scale / Int64(second.timescale))
-        guard !overflowA, !overflowB, secondTicks > firstTicks else { return fallback }
-        // Frames per second = scale / ticks.
-        let ticks = secondTicks - firstTicks
+        // The interval is ticks / timescale seconds (exact when both share a timescale, as the
+        // frames of one stream do), so frames per second = timescale / ticks.
+        guard let interval = MediaTimeMath.checkedDifference(second, first), interval.value > 0 else { return fallback }
+        let scale = Int64(interval.timescale), ticks = interval.value
         let divisor = gcd(scale, ticks)
         var rate = Y4MHeader.Ratio(Int(scale / divisor), Int(ticks / divisor))
         let value = Double(rate.numerator) / Double(rate.denominator)
