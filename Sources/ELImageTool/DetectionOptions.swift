@@ -77,7 +77,7 @@ struct DetectionOptions: ParsableArguments {
     /// model of each filter in `beauties` (whose frames must have the input's geometry).
     func attach(to source: ImageOutput, live: Bool, beauties: [Beauty] = []) throws -> Run? {
         guard let detect else {
-            if metadata != nil || overlay { throw UsageError("--metadata and --overlay need --detect faces, codes or faces,codes") }
+            try checkUsage()
             return nil
         }
         let size = try detectSize.map { text throws(UsageError) in

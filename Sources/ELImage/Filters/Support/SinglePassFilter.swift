@@ -36,8 +36,7 @@ extension SinglePassFilter {
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         let (ready, missing) = pass.inputsToDraw(after: frame, at: index)
         if let missing {
-            let name = NodeFailure.name(of: self)
-            context.report(ShaderPass.missingInputError(node: name, slot: missing), fromNodeNamed: name)
+            context.report(ShaderPass.missingInputError(node: NodeFailure.name(of: self), slot: missing), from: self)
         }
         guard let inputs = ready else { return }
         let size = outputSize(forInput: frame)
