@@ -43,8 +43,9 @@ func checkFileThroughFilterAndDetectors(media: String, output: String, context: 
     let received = try await frames
     try require(received.count == 1, "the picture gave \(received.count) frames, not 1")
     let frame = received[0]
-    let colourful = stride(from: 0, to: frame.data.count, by: 4).filter { offset in
-        frame.data[offset] != frame.data[offset + 1] || frame.data[offset + 1] != frame.data[offset + 2]
+    let pixels = frame.data
+    let colourful = stride(from: 0, to: pixels.count, by: 4).filter { (offset: Int) -> Bool in
+        pixels[offset] != pixels[offset + 1] || pixels[offset + 1] != pixels[offset + 2]
     }
     try require(colourful.isEmpty, "\(colourful.count) pixels of the grayscale frame are not gray")
     _ = try await still
@@ -101,7 +102,8 @@ func checkEmbeddedPipeline() async throws {
     let out = try await pipeline.send(red)
     let leftovers = await pipeline.finish()
     try require(leftovers.isEmpty, "the embedded pipeline left \(leftovers)")
-    let pixel = try out.first.map { $0[x: 0, y: 0] } ?? { throw CheckFailure(description: "no frame came out") }()
+    guard let gray = out.first else { throw CheckFailure(description: "no frame came out of the embedded pipeline") }
+    let pixel = gray[0, 0]
     try require(pixel.x == pixel.y && pixel.y == pixel.z && pixel.x > 0 && pixel.x < 128,
                 "red through Grayscale gave \(pixel), not a dark gray")
     print("ELImageTesting: EmbeddedPipeline ran red through Grayscale to gray \(pixel.x)")
