@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // UnixSignals: SIGINT/SIGTERM as an async sequence, for the graceful stop of a run.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // `swift package generate-documentation` (make docs): the products' DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // MARK: C system libraries (pkg-config name, Debian/Ubuntu package that provides it)
