@@ -8,6 +8,7 @@
 #                concurrency-heavy suites, libFuzzer over the parsers (what CI runs after make test)
 #   make fuzz    libFuzzer + AddressSanitizer over the file parsers, FUZZ_SECONDS each
 #   make release-check  a package outside ELImage, depending on it by version, uses every product
+#   make docs    the DocC documentation of every library product, warnings as errors
 
 SWIFT ?= swift
 SHELL := bash
@@ -41,7 +42,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test bench fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check
+.PHONY: all deps build demo test bench fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -194,6 +195,14 @@ release-check: deps
 	cd "$$work/outside" && \
 	$(SWIFT) build && \
 	.build/debug/ReleaseCheck "$$work/ELImage/Examples/Media" "$$work/output"
+
+## The DocC documentation of every library product (swift-docc-plugin): each module's catalog
+## (Sources/<module>/<module>.docc: its landing page and topics) and its doc comments. Warnings
+## (a broken ``symbol`` link, a parameter left out of a `- Parameters:` list) fail the build.
+## The archives go to .build/plugins/Swift-DocC/outputs/<module>.doccarchive.
+DOC_MODULES := ELImage ELImageCamera ELImageMedia ELImageDetection ELImagePreview ELImageTesting ELImageKit
+docs: deps
+	$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_MODULES)) --warnings-as-errors
 
 ## Regenerates the committed xdg-shell client glue (Sources/CXDGShell) with wayland-scanner from
 ## the installed wayland-protocols' xdg-shell.xml (MIT; the licence is copied into the files).
