@@ -45,7 +45,8 @@ package final class ReadbackSink: Sendable {
 
         /// What the sink does per frame, for a printed plan (`PlanExplanation`).
         package var planSummary: String {
-            (format == .rgba ? "RGBA" : "packs \(format.rawValue.uppercased()) (\(chromaDownsampling) chroma)")
+            (format == .rgba ? "RGBA" : "packs \(format.rawValue.uppercased())"
+                + (format.planeCount > 1 ? " (\(chromaDownsampling) chroma)" : ""))
                 + " on the render thread, reads back on ELImage.\(threadName)"
                 + " (queue of \(capacity), \(waitsUntilWritten ? "waits until written" : "when full: \(whenQueueFull)"))"
         }
