@@ -235,3 +235,9 @@ private final class DetectionWriter: FrameWriter, Sendable {
     func salvage(after error: ELImageError) {}
     func discard() {}
 }
+
+extension DetectorOutput: PlanDescribing {
+    package var planSummary: String {
+        "samples frames, shrinks them on the GPU (1 pass), then " + sink.configuration.planSummary
+    }
+}

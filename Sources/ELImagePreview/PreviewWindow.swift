@@ -368,3 +368,9 @@ private final class Presenter {
         }
     }
 }
+
+extension PreviewWindow: PlanDescribing {
+    package var planSummary: String {
+        "draws the newest frame into the window (1 pass) and swaps on ELImage.preview"
+    }
+}

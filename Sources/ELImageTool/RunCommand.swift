@@ -94,6 +94,11 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Show the output in a window (X11 or Wayland) while it runs: q, Escape or closing it stops, space pauses a file, f is fullscreen.")
     var preview = false
 
+    @Flag(help: ArgumentHelp(
+        "Print the graph's plan at the first frame: the nodes, their passes, what is fused (or why not), the threads.",
+        discussion: "The run goes on as usual; add --frames 1 to see the plan alone."))
+    var explain = false
+
     /// The numbers that must be positive, checked before anything runs.
     func validate() throws {
         for (name, value) in [("--frames", frames), ("--bitrate", bitrate), ("--keyint", keyint)] {
@@ -152,6 +157,7 @@ struct RunCommand: AsyncParsableCommand {
         input.node.addTarget(CropCheck(filters: options.filters, inputName: self.input ?? "the input") { [weak input] in
             input?.cancel()
         })
+        if explain { input.node.addTarget(PlanPrinter(source: input.node)) }
         // One node for the chain: runs of colour filters fuse into one shader pass.
         let chain = options.filters.isEmpty ? nil : try FilterGroup(options.filters)
         var last: ImageOutput = chain ?? input.node

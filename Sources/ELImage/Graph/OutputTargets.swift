@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The targets of a node that produces frames, and the fan-out to them: the graph membership a
 /// source or a filter holds as a component (`ImageOutput.outputs`).
 ///
@@ -12,11 +14,26 @@ public final class OutputTargets: Sendable {
     }
 
     private let connections = Locked<[Connection]>([])
+    /// Counts the changes of these connections: a plan walked at one version is good until the next.
+    private let version = Atomic<UInt64>(0)
+    /// The plan of the graph below, compiled when a picture comes after a change of wiring.
+    let plans = PlanCache()
 
     public init() {}
 
     /// The current targets.
     public var all: [Connection] { connections.withLock { $0 } }
+
+    /// The current targets and the version of the connections they are.
+    var versioned: (connections: [Connection], version: UInt64) {
+        let version = version.load(ordering: .acquiring)
+        return (all, version)
+    }
+
+    /// Whether the connections are still those of `version`.
+    func isUnchanged(since version: UInt64) -> Bool {
+        self.version.load(ordering: .acquiring) == version
+    }
 
     /// Connects `target`, on input `index` or on its next free input.
     public func add(_ target: any ImageInput, atIndex index: Int? = nil) {
@@ -28,6 +45,7 @@ public final class OutputTargets: Sendable {
             slot = target.inputSlots.claimNextFree()
         }
         connections.withLock { $0.append(Connection(target: target, index: slot)) }
+        version.add(1, ordering: .releasing)
     }
 
     /// Disconnects `target` (every input it was connected on).
@@ -38,6 +56,8 @@ public final class OutputTargets: Sendable {
             return gone
         }
         removed.forEach { $0.target.inputSlots.release($0.index) }
+        plans.forget()
+        version.add(1, ordering: .releasing)
     }
 
     /// Disconnects every target.
@@ -47,6 +67,8 @@ public final class OutputTargets: Sendable {
             return list
         }
         removed.forEach { $0.target.inputSlots.release($0.index) }
+        plans.forget()
+        version.add(1, ordering: .releasing)
     }
 
     /// Sends `frame` to every target. Failures are reported, never thrown.
@@ -60,8 +82,15 @@ public final class OutputTargets: Sendable {
         }
     }
 
-    /// Tells every target that no more frames will come.
+    /// Tells every target that no more frames will come, along the route the frames took: after
+    /// pictures that took a fused line (`FusedConversionPlan`), to the line's observers and sink,
+    /// whose nodes between never saw a frame either.
     public func deliverEndOfStream(in context: isolated RenderContext) {
+        if let line = plans.endOfStream() {
+            for (observer, index) in line.observers { observer.endOfStream(at: index, in: context) }
+            line.sink.endOfStream(at: 0, in: context)
+            return
+        }
         for connection in all {
             connection.target.endOfStream(at: connection.index, in: context)
         }

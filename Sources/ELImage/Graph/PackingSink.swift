@@ -2,7 +2,7 @@
 /// `YUVDataOutput`, a file or an encoder). A fused line (`FusedConversionPlan`) may end in it: it
 /// then gets a picture whose planes the fused pass packs straight from the source's planes,
 /// and reads them back as it reads its own.
-package protocol PackingSink: ImageInput {
+package protocol PackingSink: PlannedStage {
     /// The format and chroma filter the sink packs into now; nil when it does not pack (RGBA).
     var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { get }
 

@@ -16,7 +16,7 @@
 /// source (`bufferSize` frames wait for it, then the worker waits, then the render thread): no
 /// frame is lost. With `whenQueueFull: .drop` (live sources) frames the worker cannot take are
 /// dropped and counted instead. A consumer that stops iterating lets the rest go by unread.
-public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable {
+public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     private let sink: ReadbackSink
     private let channel: FrameChannel<PixelBuffer>
@@ -66,6 +66,8 @@ public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable 
     }
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { sink.configuration.packing }
+
+    package var planSummary: String { sink.configuration.planSummary }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         try sink.take(picture, registering: self, in: context)

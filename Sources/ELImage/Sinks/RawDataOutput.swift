@@ -13,7 +13,7 @@
 /// ```
 ///
 /// For an async sequence of frames instead of a closure, use `FrameStream`.
-public final class RawDataOutput: ImageInput, ClosableNode, Sendable {
+public final class RawDataOutput: ImageInput, ClosableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     private let runs: ReadbackRuns
 
@@ -40,6 +40,8 @@ public final class RawDataOutput: ImageInput, ClosableNode, Sendable {
 
     /// Frames handed to the closure so far.
     public var framesDelivered: Int { runs.written }
+
+    package var planSummary: String { runs.planSummary }
     /// Frames dropped (`.drop` with a full queue) or left behind by a failure.
     public var framesDropped: Int { runs.dropped }
 

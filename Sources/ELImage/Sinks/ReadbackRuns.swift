@@ -17,6 +17,9 @@ final class ReadbackRuns: Sendable {
     private let state = Locked(State())
 
     /// - Parameter makeWriter: makes the writer of a run, on its worker thread, at its first frame.
+    /// What a run does per frame, for a printed plan.
+    var planSummary: String { configuration.planSummary }
+
     /// What the runs pack into (`PackingSink.packing`).
     var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { configuration.packing }
 

@@ -43,6 +43,14 @@ package final class ReadbackSink: Sendable {
             self.waitsUntilWritten = waitsUntilWritten
         }
 
+        /// What the sink does per frame, for a printed plan (`PlanExplanation`).
+        package var planSummary: String {
+            (format == .rgba ? "RGBA" : "packs \(format.rawValue.uppercased())"
+                + (format.planeCount > 1 ? " (\(chromaDownsampling) chroma)" : ""))
+                + " on the render thread, reads back on ELImage.\(threadName)"
+                + " (queue of \(capacity), \(waitsUntilWritten ? "waits until written" : "when full: \(whenQueueFull)"))"
+        }
+
         /// What a `PackingSink` reading back with this configuration packs into: nil for RGBA.
         package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
             format == .rgba ? nil : (format, chromaDownsampling)

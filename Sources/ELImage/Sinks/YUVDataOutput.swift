@@ -6,7 +6,7 @@
 /// closure. The closure runs on that worker thread, one frame at a time, in order; the buffer is
 /// reused for the next frame unless the closure keeps it (then the closure's copy is its own).
 /// `finish()` returns once the closure has seen every frame delivered so far.
-public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendable {
+public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
     public let format: PixelFormat
@@ -53,6 +53,8 @@ public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendabl
     }
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { runs.packing }
+
+    package var planSummary: String { runs.planSummary }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         try runs.take(picture, owner: self, in: context)

@@ -34,7 +34,7 @@ import Foundation
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
 /// error goes to the render context's error handler (and is thrown by `stop()`), the fragments
 /// already flushed stay playable, and the rest of the graph keeps running.
-public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable {
+public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable, PlanDescribing {
 
     public let inputSlots = InputSlots(count: 1)
     /// How frames are encoded.
@@ -199,6 +199,11 @@ public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
         (.i420, settings.chromaDownsampling)
+    }
+
+    package var planSummary: String {
+        "packs I420 (\(settings.chromaDownsampling) chroma) on the render thread; reads back, encodes (x264 \(settings.preset)) "
+            + "and muxes on ELImage.encoder"
     }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {

@@ -17,7 +17,7 @@ import Foundation
 /// drops the frame and counts it (`.drop`). The file is written under a temporary name and put in
 /// place when the sink finishes with frames in it. Failures (a full disk) go to the render
 /// context's error handler and are thrown by `finish()`; the frames written before stay in the file.
-public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
+public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     private let sink: ReadbackSink
     /// The frame format the sink accepts (`rgba8`), or nil for any.
@@ -163,6 +163,8 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable {
     }
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { sink.configuration.packing }
+
+    package var planSummary: String { sink.configuration.planSummary }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         try sink.take(picture, registering: self, in: context)

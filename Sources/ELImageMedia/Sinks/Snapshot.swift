@@ -222,3 +222,9 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
         func discard() {}
     }
 }
+
+extension Snapshot: PlanDescribing {
+    package var planSummary: String {
+        "no pass between captures; a capture reads its frame back and encodes it on a worker of its own"
+    }
+}

@@ -53,3 +53,9 @@ public final class FrameRateConverter: ImageOutput, ImageInput {
         }
     }
 }
+
+extension FrameRateConverter: PlanDescribing {
+    package var planSummary: String {
+        "no pass: holds each frame until the next to put frames on the constant rate's grid (a fused line stops here)"
+    }
+}

@@ -26,7 +26,7 @@
 /// `strength` 0 returns the input frame untouched; the smoothing grows monotonically with
 /// `strength` and `smoothing` (the blend, ε and the texture taken away all grow with them).
 /// `showsSkinMask` renders the skin likelihood instead of the picture.
-public final class Beauty: FrameFilter {
+public final class Beauty: FrameFilter, PlanDescribing {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
 
@@ -49,6 +49,10 @@ public final class Beauty: FrameFilter {
         public var showsSkinMask = false
 
         public init() {}
+    }
+
+    package var planSummary: String {
+        "8 passes (skin model: 3 on tiny images; guided filter: 4 at reduced size; 1 at full size)"
     }
 
     private let state = Locked(Settings())

@@ -1,7 +1,7 @@
 
 /// The mean over a (2 radius + 1)² square, in two separable passes whose taps each read two
 /// texels (`Shaders/separable_blur.fsh`). Edges repeat the border pixels.
-public final class BoxBlur: FrameFilter {
+public final class BoxBlur: FrameFilter, PlanDescribing {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
     private let state = Locked<Int>(0)
@@ -13,6 +13,11 @@ public final class BoxBlur: FrameFilter {
     public var radius: Int {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = min(max(newValue, 0), Self.maximumRadius) } }
+    }
+
+    package var planSummary: String {
+        let reads = 1 + 2 * SeparableKernel.box(radius: radius).taps.count
+        return radius > 0 ? "2 passes (separable, \(reads) reads a pixel each)" : "no pass (radius 0)"
     }
 
     public init(radius: Int = 2) {

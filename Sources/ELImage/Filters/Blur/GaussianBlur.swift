@@ -5,7 +5,7 @@
 ///
 /// The kernel is exp(-x² / 2σ²) on whole texels, cut at ceil(3σ) and normalised; edges repeat the
 /// border pixels. For a very large sigma, scale the picture down first: the cost grows with sigma.
-public final class GaussianBlur: FrameFilter {
+public final class GaussianBlur: FrameFilter, PlanDescribing {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
     private let state = Locked<Float>(0)
@@ -17,6 +17,11 @@ public final class GaussianBlur: FrameFilter {
     public var sigma: Float {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = FilterParameter.clamp(newValue, to: 0...Self.maximumSigma, neutral: 0) } }
+    }
+
+    package var planSummary: String {
+        let reads = 1 + 2 * SeparableKernel.gaussian(sigma: Double(sigma)).taps.count
+        return sigma > 0 ? "2 passes (separable, \(reads) reads a pixel each)" : "no pass (sigma 0)"
     }
 
     public init(sigma: Float = 2) {

@@ -15,7 +15,7 @@
 /// nodes within one level (rounding ties). With `.full` precision it keeps floats between pieces:
 /// closer to the exact result, but each intermediate rounding the separate nodes make (up to half a
 /// level, amplified by later gains) is missing, so the two can differ by a few levels.
-public final class ColorChain: FrameFilter {
+public final class ColorChain: FrameFilter, PlannedStage {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
 
@@ -48,6 +48,12 @@ public final class ColorChain: FrameFilter {
         let pieces = operations.map(\.colorPiece)
         pass = ShaderPass(name: ColorShader.programName(for: pieces, precision: precision),
                           fragmentShader: ColorShader.fragmentSource(for: pieces, precision: precision))
+    }
+
+    /// A chain rounding between pieces is its operations to the graph plan (a fused line computes
+    /// the same); a `.full`-precision chain is a pass of its own.
+    package var planRole: PlanRole {
+        precision == .matchingSeparatePasses ? .colorOperations(operations, outputs: outputs) : .opaque(outputs: outputs)
     }
 
     public func prepare(in context: isolated RenderContext) throws {

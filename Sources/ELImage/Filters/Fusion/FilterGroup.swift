@@ -10,7 +10,7 @@
 /// `ColorChain` pass each, unless `fusing` is false; the example above draws three passes, not five
 /// (the blur has two). A group can also wrap a sub-graph you wire yourself, from its entry node to
 /// its exit node.
-public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter {
+public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter, PlannedStage {
     public let inputSlots = InputSlots(count: 1)
     public let outputs = OutputTargets()
     /// The filters the group was made from.
@@ -81,36 +81,20 @@ public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter {
         if index == 0 { entry.endOfStream(at: 0, in: context) }
     }
 
-    /// The colour operations the group runs, in order, when it is nothing but a straight line of
-    /// colour nodes (operations and `ColorChain`s rounding between pieces) from its entry to its
-    /// exit; nil otherwise. `FusedConversionPlan` folds such a group into its one pass.
-    var fusableOperations: [any ColorOperation]? {
-        var operations: [any ColorOperation] = []
-        var node: any ImageInput = entry
-        for _ in 0..<stages.count + filters.count + 1 where !(node is Relay) {
-            switch node {
-            case let chain as ColorChain where chain.precision == .matchingSeparatePasses:
-                operations += chain.operations
-            case let operation as any ColorOperation:
-                operations.append(operation)
-            default:
-                return nil
-            }
-            guard let output = node as? any ImageOutput, output.targets.count == 1,
-                  let next = output.targets.first, next.index == 0 else { return nil }
-            node = next.target
-        }
-        return node is Relay ? operations : nil
-    }
+    /// A group to the graph plan: frames go in at its entry; the walk comes out through its exit's
+    /// relay, so a group of colour operations is part of a fused line like the operations alone.
+    package var planRole: PlanRole { .group(entry: entry) }
 
     /// Receives the exit's frames and sends them to the group's targets.
-    private final class Relay: ImageInput {
+    private final class Relay: PlannedStage {
         let inputSlots = InputSlots(count: 1)
         let outputs: OutputTargets
 
         init(to outputs: OutputTargets) {
             self.outputs = outputs
         }
+
+        var planRole: PlanRole { .relay(outputs: outputs) }
 
         func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
             outputs.deliver(frame, in: context)

@@ -26,8 +26,9 @@ import CGLES
 /// a filter that is not a colour operation (blur, scale, crop, a custom shader), a piece that
 /// samples a texture (lookup table), a `.full`-precision chain, a turned picture, RGB input, other
 /// output formats, sizes whose rows do not fit whole texels (width % 8, height % 4).
-/// The plan is made again for every frame, so the graph can be rewired while frames flow.
-struct FusedConversionPlan {
+/// The line is walked once per wiring (`GraphPlan`), so the graph can be rewired while frames
+/// flow; this is what one picture on it costs.
+struct FusedConversionPlan: Sendable {
     /// The colour operations, first to last.
     let operations: [any ColorOperation]
     /// The sink the line ends in.
@@ -45,46 +46,43 @@ struct FusedConversionPlan {
     /// packed texel: gray output with shared chroma columns (the only pass is the Y' pass).
     var readsLumaQuads: Bool { monochrome && sharedChromaColumns != nil }
 
-    /// The plan for `buffer` (turned by `orientation`) sent to `targets`, or nil when the graph
-    /// after them cannot be fused.
-    init?(targets: OutputTargets, buffer: PixelBuffer, orientation: Orientation, in context: isolated RenderContext) {
-        guard orientation == .up, PlaneTextureLayout(buffer.format).shaderLayout == 1 else { return nil }
-        var operations: [any ColorOperation] = []
-        var observers: [any FrameObserver] = []
-        var connections = targets.all
-        while true {
-            observers += connections.compactMap { $0.target as? any FrameObserver }
-            connections.removeAll { $0.target is any FrameObserver }
-            guard connections.count == 1, let next = connections.first, next.index == 0,
-                  operations.count < 256 else { return nil }
-            switch next.target {
-            case let sink as any PackingSink:
-                let monochrome = operations.last?.producesMonochrome ?? false
-                guard !operations.isEmpty, let packing = sink.packing, [.i420, .yv12].contains(packing.format),
-                      buffer.width % 8 == 0, buffer.height % 4 == 0,
-                      (try? operations.allSatisfy({ try $0.colorTextures(in: context).isEmpty })) == true
-                else { return nil }
-                self.operations = operations
-                self.observers = observers
-                output = sink
-                self.monochrome = monochrome
-                sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
-                    : buffer.chromaLocation == .center ? 4 : 3
-                return
-            case let chain as ColorChain where chain.precision == .matchingSeparatePasses:
-                operations += chain.operations
-                connections = chain.targets
-            case let group as FilterGroup:
-                guard let inner = group.fusableOperations else { return nil }
-                operations += inner
-                connections = group.targets
-            case let operation as any ColorOperation & ImageOutput:
-                operations.append(operation)
-                connections = operation.targets
-            default:
-                return nil
-            }
+    /// The fused form of `line` for `buffer` (turned by `orientation`), or why `buffer` cannot take
+    /// it: the line was walked when the graph was wired (`GraphPlan`); what is checked here is the
+    /// picture and the sink's packing now.
+    static func make(line: FusableLine, buffer: PixelBuffer, orientation: Orientation,
+                     in context: isolated RenderContext) -> Result<FusedConversionPlan, NotFused> {
+        guard orientation == .up else { return .failure(NotFused(reason: "the picture is turned (\(orientation))")) }
+        guard PlaneTextureLayout(buffer.format).shaderLayout == 1 else {
+            return .failure(NotFused(reason: "the input is \(buffer.format), not planar Y'CbCr with interleaved or separate chroma"))
         }
+        guard let packing = line.sink.packing, [.i420, .yv12].contains(packing.format) else {
+            return .failure(NotFused(reason: "\(NodeFailure.name(of: line.sink)) packs "
+                                     + (line.sink.packing.map { "\($0.format)" } ?? "RGBA") + ", not I420 or YV12"))
+        }
+        guard buffer.width % 8 == 0, buffer.height % 4 == 0 else {
+            return .failure(NotFused(reason: "\(buffer.width)x\(buffer.height) is not a multiple of 8x4"))
+        }
+        guard (try? line.operations.allSatisfy({ try $0.colorTextures(in: context).isEmpty })) == true else {
+            return .failure(NotFused(reason: "a colour filter of the line samples a texture (a lookup table)"))
+        }
+        return .success(FusedConversionPlan(line: line, buffer: buffer))
+    }
+
+    private init(line: FusableLine, buffer: PixelBuffer) {
+        operations = line.operations
+        output = line.sink
+        observers = line.observers.map(\.observer)
+        monochrome = line.operations.last?.producesMonochrome ?? false
+        sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
+            : buffer.chromaLocation == .center ? 4 : 3
+    }
+
+    /// What the fused passes do, for `--explain`.
+    var summary: String {
+        let pieces = operations.map(\.colorPiece.name).joined(separator: " → ")
+        return monochrome
+            ? "1 pass from the uploaded planes: Y'CbCr → \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
+            : "1 pass from the uploaded planes: Y'CbCr → \(pieces) → RGBA, then \(NodeFailure.name(of: output)) packs it"
     }
 
     /// Uploads `buffer` and hands the sink the line's picture: gray output as a `FusedGrayPicture`
@@ -192,19 +190,5 @@ struct FusedGrayPicture: PackablePicture {
                                   colorSpace: colorSpace, chromaLocation: chromaLocation)
         result.isWholeFrame = true
         return result
-    }
-}
-
-extension ImageOutput {
-    /// Sends a CPU picture through the graph: as a fused line (`FusedConversionPlan`) where the
-    /// graph's shape allows and `fusing` is true, else uploaded and converted to an RGBA frame
-    /// (turned by `orientation`) and delivered to every target.
-    package func deliver(_ buffer: PixelBuffer, orientation: Orientation, fusing: Bool = true,
-                         in context: isolated RenderContext) throws {
-        if fusing, let plan = FusedConversionPlan(targets: outputs, buffer: buffer, orientation: orientation, in: context) {
-            try plan.run(buffer, in: context)
-        } else {
-            deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
-        }
     }
 }

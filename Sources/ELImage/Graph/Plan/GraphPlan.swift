@@ -1,0 +1,144 @@
+/// The graph below a node's outputs, walked once when it is wired and kept until it is rewired
+/// (every `OutputTargets` the walk went through counts its changes): the one walk of the graph
+/// that fusion and `--explain` read.
+///
+/// The walk asks each node its `PlanRole`. From the walked tree the plan derives the line a Y'CbCr
+/// picture can take fused (`FusableLine`): colour operations in a straight line (groups and their
+/// relays are transparent) ending in one `PackingSink` on input 0, with observers beside it
+/// anywhere. Whether a given picture takes it (its format, size, orientation, the sink's packing
+/// now) is decided per picture by `FusedConversionPlan`, which costs no walk.
+package struct GraphPlan: Sendable {
+    /// A node met by the walk, with the targets it hands frames to.
+    package struct Stage: Sendable {
+        /// The node, as the plan prints it: type and a short identity (`NodeFailure.name`).
+        package let name: String
+        /// What it does with a frame (its `PlanDescribing` line), if it says.
+        package let summary: String?
+        /// The input it is connected on.
+        package let index: Int
+        package let node: any ImageInput
+        package let role: PlanRole
+        /// Its targets, walked (a group's targets are those of its exit relay, spliced in).
+        package let targets: [Stage]
+        /// Whether the node was met before in this walk (a second input of a blend, a cycle):
+        /// its targets are listed there.
+        package let repeated: Bool
+    }
+
+    /// The outputs the walk went through and the versions it saw.
+    private let walked: [(outputs: OutputTargets, version: UInt64)]
+    /// The targets of the node the plan is for.
+    package let targets: [Stage]
+    /// The line a Y'CbCr picture can take fused, or why there is none.
+    package let line: Result<FusableLine, NotFused>
+
+    /// Walks the graph below `outputs`.
+    init(walking outputs: OutputTargets) {
+        var walk = Walk()
+        targets = walk.stages(for: outputs, depth: 0)
+        walked = walk.walked
+        line = FusableLine.derive(from: targets)
+    }
+
+    /// Whether the graph is still wired as it was walked (no connection made or removed since).
+    var isCurrent: Bool { walked.allSatisfy { $0.outputs.isUnchanged(since: $0.version) } }
+
+    /// The walk's memory: the nodes met so far.
+    private struct Walk {
+        var met: Set<ObjectIdentifier> = []
+        var walked: [(outputs: OutputTargets, version: UInt64)] = []
+
+        mutating func stages(for outputs: OutputTargets, depth: Int) -> [Stage] {
+            let (connections, version) = outputs.versioned
+            walked.append((outputs, version))
+            return connections.map { stage(for: $0, depth: depth) }
+        }
+
+        mutating func stage(for connection: OutputTargets.Connection, depth: Int) -> Stage {
+            let node = connection.target
+            let role = PlanRole(of: node)
+            let repeated = !met.insert(ObjectIdentifier(node)).inserted || depth > 256
+            var targets: [Stage] = []
+            if !repeated {
+                switch role {
+                case .colorOperations(_, let outputs), .relay(let outputs):
+                    targets = stages(for: outputs, depth: depth + 1)
+                case .group(let entry):
+                    targets = [stage(for: OutputTargets.Connection(target: entry, index: 0), depth: depth + 1)]
+                case .opaque(let outputs?):
+                    targets = stages(for: outputs, depth: depth + 1)
+                case .opaque(nil), .packingSink, .observer:
+                    break
+                }
+            }
+            return Stage(name: NodeFailure.name(of: node), summary: (node as? any PlanDescribing)?.planSummary,
+                         index: connection.index, node: node, role: role, targets: targets, repeated: repeated)
+        }
+    }
+}
+
+/// Why a picture does not take a fused line: a sentence for `--explain`.
+package struct NotFused: Error, Sendable, CustomStringConvertible {
+    package let reason: String
+    package var description: String { reason }
+}
+
+/// A straight line of colour operations into a sink that packs Y'CbCr, with the observers beside
+/// it: what a fused pass may run instead of the separate nodes.
+package struct FusableLine: Sendable {
+    /// The colour operations, first to last.
+    package let operations: [any ColorOperation]
+    /// The sink the line ends in (on its input 0).
+    package let sink: any PackingSink
+    /// The observers beside the line, with the inputs they are connected on, in walk order.
+    package let observers: [(observer: any FrameObserver, index: Int)]
+    /// The nodes the line passes through, first to last, as the plan names them.
+    package let route: [String]
+
+    /// The line through `targets`, if they form one.
+    static func derive(from targets: [GraphPlan.Stage]) -> Result<FusableLine, NotFused> {
+        var operations: [any ColorOperation] = []
+        var observers: [(observer: any FrameObserver, index: Int)] = []
+        var route: [String] = []
+        var level = targets
+        while true {
+            var next: [GraphPlan.Stage] = []
+            for stage in level {
+                if case .observer(let observer) = stage.role {
+                    observers.append((observer, stage.index))
+                } else {
+                    next.append(stage)
+                }
+            }
+            guard let stage = next.first else {
+                return .failure(NotFused(reason: route.isEmpty ? "nothing but observers is connected"
+                                         : "\(route.last ?? "") has no target but observers"))
+            }
+            guard next.count == 1 else {
+                return .failure(NotFused(reason: "fan-out to \(next.map(\.name).joined(separator: " and ")) "
+                                         + "(a fused line has one target that is not an observer)"))
+            }
+            guard stage.index == 0, !stage.repeated else {
+                return .failure(NotFused(reason: "\(stage.name) takes frames on input \(stage.index) (a blend or mix)"))
+            }
+            if case .relay = stage.role {} else { route.append(stage.name) }
+            switch stage.role {
+            case .colorOperations(let more, _):
+                operations += more
+                guard operations.count <= 256 else {
+                    return .failure(NotFused(reason: "more than 256 colour operations in one line"))
+                }
+            case .group, .relay, .observer:  // (observers were set aside above)
+                break
+            case .packingSink(let sink):
+                guard !operations.isEmpty else {
+                    return .failure(NotFused(reason: "no colour filter before \(stage.name) (a plain conversion packs as usual)"))
+                }
+                return .success(FusableLine(operations: operations, sink: sink, observers: observers, route: route))
+            case .opaque:
+                return .failure(NotFused(reason: "\(stage.name) is not a per-pixel colour filter or a Y'CbCr sink"))
+            }
+            level = stage.targets
+        }
+    }
+}

@@ -1,0 +1,61 @@
+/// A node's compiled plan (`GraphPlan`) and the route its latest picture took: held by its
+/// `OutputTargets`, compiled again only when the wiring changed (`GraphPlan.isCurrent`).
+final class PlanCache: Sendable {
+    /// Where a picture went.
+    enum Route: Sendable {
+        /// Through the fused line: its nodes' own `receive` did not run, so end-of-stream goes
+        /// where the frames went (the observers and the sink), not through them.
+        case fused(FusableLine, FusedConversionPlan)
+        /// Uploaded as an RGBA frame and delivered to every target; the reason the line was not
+        /// taken, when there is one.
+        case separate(NotFused?)
+    }
+
+    private struct State {
+        var plan: GraphPlan?
+        var route: Route?
+        /// How many times a plan was compiled for these outputs.
+        var compilations = 0
+    }
+
+    private let state = Locked(State())
+
+    /// The plan for `outputs` as they are wired now: the cached one, or a new walk.
+    func plan(for outputs: OutputTargets) -> GraphPlan {
+        if let plan = state.withLock({ $0.plan }), plan.isCurrent { return plan }
+        let plan = GraphPlan(walking: outputs)
+        state.withLock { state in
+            state.plan = plan
+            state.compilations += 1
+        }
+        return plan
+    }
+
+    /// Remembers the route of the latest picture.
+    func took(_ route: Route) {
+        state.withLock { $0.route = route }
+    }
+
+    /// The plan and the latest route, for `--explain`; nil before the first picture.
+    var latest: (plan: GraphPlan, route: Route)? {
+        state.withLock { state in state.plan.flatMap { plan in state.route.map { (plan, $0) } } }
+    }
+
+    /// How many times a plan was compiled (once for each wiring that saw a picture).
+    var compilations: Int { state.withLock { $0.compilations } }
+
+    /// The fused line the latest picture took, if the wiring has not changed since; and forgets
+    /// the plan and the route (the stream ended: nothing is kept alive for it).
+    func endOfStream() -> FusableLine? {
+        state.withLock { state in
+            defer { state = State(compilations: state.compilations) }
+            guard case .fused(let line, _)? = state.route, state.plan?.isCurrent == true else { return nil }
+            return line
+        }
+    }
+
+    /// Forgets the plan and the route (the wiring of these outputs changed).
+    func forget() {
+        state.withLock { state in state = State(compilations: state.compilations) }
+    }
+}
