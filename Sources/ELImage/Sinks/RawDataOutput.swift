@@ -13,7 +13,7 @@
 /// ```
 ///
 /// For an async sequence of frames instead of a closure, use `FrameStream`.
-public final class RawDataOutput: ImageInput, ClosableNode, Sendable, PlanDescribing {
+public final class RawDataOutput: ImageInput, FinishableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     private let runs: ReadbackRuns
 
@@ -65,7 +65,8 @@ public final class RawDataOutput: ImageInput, ClosableNode, Sendable, PlanDescri
         try await runs.finish()
     }
 
-    /// Delivers what is queued and joins the worker; called by the context's `close()`.
+    /// Stops: the frames still queued are dropped (counted in `framesDropped`), the worker is
+    /// joined; takes no frames afterwards. (The render context's `close()` calls `finish()`.)
     public func close() async {
         await runs.close()
     }

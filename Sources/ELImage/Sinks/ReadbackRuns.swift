@@ -94,9 +94,17 @@ final class ReadbackRuns: Sendable {
         return written
     }
 
-    /// Takes no more frames, then finishes as `finish()` (failures went to the error handler).
+    /// Takes no more frames and stops every run: what is queued is let go; returns once every
+    /// worker is joined (failures are the context's events).
     func close() async {
-        state.withLock { $0.closed = true }
-        _ = try? await finish()
+        let runs = state.withLock { state in
+            state.closed = true
+            return state.runs
+        }
+        for run in runs {
+            run.requestStop()
+            _ = await run.outcome()
+        }
+        state.withLock { Self.remove(runs, from: &$0) }
     }
 }

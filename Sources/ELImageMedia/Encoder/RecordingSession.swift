@@ -147,6 +147,22 @@ final class RecordingSession: Sendable {
         if open { sink.requestFinish() }
     }
 
+    /// Asks the encoder thread to stop at once: the frames still queued are let go, the file is
+    /// completed with the frames encoded.
+    func requestStop() {
+        let running = state.withLock { state -> Bool in
+            switch state.phase {
+            case .recording, .paused:
+                state.phase = .closing
+                state.stopReason = .requested
+                return true
+            case .closing: return true
+            case .ended: return false
+            }
+        }
+        if running { sink.requestStop() }
+    }
+
     /// Asks the encoder thread to stop at once and remove the file.
     func requestCancel() {
         state.withLock { state in

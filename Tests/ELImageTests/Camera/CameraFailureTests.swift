@@ -33,7 +33,7 @@ struct CameraFailureTests {
         let delivered = sink.count
         try await Task.sleep(for: .milliseconds(30))
         #expect(sink.count == delivered)
-        camera.stop()  // nothing left to stop: no second end-of-stream
+        await camera.finish()  // nothing left to stop: no second end-of-stream
         try await Task.sleep(for: .milliseconds(20))
         #expect(sink.endOfStreamCount == 1)
     }
@@ -98,10 +98,10 @@ struct CameraFailureTests {
         #expect(thrown?.ioErrno == EBUSY)
         #expect(thrown.map { "\($0)" }?.contains("set format YUYV 64x48 (VIDIOC_S_FMT) on /dev/video0") == true)
         #expect(first.isRunning)
-        first.stop()
+        await first.finish()
         #expect(await waitUntil { failures.errors.count == 1 })
         try second.start()  // free now
-        second.stop()
+        await second.finish()
     }
 
     @Test("An unsupported format is an error naming the device and what it offers")

@@ -39,7 +39,7 @@ struct CameraSwitchTests {
         let atSecondSwitch = sink.count
         #expect(await waitUntil { sink.count >= atSecondSwitch + 5 })
         #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"] && camera.isCapturing)
-        camera.stop()
+        await camera.finish()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle && !camera.isCapturing })
         // Every frame taken from either device is counted, delivered or dropped, in one stream.
         let statistics = camera.statistics
@@ -80,7 +80,7 @@ struct CameraSwitchTests {
         #expect(await waitUntil { sink.count >= before + 3 })  // still streaming
         #expect(await waitUntil { failures.errors.count == 1 })
         #expect(sink.endOfStreamCount == 0)
-        camera.stop()
+        await camera.finish()
     }
 
     @Test("Restart with new settings: same stream, new mode, no end-of-stream")
@@ -98,7 +98,7 @@ struct CameraSwitchTests {
         try camera.restart(with: testSettings(width: 32, height: 24))
         #expect(camera.mode?.width == 32)
         #expect(await waitUntil { sink.received.last?.width == 32 })
-        camera.stop()
+        await camera.finish()
         #expect(await waitUntil { sink.endOfStreamCount == 1 })
         let widths = sink.received.map(\.width)
         #expect(widths.first == 64 && widths.last == 32)
@@ -118,6 +118,6 @@ struct CameraSwitchTests {
         #expect(!camera.isRunning && second.counters.opens == 0)
         try camera.start()
         #expect(second.isStreaming)
-        camera.stop()
+        await camera.finish()
     }
 }
