@@ -142,7 +142,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     /// Opens the device, chooses the closest mode (`modeChoice`), and starts capturing. Starts a
     /// new stream: statistics and relative time start from zero. Does nothing while running.
     /// - Throws: `ELImageError` (no device, permission denied, busy, format unsupported, ...);
-    ///   the failure also reaches the error handler and the targets get end-of-stream.
+    ///   the failure is also a `.failed` event and the targets get end-of-stream.
     public func start() throws {
         if closed.load(ordering: .acquiring) { throw ELImageError.closed(what: "the camera \(devicePath)") }
         try lifecycle.withLock { _ in
@@ -200,7 +200,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
 
     /// Stops and starts again with `settings` on the same device; the stream goes on (no
     /// end-of-stream, times continue). When not running, only keeps the settings for `start()`.
-    /// - Throws: as `start()`; a failure here is fatal (error handler, end-of-stream).
+    /// - Throws: as `start()`; a failure here is fatal (`.failed` event, end-of-stream).
     public func restart(with settings: CaptureSettings) throws {
         try lifecycle.withLock { _ in
             let (slot, path) = state.withLock { state in
@@ -262,7 +262,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     private func replace(in slot: CaptureSlot, path: String, _ open: () throws -> CaptureSession) throws {
         try slot.reserve { session, ending in
             guard let old = session, ending == nil else {
-                throw ELImageError.invalidState(node: "Camera(\(path))", reason: "the camera stopped while changing its device or settings (the error handler says why); start() it again")
+                throw ELImageError.invalidState(node: "Camera(\(path))", reason: "the camera stopped while changing its device or settings (the context's events say why); start() it again")
             }
             old.release()
             session = nil

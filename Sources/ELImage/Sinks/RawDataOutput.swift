@@ -59,7 +59,7 @@ public final class RawDataOutput: ImageInput, FinishableNode, Sendable, PlanDesc
 
     /// Waits until the closure has seen every frame taken so far and the worker has ended;
     /// returns the frames delivered in all. The output takes frames again afterwards.
-    /// - Throws: the failure that stopped a readback (also reported to the error handler).
+    /// - Throws: the failure that stopped a readback (also a `.failed` event of the context).
     @discardableResult
     public func finish() async throws -> Int {
         try await runs.finish()

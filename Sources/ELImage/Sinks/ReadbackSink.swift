@@ -8,7 +8,7 @@ import Foundation
 /// disk, only for room in the queue with the `.wait` policy.
 ///
 /// Owned by one node (or recording); it holds nothing of its owner. Failures go to the render
-/// context's error handler under the owner's name, and, with every other ending, to `onEnd` (on
+/// context's events under the owner's name, and, with every other ending, to `onEnd` (on
 /// the thread that ends the run) and to whoever awaits `outcome()`, which joins the worker.
 package final class ReadbackSink: Sendable {
     /// What the sink reads back and how it queues.
@@ -339,7 +339,7 @@ package final class ReadbackSink: Sendable {
     }
 
     /// Ends the run after `error`: the writer keeps what it wrote (a cancelled run's output is
-    /// removed), the error goes to the context's error handler and to `outcome()`.
+    /// removed), the error is a `.failed` event of the context and goes to `outcome()`.
     private func fail(_ error: ELImageError, writer: (any FrameWriter)?) {
         let cancelled = state.withLock { state -> Bool in
             state.closing = true  // no frame is taken in from now on

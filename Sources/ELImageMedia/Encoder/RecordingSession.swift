@@ -7,7 +7,7 @@ import Foundation
 /// `ReadbackSink` writing with an `H264FrameWriter`.
 ///
 /// Events go one way, to `emit`, given at construction (on the encoder thread, or on the thread
-/// that ends a recording without frames); failures go to the render context's error handler
+/// that ends a recording without frames); failures are the render context's `.failed` events
 /// through the sink. The session holds nothing of its node.
 final class RecordingSession: Sendable {
     enum Phase: Equatable {
