@@ -98,7 +98,12 @@ struct CPUFrameOutputTests {
         let pictures = Self.pictures(count: 2)
         let received = Collector<MediaTime>()
         let input = RawDataInput()
-        let output = RawDataOutput { received.append($0.timestamp) }
+        // The first stream's closure is slow (a consumer, not a synchronisation): the second
+        // stream's frames must still come after it, in order.
+        let output = RawDataOutput { image in
+            if image.timestamp < Self.time(10) { usleep(100_000) }
+            received.append(image.timestamp)
+        }
         input --> output
         for run in 0..<2 {
             for (number, pixels) in pictures.enumerated() {
