@@ -18,14 +18,18 @@ public enum SourcePacing: Sendable, Equatable {
     case realTime
 }
 
-/// The real-time schedule: when each frame is due, and whether it is too late to show.
+/// The real-time schedule: when each frame is due on the context's clock, and whether it is too
+/// late to show.
 struct RealTimeSchedule {
     /// How late a frame may be and still be delivered (one frame interval).
     let tolerance: Duration
-    private let clock = ContinuousClock()
+    private let clock: any BlockingClock
     private var origin: (instant: ContinuousClock.Instant, seconds: Double)?
 
-    init(tolerance: Duration) { self.tolerance = tolerance }
+    init(tolerance: Duration, clock: any BlockingClock) {
+        self.tolerance = tolerance
+        self.clock = clock
+    }
 
     /// When the frame at `timestamp` is due, or nil when it is already too late. The first frame
     /// is due at once.
