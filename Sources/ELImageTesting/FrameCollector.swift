@@ -58,6 +58,14 @@ public final class FrameCollector: ImageInput, Sendable {
         await state.wait(timeout: timeout) { $0.buffers.count >= count }
     }
 
+    /// Waits until a frame for which `matches` holds has come (as read back); false when
+    /// `timeout` passed first.
+    @discardableResult
+    public func waitForFrame(timeout: Duration = Waitable<Int>.defaultTimeout,
+                             where matches: @escaping @Sendable (PixelBuffer) -> Bool) async -> Bool {
+        await state.wait(timeout: timeout) { $0.buffers.contains(where: matches) }
+    }
+
     /// Waits until the end of the stream has been announced `count` times in all; false when
     /// `timeout` passed first.
     @discardableResult

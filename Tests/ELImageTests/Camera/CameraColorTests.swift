@@ -27,7 +27,7 @@ struct CameraColorTests {
         camera --> sink
         try camera.start()
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 1 })
+        #expect(await sink.waitForFrames(1))
         let mode = camera.mode
         camera.stop()
         #expect(failures.all.isEmpty, "\(failures.all)")
@@ -144,7 +144,7 @@ struct CameraMJPEGDecoderTests {
         device.setFrameData(try EmulatedFrames.jpeg(solidPicture(width: 64, height: 48, [200, 100, 50])),
                             fourCC: .mjpeg, width: 64, height: 48)
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 1 })
+        #expect(await sink.waitForFrames(1))
         camera.stop()
         // The first damaged frame is reported (not fatal: no end-of-stream before stop), the second only counted.
         #expect(failures.errors.map { "\($0)" } == ["/dev/video0, frame 0: the MJPEG frame has no readable JPEG header: Not a JPEG file: starts with 0x42 0x42"])

@@ -18,7 +18,7 @@ struct CameraDropTests {
         camera --> sink
         try camera.start()
         device.emitFrames()
-        #expect(await waitUntil { sink.heldCount == 1 })  // frame 0 is in the graph, which is now stuck
+        #expect(await sink.waitUntilHolding())  // frame 0 is in the graph, which is now stuck
         for frame in 1...5 {
             device.emitFrames()
             // The producer thread takes each frame although the render thread is busy.
@@ -27,9 +27,9 @@ struct CameraDropTests {
         #expect(camera.statistics.dropped == 4)  // frames 1...4 were replaced by their successor
         #expect(device.counters.framesLostByDriver == 0)
         sink.release()
-        #expect(await waitUntil { sink.count == 2 })
+        #expect(await sink.waitForFrames(2))
         camera.stop()
-        #expect(await waitUntil { sink.endOfStreamCount == 1 })
+        #expect(await sink.waitForEndOfStream())
         let images = sink.received
         #expect(images.map(EmulatedVideoDevice.frameNumber(in:)) == [0, 5])
         #expect(images.map(\.timestamp) == [.zero, MediaTime(microseconds: 5 * 33333)])

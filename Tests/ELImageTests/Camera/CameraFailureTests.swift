@@ -15,9 +15,9 @@ struct CameraFailureTests {
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
-        #expect(await waitUntil { sink.count >= 5 })
+        #expect(await sink.waitForFrames(5))
         device.unplug()
-        #expect(await waitUntil { sink.endOfStreamCount == 1 })
+        #expect(await sink.waitForEndOfStream())
         #expect(await waitUntil { !camera.isCapturing })
         #expect(!camera.isRunning)
         let error = try #require(failures.errors.first)
@@ -29,35 +29,45 @@ struct CameraFailureTests {
         #expect(message.contains("/dev/video0") && message.contains("ENODEV") && message.contains("unplugged"), "\(message)")
         // Everything was given back: mappings and the descriptor.
         #expect(device.counters.liveMappings == 0 && device.counters.openDescriptors == 0)
-        // Frames delivered before the failure all came before the end-of-stream.
+        // Frames delivered before the failure all came before the end-of-stream, and a stop has
+        // nothing left to stop: once the camera's threads are joined, nothing more came.
         let delivered = sink.count
-        try await Task.sleep(for: .milliseconds(30))
+        camera.stop()
+        await camera.close()
         #expect(sink.count == delivered)
-        camera.stop()  // nothing left to stop: no second end-of-stream
-        try await Task.sleep(for: .milliseconds(20))
         #expect(sink.endOfStreamCount == 1)
     }
 
-    @Test("A stalled device (poll times out) is a fatal failure naming the timeout")
+    @Test("A device that sends nothing for the stall timeout (on the context's clock) is a fatal failure naming the timeout; not a moment before")
     func stall() async throws {
-        let device = emulatedCamera(framesPerSecond: 200)
-        let context = try TestContexts.make()
+        let device = emulatedCamera(framesPerSecond: 200, pacing: .manual)
+        let clock = ManualClock()
+        let context = try TestContexts.make(clock: clock)
         let failures = FailureRecorder(context)
         let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .milliseconds(250)),
                             context: context, io: EmulatedDeviceIO([device]))
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
-        #expect(await waitUntil { sink.count >= 3 })
-        let stalledAt = ContinuousClock.now
-        device.isStalled = true
-        #expect(await waitUntil { sink.endOfStreamCount == 1 })
-        let waited = ContinuousClock.now - stalledAt
-        #expect(waited >= .milliseconds(200), "\(waited)")  // not before the timeout
+        for frame in 1...3 {
+            device.emitFrames()
+            #expect(await sink.waitForFrames(frame))
+        }
+        // No frame comes any more. 249 ms on the clock: not a stall yet, however long the camera
+        // looks (two more polls: it read the clock after the advance).
+        clock.advance(by: .milliseconds(249))
+        let polls = device.counters.polls
+        #expect(await device.waitForCounters { $0.polls >= polls + 2 })
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        #expect(sink.endOfStreamCount == 0)
+        // 250 ms: the stall.
+        clock.advance(by: .milliseconds(1))
+        #expect(await sink.waitForEndOfStream())
         let error = try #require(failures.errors.first)
         #expect(error.ioErrno == ETIMEDOUT)
         #expect("\(error)".contains("no frame for 0.25 s, the device stalled"))
         #expect(await waitUntil { !camera.isCapturing && device.counters.openDescriptors == 0 })
+        #expect(sink.count == 3)
     }
 
     @Test("Opening fails: permission denied, busy, no such device; thrown, reported, end-of-stream sent",
@@ -73,7 +83,7 @@ struct CameraFailureTests {
         camera --> sink
         let thrown = #expect(throws: ELImageError.self) { try camera.start() }
         #expect(thrown?.ioErrno == code)
-        #expect(await waitUntil { sink.endOfStreamCount == 1 })
+        #expect(await sink.waitForEndOfStream())
         #expect(failures.errors == [thrown].compactMap { $0 })
         #expect(!camera.isRunning)
         let message = thrown.map { "\($0)" } ?? ""
@@ -99,7 +109,7 @@ struct CameraFailureTests {
         #expect(thrown.map { "\($0)" }?.contains("set format YUYV 64x48 (VIDIOC_S_FMT) on /dev/video0") == true)
         #expect(first.isRunning)
         first.stop()
-        #expect(await waitUntil { failures.errors.count == 1 })
+        #expect(await failures.waitForFailures(1))
         try second.start()  // free now
         second.stop()
     }
@@ -112,7 +122,7 @@ struct CameraFailureTests {
                             io: EmulatedDeviceIO([emulatedCamera()]))
         let thrown = #expect(throws: ELImageError.self) { try camera.start() }
         #expect(thrown.map { "\($0)" } == "/dev/video0: pixel format RGBP is not offered. the device offers YUYV; pick one of those or leave pixelFormat nil")
-        #expect(await waitUntil { failures.errors.count == 1 })
+        #expect(await failures.waitForFailures(1))
         let bayer = EmulatedVideoDevice(path: "/dev/video1", formats: [
             .init(fourCC: "BA81", sizes: [.init(width: 64, height: 48, framesPerSecond: [30])]),
         ])
@@ -131,7 +141,7 @@ struct CameraFailureTests {
             let thrown = #expect(throws: ELImageError.self) { try camera.start() }
             #expect(thrown.map { "\($0)" }?.contains("is not a streaming video capture device") == true)
         }
-        #expect(await waitUntil { !failures.all.isEmpty })
+        #expect(await failures.waitForFailures(1))
         #expect(failures.all.allSatisfy { $0.node.hasPrefix("Camera#") }, "\(failures.all.map(\.node))")
     }
 }

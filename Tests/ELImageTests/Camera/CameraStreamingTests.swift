@@ -56,7 +56,7 @@ struct CameraStreamingTests {
         try camera.start()
         for frame in 1...6 {
             device.emitFrames()
-            #expect(await waitUntil { sink.count == frame })
+            #expect(await sink.waitForFrames(frame))
         }
         camera.stop()
         let images = sink.received
@@ -78,9 +78,9 @@ struct CameraStreamingTests {
         let before = EmulatedVideoDevice.monotonicMicroseconds()
         try camera.start()
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 1 })
+        #expect(await sink.waitForFrames(1))
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 2 })
+        #expect(await sink.waitForFrames(2))
         camera.stop()
         let times = sink.received.map { $0.timestamp.converted(to: 1_000_000).value }
         #expect(times.count == 2)
@@ -100,15 +100,16 @@ struct CameraStreamingTests {
         camera --> sink
         device.addSpuriousWakeups(25)
         try camera.start()
-        #expect(await waitUntil { device.counters.buffersDequeued == 0 && camera.isRunning })
-        try await Task.sleep(for: .milliseconds(20))
+        // The 25 spurious wakeups are the first 25 polls: each says ready, DQBUF then says EAGAIN.
+        #expect(await device.waitForCounters { $0.polls >= 25 })
+        #expect(device.counters.buffersDequeued == 0 && camera.isRunning)
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 1 })
+        #expect(await sink.waitForFrames(1))
         device.corruptNextFrame()
         device.emitFrames()
         #expect(await waitUntil { camera.statistics.damaged == 1 })
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 2 })
+        #expect(await sink.waitForFrames(2))
         camera.stop()
         #expect(sink.received.map(EmulatedVideoDevice.frameNumber(in:)) == [0, 2])
         #expect(failures.all.isEmpty, "\(failures.all)")
@@ -127,19 +128,19 @@ struct CameraStreamingTests {
         try camera.start()
         try camera.start()  // already running: nothing happens
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 1 })
+        #expect(await sink.waitForFrames(1))
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 2 })
+        #expect(await sink.waitForFrames(2))
         camera.stop()
         camera.stop()
-        #expect(await waitUntil { sink.endOfStreamCount == 1 })
+        #expect(await sink.waitForEndOfStream())
         #expect(!camera.isRunning)
         try camera.start()
         #expect(camera.statistics.produced == 0)
         device.emitFrames()
-        #expect(await waitUntil { sink.count == 3 })
+        #expect(await sink.waitForFrames(3))
         camera.stop()
-        #expect(await waitUntil { sink.endOfStreamCount == 2 })
+        #expect(await sink.waitForEndOfStream(2))
         #expect(sink.received.map(\.timestamp) == [.zero, MediaTime(microseconds: 33333), .zero])
         #expect(device.counters.opens == 2 && device.counters.openDescriptors == 0)
     }
@@ -154,12 +155,14 @@ struct CameraStreamingTests {
                                 io: EmulatedDeviceIO([device]))
             camera --> sink
             try camera.start()
-            #expect(await waitUntil { sink.count >= 3 })
+            #expect(await sink.waitForFrames(3))
         }
-        #expect(await waitUntil { device.counters.openDescriptors == 0 && !device.isStreaming })
-        #expect(device.counters.liveMappings == 0)
+        #expect(await device.waitForCounters { $0.openDescriptors == 0 && $0.liveMappings == 0 })
+        #expect(!device.isStreaming)
+        // At most the frame that was being delivered came after: once the context has joined the
+        // camera's threads, nothing more can.
         let count = sink.count
-        try await Task.sleep(for: .milliseconds(30))
+        await context.close()
         #expect(sink.count <= count + 1)
     }
 }

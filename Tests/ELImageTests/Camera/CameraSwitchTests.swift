@@ -22,22 +22,22 @@ struct CameraSwitchTests {
         try camera.start()
         let cameraThreads = { context.runningThreadNames.filter { $0.hasPrefix("ELImage.camera") } }
         #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"])
-        #expect(await waitUntil { sink.count >= 5 })
+        #expect(await sink.waitForFrames(5))
         try camera.switchDevice(to: "/dev/video2")
         #expect(camera.devicePath == "/dev/video2" && camera.isRunning)
         // The old device is released at once.
         #expect(front.counters.openDescriptors == 0 && front.counters.liveMappings == 0 && !front.isStreaming)
         let atSwitch = sink.count
-        #expect(await waitUntil { sink.count >= atSwitch + 5 })
+        #expect(await sink.waitForFrames(atSwitch + 5))
         let producedBeforeRestart = camera.statistics.produced
         try camera.restart(with: testSettings())  // the same device, the same stream
         #expect(camera.isRunning && camera.statistics.produced >= producedBeforeRestart)
         let atRestart = sink.count
-        #expect(await waitUntil { sink.count >= atRestart + 5 })
+        #expect(await sink.waitForFrames(atRestart + 5))
         #expect(sink.endOfStreamCount == 0)
         try camera.switchDevice(to: "/dev/video0")
         let atSecondSwitch = sink.count
-        #expect(await waitUntil { sink.count >= atSecondSwitch + 5 })
+        #expect(await sink.waitForFrames(atSecondSwitch + 5))
         #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"] && camera.isCapturing)
         camera.stop()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle && !camera.isCapturing })
@@ -72,13 +72,13 @@ struct CameraSwitchTests {
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
-        #expect(await waitUntil { sink.count >= 3 })
+        #expect(await sink.waitForFrames(3))
         let thrown = #expect(throws: ELImageError.self) { try camera.switchDevice(to: "/dev/video2") }
         #expect(thrown?.ioErrno == EACCES)
         #expect(camera.isRunning && camera.devicePath == "/dev/video0")
         let before = sink.count
-        #expect(await waitUntil { sink.count >= before + 3 })  // still streaming
-        #expect(await waitUntil { failures.errors.count == 1 })
+        #expect(await sink.waitForFrames(before + 3))  // still streaming
+        #expect(await failures.waitForFailures(1))
         #expect(sink.endOfStreamCount == 0)
         camera.stop()
     }
@@ -94,12 +94,12 @@ struct CameraSwitchTests {
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
-        #expect(await waitUntil { sink.count >= 3 })
+        #expect(await sink.waitForFrames(3))
         try camera.restart(with: testSettings(width: 32, height: 24))
         #expect(camera.mode?.width == 32)
-        #expect(await waitUntil { sink.received.last?.width == 32 })
+        #expect(await sink.waitForFrame { $0.width == 32 })
         camera.stop()
-        #expect(await waitUntil { sink.endOfStreamCount == 1 })
+        #expect(await sink.waitForEndOfStream())
         let widths = sink.received.map(\.width)
         #expect(widths.first == 64 && widths.last == 32)
         #expect(widths == widths.sorted(by: >))  // every 64 before every 32

@@ -7,19 +7,6 @@ import ELImageTesting
 import ELImageMedia
 import Foundation
 
-/// Waits until `condition` holds, polling; false when `timeout` passed first. The timeout is
-/// generous for a loaded machine; a passing condition returns at once.
-@discardableResult
-func waitUntil(timeout: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
-
 /// A small emulated webcam for streaming tests: one format at one size and rate.
 func emulatedCamera(path: String = "/dev/video0", fourCC: FourCC = .yuyv, width: Int = 64, height: Int = 48,
                     framesPerSecond: Double = 200, pacing: EmulatedVideoDevice.Pacing = .realTime,

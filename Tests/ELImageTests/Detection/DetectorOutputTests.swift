@@ -1,19 +1,21 @@
 import ELImage
 import ELImageDetection
+import ELImageTesting
 import Foundation
 import Testing
 
-/// A detector that finds nothing, after `delay` seconds, and records the images it saw.
+/// A detector that finds nothing and records the images it saw; with a `gate`, each detection
+/// waits until the gate is open (a detector stuck for as long as the test wants).
 final class RecordingDetector: MetadataDetector {
     let name = "recording"
     let preferredAnalysisSize = (width: 64, height: 64)
-    let delay: Double
+    let gate: Gate?
     let seen = Collector<(frame: Int, time: MediaTime, width: Int, height: Int)>()
 
-    init(delay: Double = 0) { self.delay = delay }
+    init(gate: Gate? = nil) { self.gate = gate }
 
     func detect(in image: LumaImage) throws -> [Detection] {
-        if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+        gate?.pass()
         seen.append((image.frame, image.time, image.width, image.height))
         return []
     }
@@ -58,20 +60,25 @@ struct DetectorOutputTests {
     @Test("A detector slower than the frames drops images (counted) and the main path loses no frame")
     func slowDetectorDrops() async throws {
         let context = try TestContexts.make()
-        let detector = RecordingDetector(delay: 0.1)
+        let gate = Gate()
+        let detector = RecordingDetector(gate: gate)
         let input = RawDataInput()
         let output = try DetectorOutput(detector: detector)
         let (mainPath, frames) = imageCollector()
         input --> output
         input --> mainPath
         let times = (0..<40).map { MediaTime(frame: Int64($0), framesPerSecond: 25) }
-        try await feed(input, times: times, on: context)
+        // The detector is stuck on frame 0 while the other 39 go by.
+        try await feed(input, times: [times[0]], on: context)
+        #expect(await gate.waitUntilWaiting())
+        try await feed(input, times: Array(times.dropFirst()), on: context)
+        gate.open()
         await output.close()
         let statistics = output.statistics
         #expect(frames.count == 40)
         #expect(frames.values.map(\.timestamp) == times)
         #expect(statistics.framesIn == 40 && statistics.sampled == 40)
-        #expect(statistics.dropped > 0)
+        #expect(statistics.dropped >= 38, "\(statistics)")  // one image waits at most, the newest
         #expect(statistics.analysed + statistics.dropped == 40)
         let analysed = detector.seen.values.map(\.frame)
         #expect(analysed.count == statistics.analysed)

@@ -136,7 +136,7 @@ struct CrashSafetyTests {
         try await EncoderFixtures.feed(frames, into: input, on: context)
 
         await #expect(throws: ELImageError.self) { try await encoder.stop() }
-        #expect(await eventually { failures.count == 1 })
+        #expect(await failures.waitForCount(1))
         let failure = try #require(failures.values.first)
         guard case let .io(file, _, code, _)? = failure.error as? ELImageError else {
             Issue.record("expected an I/O error, got \(failure.error)")
@@ -178,7 +178,7 @@ struct CrashSafetyTests {
             #expect(code == ENOSPC)
             #expect(hint.contains("full"))
         }
-        #expect(await eventually { failures.count == 1 })
+        #expect(await failures.waitForCount(1))
         #expect(FileManager.default.fileExists(atPath: "/dev/full"))  // a device is never removed
     }
 
@@ -208,7 +208,7 @@ struct CrashSafetyTests {
         let frames = try EncoderFixtures.pannedAstronaut(width: 161, height: 121, count: 5)
         try await EncoderFixtures.feed(frames, into: input, on: context)
         await #expect(throws: ELImageError.self) { try await encoder.stop() }
-        #expect(await eventually { failures.count == 1 })
+        #expect(await failures.waitForCount(1))
         #expect(images.count == frames.count)
         #expect(!FileManager.default.fileExists(atPath: path))
     }

@@ -168,12 +168,3 @@ func eventCollector(for encoder: VideoEncoder) -> Collector<RecordingEvent> {
     return events
 }
 
-/// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
-func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

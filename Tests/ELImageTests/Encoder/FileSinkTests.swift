@@ -84,7 +84,7 @@ struct FileSinkTests {
         } catch let ELImageError.io(_, _, code, _) {
             #expect(code == ENOSPC)
         }
-        #expect(await eventually { failures.count == 1 })
+        #expect(await failures.waitForCount(1))
         #expect(output.framesWritten == 3)
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
         #expect(size == frameBytes * 3 + 100)

@@ -1,5 +1,6 @@
 import ELImage
 @testable import ELImageMedia
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -18,15 +19,15 @@ struct ReadbackSinkTests {
     }
 
     /// Writes each frame's first byte to a staged file; fails at frame `failAt`; waits at each
-    /// frame until `gate` opens.
+    /// frame until `gate` is open.
     final class TestWriter: FrameWriter {
         let file: StagedOutputFile
         let log: Locked<Log>
         let failAt: Int?
-        let gate: Locked<Bool>
+        let gate: Gate
         private var bytes: [UInt8] = []
 
-        init(path: String, log: Locked<Log>, failAt: Int?, gate: Locked<Bool>) {
+        init(path: String, log: Locked<Log>, failAt: Int?, gate: Gate) {
             file = StagedOutputFile(destination: path)
             self.log = log
             self.failAt = failAt
@@ -34,7 +35,7 @@ struct ReadbackSinkTests {
         }
 
         func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
-            while !gate.withLock({ $0 }) { usleep(1000) }
+            gate.pass()
             if number == failAt { throw ELImageError.invalidState(node: "TestWriter", reason: "refused on purpose") }
             bytes.append(buffer.data[0])
             try Data(bytes).write(to: URL(fileURLWithPath: file.temporary))
@@ -63,7 +64,7 @@ struct ReadbackSinkTests {
         let context: RenderContext
         let sink: ReadbackSink
         let log = Locked(Log())
-        let gate: Locked<Bool>
+        let gate: Gate
         let endings = Locked<[ReadbackSink.Ending]>([])
         let path: String
         let folder: TemporaryFolder
@@ -73,7 +74,7 @@ struct ReadbackSinkTests {
             context = try TestContexts.make()
             folder = try TemporaryFolder()
             path = folder.path("out.bin")
-            let (log, gate, endings, path) = (log, Locked(gateOpen), endings, path)
+            let (log, gate, endings, path) = (log, Gate(isOpen: gateOpen), endings, path)
             self.gate = gate
             sink = ReadbackSink(
                 .init(path: path, threadName: "test-sink", format: .rgba, chromaLocation: .left, capacity: capacity,
@@ -91,8 +92,11 @@ struct ReadbackSinkTests {
         }
 
         /// Takes `count` frames of gray values 0, 10, 20, ... stamped 100, 101, ...
-        func feed(_ count: Int) async throws {
-            for index in 0..<count {
+        func feed(_ count: Int) async throws { try await feed(0..<count) }
+
+        /// Takes frames `indices` of gray values 10 × index stamped 100 + index.
+        func feed(_ indices: Range<Int>) async throws {
+            for index in indices {
                 let value = UInt8(index * 10)
                 let buffer = try PixelBuffer(format: .rgba, width: 8, height: 4, data: [UInt8](repeating: value, count: 8 * 4 * 4))
                 try await context.perform { [sink] context in
@@ -124,14 +128,16 @@ struct ReadbackSinkTests {
     func dropPolicy() async throws {
         let harness = try Harness(capacity: 1, policy: .drop, open: false)
         defer { harness.folder.remove() }
-        try await harness.feed(10)  // the writer is held at its first frame: at most two get in
-        harness.gate.withLock { $0 = true }
+        try await harness.feed(0..<1)
+        #expect(await harness.gate.waitUntilWaiting())  // the writer is held at its first frame
+        try await harness.feed(1..<10)  // one more gets in (the queue holds one), the rest are dropped
+        harness.gate.open()
         harness.sink.requestFinish()
         #expect(try await harness.sink.outcome().get() == .finished)
         let counts = harness.sink.counts
         #expect(counts.accepted + counts.rejected == 10)
-        #expect(counts.accepted <= 2)
-        #expect(counts.rejected >= 8)
+        #expect(counts.accepted == 2)
+        #expect(counts.rejected == 8)
         #expect(counts.written == counts.accepted)
         #expect(counts.highWater == 1)
         #expect(harness.log.withLock { $0.values }.first == 0, "the first frame got in")

@@ -243,7 +243,7 @@ struct RecordingControlTests {
             fed.append(true)
         }
         // Every frame goes through while the encoder's first write is stuck: the source never waited.
-        let neverWaited = await eventually(within: 60) { fed.count == 1 }
+        let neverWaited = await fed.waitForCount(1, timeout: .seconds(60))
         gate.open()
         try await feeding.value
         #expect(neverWaited, "the source waited for a stuck encoder")

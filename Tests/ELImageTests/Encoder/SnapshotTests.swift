@@ -27,7 +27,7 @@ struct SnapshotTests {
         let pngTime = MediaTime(frame: 10, framesPerSecond: 30), jpegTime = MediaTime(frame: 20, framesPerSecond: 30)
         async let png = snapshot.capture(to: folder.path("ten.png"), at: pngTime)
         async let jpeg = snapshot.capture(to: folder.path("twenty.jpg"), format: .jpeg(quality: 95), at: jpegTime)
-        #expect(await eventually { snapshot.pendingCount == 2 })
+        #expect(await waitUntil { snapshot.pendingCount == 2 })
         try await EncoderFixtures.feed(frames, into: input, on: context)
         let (pngCapture, jpegCapture) = try await (png, jpeg)
         let summary = try await encoder.stop()
@@ -67,19 +67,19 @@ struct SnapshotTests {
         let snapshot = Snapshot()
         input --> snapshot
         async let next = snapshot.capture(to: folder.path("next.png"))
-        #expect(await eventually { snapshot.pendingCount == 1 })
+        #expect(await waitUntil { snapshot.pendingCount == 1 })
         try await EncoderFixtures.feed(frames, into: input, on: context)
         let capture = try await next
         #expect(capture.timestamp == .zero)
         #expect(try PNGFile.read(capture.path).pixels == frames[0].pixels)
 
         let never = Task { try await snapshot.capture(to: folder.path("never.png"), at: MediaTime(value: 100, timescale: 1)) }
-        #expect(await eventually { snapshot.pendingCount == 1 })
+        #expect(await waitUntil { snapshot.pendingCount == 1 })
         try await context.perform { context in input.finish(in: context) }
         await #expect(throws: ELImageError.self) { try await never.value }
 
         let task = Task { try await snapshot.capture(to: folder.path("cancelled.png")) }
-        #expect(await eventually { snapshot.pendingCount == 1 })
+        #expect(await waitUntil { snapshot.pendingCount == 1 })
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(snapshot.pendingCount == 0)

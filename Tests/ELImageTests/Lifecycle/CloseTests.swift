@@ -29,7 +29,7 @@ struct CloseTests {
         try encoder.start(recordingTo: path)
 
         async let run: Void = movie.run(on: context)
-        #expect(await eventually(within: 300) { seen.count >= 10 })
+        #expect(await seen.waitForCount(10, timeout: .seconds(300)))
         closing.mark()
         await context.close()   // the source is still decoding: close stops it and drains the encoder
         try await run
@@ -117,7 +117,7 @@ struct CloseTests {
         try await EncoderFixtures.feed(frames, into: input, on: context)
         let photoPath = folder.path("never.png")
         let photo = Task { try await snapshot.capture(to: photoPath) }
-        #expect(await eventually { snapshot.pendingCount == 1 })
+        #expect(await waitUntil { snapshot.pendingCount == 1 })
         await context.close()   // no end-of-stream was sent: close itself finishes the files
 
         #expect(try EncoderFixtures.decodedFrameCount(folder.path("out.mp4")) == frames.count)
@@ -136,7 +136,7 @@ struct CloseTests {
         let frames = Collector<MediaTime>()
         camera --> FrameTap(onEnd: { ended.append(true) }) { frames.append($0.timestamp) }
         try camera.start()
-        #expect(await eventually(within: 300) { frames.count >= 3 })
+        #expect(await frames.waitForCount(3, timeout: .seconds(300)))
         #expect(context.runningThreadNames.contains { $0.hasPrefix("ELImage.camera") })
         await context.close()
         #expect(ended.count == 1)
@@ -177,16 +177,15 @@ final class FrameTap: ImageInput, Sendable {
 /// Lets a frame callback wait until a close has begun, so that a test of closing mid-run does not
 /// depend on how soon a loaded machine runs the closing task.
 final class CloseBegun: Sendable {
-    private let begun = Locked(false)
+    private let begun = Gate()
 
     /// Says the close begins now.
-    func mark() { begun.withLock { $0 = true } }
+    func mark() { begun.open() }
 
-    /// Blocks the calling (render) thread until `mark()` (at most 60 s), then 10 ms more, so the
-    /// close can stop the source before the clip runs out.
+    /// Blocks the calling (render) thread until `mark()`, then 10 ms more: from then on the graph
+    /// is a slow consumer, so that the close meets the source before the clip runs out.
     func pace() {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !begun.withLock({ $0 }), ContinuousClock.now < deadline { usleep(1000) }
+        begun.pass()
         usleep(10_000)
     }
 }

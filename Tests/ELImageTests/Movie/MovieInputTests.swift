@@ -1,5 +1,6 @@
 import ELImage
 import ELImageMedia
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -113,22 +114,26 @@ struct MovieInputTests {
     @Test("Real time with a slow sink: late frames are dropped and counted; as fast as possible drops none")
     func realTimeDropsLateFrames() async throws {
         let clip = try SmallClip.require()
-        let context = try TestContexts.make()
-        // 20 frames = 0.8 s of video into a sink that takes 0.15 s per frame (3 s for them all).
+        let clock = ManualClock()
+        let context = try TestContexts.make(clock: clock)
+        // 20 frames, 40 ms apart, into a sink that takes 150 ms of the context's clock per frame.
         let realTime = try MovieInput(path: clip, options: .init(pacing: .realTime, frameRange: 0..<20))
-        let slow = MovieTimestampSink(delay: .milliseconds(150))
+        let slow = MovieTimestampSink { _ in clock.advance(by: .milliseconds(150)) }
         realTime --> slow
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure { try await realTime.run(on: context) }
+        try await realTime.run(on: context)
+        // Independently: frame n is due at 40n ms and shown if the clock is at most one frame (40 ms) past that.
+        var now = 0, shown: [Int] = []
+        for frame in 0..<20 where now <= 40 * frame + 40 {
+            shown.append(frame)
+            now = max(now, 40 * frame) + 150
+        }
         let statistics = realTime.statistics
-        print("real time: \(statistics), \(elapsed)")
         #expect(statistics.produced == 20)
+        #expect(slow.timestamps == shown.map { MediaTime(value: Int64($0) * 512, timescale: 12800) })
+        #expect(statistics.delivered == shown.count && statistics.dropped == 20 - shown.count)
         #expect(statistics.dropped > 5)
-        #expect(statistics.delivered + statistics.dropped == 20)
-        #expect(slow.timestamps.count == statistics.delivered)
-        #expect(elapsed < .seconds(2.5), "kept up with the clock")
 
-        // The same sink as fast as possible: nothing dropped, the decoder waited.
+        // The same slow sink as fast as possible: nothing dropped, the decoder waited.
         let fast = try MovieInput(path: clip, options: .init(frameRange: 0..<6))
         let fastSink = MovieTimestampSink(delay: .milliseconds(100))
         fast --> fastSink
@@ -137,17 +142,27 @@ struct MovieInputTests {
         #expect(fastSink.timestamps == (0..<6).map { MediaTime(value: Int64($0) * 512, timescale: 12800) })
     }
 
-    @Test("Real time paces frames by their timestamps")
+    @Test("Real time paces frames by their timestamps on the context's clock")
     func realTimePacing() async throws {
         let clip = try SmallClip.require()
-        let context = try TestContexts.make()
+        let clock = ManualClock()
+        let context = try TestContexts.make(clock: clock)
         let movie = try MovieInput(path: clip, options: .init(pacing: .realTime, frameRange: 0..<10))
-        let sink = MovieTimestampSink()
+        let shownAt = Locked<[Duration]>([])
+        let sink = MovieTimestampSink { _ in shownAt.withLock { $0.append(clock.elapsed) } }
         movie --> sink
-        let elapsed = try await ContinuousClock().measure { try await movie.run(on: context) }
-        // Frame 9 is due 0.36 s after frame 0.
-        #expect(elapsed >= .milliseconds(350))
-        #expect(movie.statistics.delivered + movie.statistics.dropped == 10)
+        let run = Task { try await movie.run(on: context) }
+        for frame in 1..<10 {
+            // Each frame waits on the clock for its timestamp.
+            #expect(await sink.waitForFrames(frame))
+            #expect(await clock.waitForSleepers())
+            #expect(sink.received.count == frame)
+            clock.advance(to: try #require(clock.deadlines.first))
+        }
+        try await run.value
+        // Frame n (n × 512 / 12800 s = 40n ms) is shown 40n ms after frame 0, to the instant.
+        #expect(shownAt.withLock { $0 } == (0..<10).map { .milliseconds(40 * $0) })
+        #expect(movie.statistics.delivered == 10 && movie.statistics.dropped == 0)
     }
 
     @Test("A file cut short: the frames before the cut, damage reported, end-of-stream, then the error")

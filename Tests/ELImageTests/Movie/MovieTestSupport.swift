@@ -1,7 +1,7 @@
 import ELImage
 import ELImageMedia
+import ELImageTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// The bundled media and ffmpeg/ffprobe oracles for the movie and still-image tests.
@@ -105,7 +105,8 @@ enum MovieFixtures {
 }
 
 /// A sink that records each frame's timestamp and size without reading pixels back, and how many
-/// end-of-stream signals it got. `delay` makes it slow (it sleeps on the render thread).
+/// end-of-stream signals it got; tests can wait for either. `delay` makes it slow (it sleeps on the
+/// render thread: a slow consumer, which synchronises nothing).
 final class MovieTimestampSink: ImageInput, Sendable {
     struct Record: Sendable, Equatable {
         var timestamp: MediaTime
@@ -114,34 +115,46 @@ final class MovieTimestampSink: ImageInput, Sendable {
         var colorSpace: ColorSpace
     }
 
+    private struct State: Sendable {
+        var records: [Record] = []
+        var endings = 0
+    }
+
     let inputSlots = InputSlots(count: 1)
-    private let records = Locked<[Record]>([])
-    private let endings = Atomic<Int>(0)
+    private let state = Waitable(State())
     private let delay: Duration
     private let onFrame: (@Sendable (Int) -> Void)?
 
-    /// - Parameter onFrame: called with the number of frames received so far, after each one.
+    /// - Parameter onFrame: called on the render thread with the number of frames received so far,
+    ///   after each one.
     init(delay: Duration = .zero, onFrame: (@Sendable (Int) -> Void)? = nil) {
         self.delay = delay
         self.onFrame = onFrame
     }
 
-    var received: [Record] { records.withLock { $0 } }
+    var received: [Record] { state.value.records }
     var timestamps: [MediaTime] { received.map(\.timestamp) }
-    var endOfStreamCount: Int { endings.load(ordering: .relaxed) }
+    var endOfStreamCount: Int { state.value.endings }
+
+    /// Waits until `count` frames in all came; false when the safety-net timeout passed first.
+    func waitForFrames(_ count: Int) async -> Bool { await state.wait { $0.records.count >= count } }
+
+    /// Waits until end-of-stream came; false when the safety-net timeout passed first.
+    func waitForEndOfStream() async -> Bool { await state.wait { $0.endings >= 1 } }
 
     func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) * 1e-18) }
-        let count = records.withLock { list in
-            list.append(Record(timestamp: frame.timestamp, width: frame.width, height: frame.height,
-                               colorSpace: frame.colorSpace))
-            return list.count
+        if delay > .zero { Thread.sleep(forTimeInterval: delay.timeInterval) }
+        var count = 0
+        state.update { state in
+            state.records.append(Record(timestamp: frame.timestamp, width: frame.width, height: frame.height,
+                                        colorSpace: frame.colorSpace))
+            count = state.records.count
         }
         onFrame?(count)
     }
 
     func endOfStream(at index: Int, in context: isolated RenderContext) {
-        endings.add(1, ordering: .relaxed)
+        state.update { $0.endings += 1 }
     }
 }
 

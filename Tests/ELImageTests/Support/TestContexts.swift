@@ -8,9 +8,10 @@ import Testing
 enum TestContexts {
     @TaskLocal static var current: Registry?
 
-    /// A new context, closed at the end of the running test (when its suite is `.closesContexts`).
-    static func make() throws -> RenderContext {
-        let context = try RenderContext()
+    /// A new context on `clock` (the real one by default), closed at the end of the running test
+    /// (when its suite is `.closesContexts`).
+    static func make(clock: any BlockingClock = ContinuousClock()) throws -> RenderContext {
+        let context = try RenderContext(clock: clock)
         current?.add(context)
         return context
     }

@@ -2,12 +2,32 @@ import ELImage
 import ELImageTesting
 import Foundation
 
-/// Collects what a sink receives, for assertions after the graph ran.
+/// Collects what a sink or callback receives, for assertions after the graph ran; a test can wait
+/// for a count.
 final class Collector<Value: Sendable>: Sendable {
-    private let storage = Locked<[Value]>([])
-    func append(_ value: Value) { storage.withLock { $0.append(value) } }
-    var values: [Value] { storage.withLock { $0 } }
-    var count: Int { storage.withLock { $0.count } }
+    private let storage = Waitable<[Value]>([])
+    func append(_ value: Value) { storage.update { $0.append(value) } }
+    var values: [Value] { storage.value }
+    var count: Int { values.count }
+
+    /// Waits until `count` values in all came; false when `timeout` passed first.
+    func waitForCount(_ count: Int, timeout: Duration = Waitable<Int>.defaultTimeout) async -> Bool {
+        await storage.wait(timeout: timeout) { $0.count >= count }
+    }
+}
+
+/// Polls `condition` until it holds; false when `timeout` passed first. Only for framework states
+/// that announce no event (a camera's statistics and capture state, a snapshot's pending requests);
+/// wait on the event itself wherever there is one (`FrameCollector`, `Collector`, `FailureRecorder`,
+/// `Gate`, `ManualClock`, an emulated device's counters).
+@discardableResult
+func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
 }
 
 /// A sink that records every image it reads back, on the render thread as each frame arrives
