@@ -19,7 +19,7 @@ struct AudioCaptureTests {
 
     @Test("audio-devices lists the server's sources; no server: a clear error, exit status 1")
     func listing() async throws {
-        let server = try PulseAudioServer.start()
+        let server = try await PulseAudioServer.start()
         defer { server.stop() }
         let devices = try AudioDevices.list(server: server.address)
         #expect(devices.contains { $0.name == "sine" && $0.sampleRate == 48_000 && $0.channels == 1 && !$0.isMonitor })
@@ -34,7 +34,7 @@ struct AudioCaptureTests {
     @Test("A file paced in real time + --audio sine: the track holds 440 Hz, lasts as long as the video, ends with it",
           arguments: ["aac", "opus"])
     func captureTone(codec: String) async throws {
-        let server = try PulseAudioServer.start()
+        let server = try await PulseAudioServer.start()
         defer { server.stop() }
         let folder = try TemporaryFolder()
         defer { folder.remove() }

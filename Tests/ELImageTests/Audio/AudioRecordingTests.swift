@@ -24,13 +24,11 @@ struct AudioRecordingTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Kill it hard once two fragments are on disk.
-        let deadline = ContinuousClock.now + .seconds(30)
-        var fragments = 0
-        while fragments < 2, ContinuousClock.now < deadline, process.isRunning {
-            try await Task.sleep(for: .milliseconds(50))
-            fragments = Self.boxes(in: (try? Data(contentsOf: URL(fileURLWithPath: partial))) ?? Data()).filter { $0.type == "moof" }.count
-        }
+        // Kill it hard once two fragments are on disk (each write to the file is an inotify event).
+        let fragmentsOnDisk = { Self.boxes(in: FileManager.default.contents(atPath: partial) ?? Data()).filter { $0.type == "moof" }.count }
+        let watch = try FolderWatch(folder.url.path)
+        _ = await watch.wait(timeout: .seconds(30)) { fragmentsOnDisk() >= 2 || !process.isRunning }
+        let fragments = fragmentsOnDisk()
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try #require(fragments >= 2, "the recording wrote \(fragments) fragments before the deadline")

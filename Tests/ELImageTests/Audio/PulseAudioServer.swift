@@ -1,3 +1,4 @@
+import Dispatch
 import ELImageMedia
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ struct PulseAudioServer {
 
     /// Starts the server and waits (up to 10 s) until it answers.
     /// - Throws: when `pulseaudio` is not installed (the test fails with that reason) or does not start.
-    static func start() throws -> PulseAudioServer {
+    static func start() async throws -> PulseAudioServer {
         guard let binary = ["/usr/bin/pulseaudio", "/usr/local/bin/pulseaudio"].first(where: FileManager.default.isExecutableFile) else {
             throw ServerFailure("pulseaudio is not installed: `make deps` installs it (Debian package pulseaudio)")
         }
@@ -47,33 +48,41 @@ struct PulseAudioServer {
         let status = posix_spawn(&pid, binary, &actions, nil, &argv, &envp)
         guard status == 0 else { throw ServerFailure("cannot start pulseaudio: \(String(cString: strerror(status)))") }
         let server = PulseAudioServer(folder: folder, pid: pid)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            var exitStatus: Int32 = 0
-            if waitpid(pid, &exitStatus, WNOHANG) == pid {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                folder.remove()
-                throw ServerFailure("pulseaudio exited (status \(exitStatus)): \(text.suffix(600))")
-            }
-            if FileManager.default.fileExists(atPath: folder.path("pulse.sock")),
-               (try? AudioDevices.list(server: server.address)) != nil { return server }
-            usleep(100_000)
+        // The socket appears once the protocol module listens (an inotify event); a client that
+        // connects then is answered as soon as the server's loop runs. The log changes if it fails.
+        var exitStatus: Int32 = 0
+        let exited = { waitpid(pid, &exitStatus, WNOHANG) == pid }
+        let watch = try FolderWatch(folder.url.path)
+        var ended = false
+        let listening = await watch.wait(timeout: .seconds(10)) {
+            ended = ended || exited()
+            return ended || FileManager.default.fileExists(atPath: folder.path("pulse.sock"))
         }
-        server.stop()
-        throw ServerFailure("pulseaudio did not answer on \(server.address) within 10 s")
+        if ended {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            folder.remove()
+            throw ServerFailure("pulseaudio exited (status \(exitStatus)): \(text.suffix(600))")
+        }
+        guard listening, (try? AudioDevices.list(server: server.address)) != nil else {
+            server.stop()
+            throw ServerFailure("pulseaudio did not answer on \(server.address) within 10 s")
+        }
+        return server
     }
 
-    /// Stops the server by its PID, reaps it and removes its folder.
+    /// Stops the server by its PID (SIGTERM, SIGKILL after 5 s), reaps it and removes its folder.
     func stop() {
         kill(pid, SIGTERM)
-        var exitStatus: Int32 = 0
-        for _ in 0..<50 {
-            if waitpid(pid, &exitStatus, WNOHANG) == pid { break }
-            usleep(100_000)
+        let reaped = DispatchSemaphore(value: 0)
+        let pid = pid
+        Thread.detachNewThread {
+            var exitStatus: Int32 = 0
+            waitpid(pid, &exitStatus, 0)  // its exit is the event
+            reaped.signal()
         }
-        if waitpid(pid, &exitStatus, WNOHANG) == 0 {
+        if reaped.wait(timeout: .now() + 5) == .timedOut {
             kill(pid, SIGKILL)
-            waitpid(pid, &exitStatus, 0)
+            reaped.wait()
         }
         folder.remove()
     }

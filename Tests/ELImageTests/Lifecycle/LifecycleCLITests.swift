@@ -33,7 +33,7 @@ struct LifecycleCLITests {
 
     @Test("SIGINT and SIGTERM mid-run: status 130/143, 'wrote N frames', and the file holds N whole frames",
           arguments: [(SIGINT, "mp4"), (SIGTERM, "mp4"), (SIGINT, "y4m"), (SIGTERM, "y4m")])
-    func signalFinishesOutput(signal: Int32, kind: String) throws {
+    func signalFinishesOutput(signal: Int32, kind: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("stopped.\(kind)")
@@ -41,8 +41,8 @@ struct LifecycleCLITests {
         let run = try SignalledRun(program: elimage, arguments: [
             "run", MovieFixtures.astronautPNG, "--frames", "100000", "--filter", "grayscale", "-o", output])
         // Written under its temporary name until the run ends.
-        try run.waitUntil(file: output + StagedOutputFile.suffix, holds: kind == "mp4" ? 20_000 : 600_000)
-        let result = try run.stop(with: signal)
+        try await run.waitUntil(file: output + StagedOutputFile.suffix, holds: kind == "mp4" ? 20_000 : 600_000)
+        let result = try await run.stop(with: signal)
         #expect(!FileManager.default.fileExists(atPath: output + StagedOutputFile.suffix), "renamed into place")
 
         #expect(result.status == 128 + signal, "\(result.errors)")
@@ -65,14 +65,14 @@ struct LifecycleCLITests {
     }
 
     @Test("The record example stops on SIGINT with a finished MP4")
-    func recordExampleSignal() throws {
+    func recordExampleSignal() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("record.mp4")
         let run = try SignalledRun(program: BuiltProgram(name: "record"), arguments: [
             "--test-picture", "--frames", "100000", "--size", "160x90", "--fragment-seconds", "0.2", "-o", output])
-        try run.waitUntil(file: output + StagedOutputFile.suffix, holds: 5_000)
-        let result = try run.stop(with: SIGINT)
+        try await run.waitUntil(file: output + StagedOutputFile.suffix, holds: 5_000)
+        let result = try await run.stop(with: SIGINT)
         #expect(result.status == 130, "\(result.errors)")
         let finished = result.output.split(separator: "\n").first { $0.hasPrefix("finished ") }
         let frames = finished.flatMap { line in line.split(separator: " ").first { Int($0) != nil }.flatMap { Int($0) } }
@@ -92,57 +92,5 @@ struct LifecycleCLITests {
         let data = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-/// A program started in the background, to be stopped by a signal.
-final class SignalledRun {
-    let process = Process()
-    let folder: TemporaryFolder
-
-    /// `environment`: the program's (nil: this process's).
-    init(program: BuiltProgram, arguments: [String], environment: [String: String]? = nil) throws {
-        folder = try TemporaryFolder()
-        process.executableURL = program.url
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        _ = FileManager.default.createFile(atPath: folder.path("out"), contents: nil)
-        _ = FileManager.default.createFile(atPath: folder.path("err"), contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("out")))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("err")))
-        try process.run()
-    }
-
-    deinit {
-        if process.isRunning { process.terminate() }
-        folder.remove()
-    }
-
-    /// Waits (up to a minute) until `file` has at least `bytes`: frames are flowing.
-    func waitUntil(file: String, holds bytes: Int) throws {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, process.isRunning {
-            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
-            if size >= bytes { return }
-            usleep(20_000)
-        }
-        let errors = (try? String(contentsOfFile: folder.path("err"), encoding: .utf8)) ?? ""
-        throw ToolFailure(tool: process.executableURL?.lastPathComponent ?? "", status: process.isRunning ? 0 : process.terminationStatus,
-                          message: "\(file) never reached \(bytes) bytes: \(errors)")
-    }
-
-    /// Sends `signal`, waits for the exit (up to a minute) and returns the status and output.
-    func stop(with signal: Int32) throws -> (status: Int32, output: String, errors: String) {
-        kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(60)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw ToolFailure(tool: process.executableURL?.lastPathComponent ?? "", status: -1, message: "did not exit within 60 s of the signal")
-        }
-        return (process.terminationStatus,
-                (try? String(contentsOfFile: folder.path("out"), encoding: .utf8)) ?? "",
-                (try? String(contentsOfFile: folder.path("err"), encoding: .utf8)) ?? "")
     }
 }

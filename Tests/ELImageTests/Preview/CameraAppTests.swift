@@ -8,7 +8,7 @@ import Testing
 struct CameraAppTests {
     @Test("p saves a photo, r starts and stops a recording, q quits with both files complete")
     func photoRecordingQuit() async throws {
-        let server = try DisplayServer(.xvfb)
+        let server = try await DisplayServer(.xvfb)
         defer { server.stop() }
         let saved = try TemporaryFolder()
         defer { saved.remove() }
@@ -19,10 +19,16 @@ struct CameraAppTests {
         try server.press("p", in: id)
         #expect(try await run.waitUntilSaid("photo saved"), "\(run.output)")
         try server.press("r", in: id)
+        let watch = try FolderWatch(saved.url.path)
         #expect(try await run.waitUntilSaid("recording to"), "\(run.output)")
-        try await Task.sleep(for: .seconds(2))
+        // Frames are being recorded: a fragment is on disk.
+        let recorded = await watch.wait {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: saved.url.path)) ?? []
+            return names.contains { FileManager.default.contents(atPath: saved.path($0))?.range(of: Data("moof".utf8)) != nil }
+        }
+        #expect(recorded, "no fragment recorded: \(run.output) \(run.errors)")
         try server.press("q", in: id)
-        #expect(try await run.waitForExit(seconds: 60), "camera-app did not quit on q")
+        #expect(await run.waitForExit(), "camera-app did not quit on q")
         #expect(run.process.terminationStatus == 0, "\(run.output) \(run.errors)")
 
         let files = try FileManager.default.contentsOfDirectory(atPath: saved.url.path)

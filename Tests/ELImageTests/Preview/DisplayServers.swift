@@ -18,7 +18,7 @@ final class DisplayServer: @unchecked Sendable {
 
     /// Starts the server and waits until it takes connections. `scale`: weston's output scale
     /// factor (a HiDPI screen: at 2, 2560x1440 pixels for the same 1280x720 logical size).
-    init(_ kind: Kind, scale: Int = 1) throws {
+    init(_ kind: Kind, scale: Int = 1) async throws {
         self.kind = kind
         runtimeFolder = try TemporaryFolder()
         chmod(runtimeFolder.url.path, 0o700)
@@ -61,12 +61,11 @@ final class DisplayServer: @unchecked Sendable {
             environment.removeValue(forKey: "DISPLAY")
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
+            // The socket's creation in the runtime folder is the event; weston's log changes if it fails.
+            let watch = try FolderWatch(runtimeFolder.url.path)
             try process.run()
             let socket = runtimeFolder.path(name)
-            let deadline = Date().addingTimeInterval(20)
-            while !FileManager.default.fileExists(atPath: socket), process.isRunning, Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.05)
-            }
+            _ = await watch.wait(timeout: .seconds(20)) { FileManager.default.fileExists(atPath: socket) || !process.isRunning }
             guard FileManager.default.fileExists(atPath: socket) else {
                 if process.isRunning { process.terminate() }
                 process.waitUntilExit()

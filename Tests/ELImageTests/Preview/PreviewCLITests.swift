@@ -9,7 +9,7 @@ import Testing
 struct PreviewCLITests {
     @Test("q in the window stops the run gracefully: the recording beside it is finished and playable")
     func quitKeyFinishesRecording() async throws {
-        let server = try DisplayServer(.xvfb)
+        let server = try await DisplayServer(.xvfb)
         defer { server.stop() }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("preview-\(UUID().uuidString).mp4").path
         defer { try? FileManager.default.removeItem(atPath: output) }
@@ -19,9 +19,10 @@ struct PreviewCLITests {
                                    environment: server.clientEnvironment)
         let window = try await server.window(titled: "elimage: ", while: { run.process.isRunning })
         let id = try #require(window, "no preview window appeared")
-        try await Task.sleep(for: .seconds(1))
+        // Frames are being recorded: the first fragment is on disk.
+        try await run.waitUntil(file: output + StagedOutputFile.suffix) { $0.range(of: Data("moof".utf8)) != nil }
         try server.press("q", in: id)
-        let ended = try await run.waitForExit(seconds: 60)
+        let ended = await run.waitForExit()
         let said = run.output, errors = run.errors
         #expect(ended, "elimage did not end after q")
         #expect(run.process.terminationStatus == 0, "\(errors)")
@@ -41,7 +42,7 @@ struct PreviewCLITests {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("never-\(UUID().uuidString).mp4").path
         let run = try SignalledRun(program: BuiltProgram(name: "elimage"), arguments: ["run", "--preview", "-o", output],
                                    environment: environment)
-        _ = try await run.waitForExit(seconds: 60)
+        _ = await run.waitForExit()
         #expect(run.process.terminationStatus == 1)
         for word in ["DISPLAY", "WAYLAND_DISPLAY", "xvfb-run", "drop --preview"] {
             #expect(run.errors.contains(word), "\(run.errors)")
@@ -55,23 +56,4 @@ func countFrames(_ path: String) throws -> Int {
     let counted = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
                                           "stream=nb_read_frames", "-of", "csv=p=0", path])
     return Int(String(decoding: counted, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-}
-
-extension SignalledRun {
-    var output: String { (try? String(contentsOfFile: folder.path("out"), encoding: .utf8)) ?? "" }
-    var errors: String { (try? String(contentsOfFile: folder.path("err"), encoding: .utf8)) ?? "" }
-
-    /// Waits up to `seconds` for the program to end by itself; true when it did.
-    func waitForExit(seconds: Double) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        return !process.isRunning
-    }
-
-    /// Waits up to a minute until the program has said `text` on standard output.
-    func waitUntilSaid(_ text: String) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(60)
-        while !output.contains(text), process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        return output.contains(text)
-    }
 }

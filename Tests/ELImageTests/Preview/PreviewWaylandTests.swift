@@ -10,7 +10,7 @@ import Testing
 struct PreviewWaylandTests {
     @Test("Colour bars fill a fullscreen window of their own size, pixel for pixel")
     func barsFullscreen() async throws {
-        let server = try DisplayServer(.weston)
+        let server = try await DisplayServer(.weston)
         defer { server.stop() }
         let bars = try ColorBars(width: DisplayServer.width, height: DisplayServer.height)
         let problems = try await showBars(bars, on: server, viewport: (0, 0, bars.width, bars.height))
@@ -19,7 +19,7 @@ struct PreviewWaylandTests {
 
     @Test("A 4:3 picture fullscreen on a 16:9 output is letterboxed")
     func letterbox() async throws {
-        let server = try DisplayServer(.weston)
+        let server = try await DisplayServer(.weston)
         defer { server.stop() }
         let bars = try ColorBars(width: 640, height: 480)
         let problems = try await showBars(bars, on: server, viewport: (160, 0, 960, 720))
@@ -29,7 +29,7 @@ struct PreviewWaylandTests {
     @Test("HiDPI: on an output of scale 2 the window's buffer has the output's pixels, so 1-pixel stripes stay sharp",
           .timeLimit(.minutes(3)))
     func hiDPI() async throws {
-        let server = try DisplayServer(.weston, scale: 2)
+        let server = try await DisplayServer(.weston, scale: 2)
         defer { server.stop() }
         // Black and white columns, one pixel each, at the output's 2560x1440 pixels (1280x720
         // logical). Drawn into a buffer of logical size at scale 1, the compositor would enlarge a

@@ -1,6 +1,7 @@
 import CX11
 import ELImage
 import ELImagePreview
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 struct PreviewX11Tests {
     @Test("Colour bars fill a window of their own size, pixel for pixel")
     func barsFullWindow() async throws {
-        let server = try DisplayServer(.xvfb)
+        let server = try await DisplayServer(.xvfb)
         defer { server.stop() }
         let bars = try ColorBars(width: DisplayServer.width, height: DisplayServer.height)
         let problems = try await withPreviewWindow(on: server, options: .init(title: "bars")) { context, window in
@@ -24,7 +25,7 @@ struct PreviewX11Tests {
 
     @Test("The window follows the frames' size: a small frame, then full-size bars fill the screen")
     func followsFrameSize() async throws {
-        let server = try DisplayServer(.xvfb)
+        let server = try await DisplayServer(.xvfb)
         defer { server.stop() }
         let bars = try ColorBars(width: DisplayServer.width, height: DisplayServer.height)
         let small = try ColorBars(width: 320, height: 240)
@@ -45,7 +46,7 @@ struct PreviewX11Tests {
 
     @Test("A 4:3 picture in a 16:9 window is letterboxed: bars scaled into the middle, black at the sides")
     func letterbox() async throws {
-        let server = try DisplayServer(.xvfb)
+        let server = try await DisplayServer(.xvfb)
         defer { server.stop() }
         let bars = try ColorBars(width: 640, height: 480)
         let options = PreviewWindow.Options(title: "letterbox", size: (DisplayServer.width, DisplayServer.height))
@@ -62,24 +63,22 @@ struct PreviewX11Tests {
 
     @Test("The close button (WM_DELETE_WINDOW) and q call onCloseRequest once")
     func closeRequests() async throws {
-        let server = try DisplayServer(.xvfb)
+        let server = try await DisplayServer(.xvfb)
         defer { server.stop() }
-        let calls = Locked(0)
+        let calls = Waitable(0)
         let requested = try await withPreviewWindow(on: server, options: .init(title: "close me")) { context, window in
-            window.onCloseRequest = { calls.withLock { $0 += 1 } }
+            window.onCloseRequest = { calls.update { $0 += 1 } }
             let found = try await server.window(titled: "close me")
             let id = try #require(found.flatMap { UInt($0) }, "no window appeared")
             try Self.sendDeleteWindow(to: id, display: server.name)
-            let deadline = Date().addingTimeInterval(20)
-            while !window.isCloseRequested, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-            let byCloseButton = window.isCloseRequested
+            let byCloseButton = await calls.wait { $0 >= 1 } && window.isCloseRequested
             // q after it must not call the handler again.
             try server.press("q", in: String(id))
             try await Task.sleep(for: .milliseconds(300))
             return byCloseButton
         }
         #expect(requested)
-        #expect(calls.withLock { $0 } == 1)
+        #expect(calls.value == 1)
     }
 
     /// What a window manager sends when the close button is pressed.
@@ -98,7 +97,7 @@ struct PreviewX11Tests {
 
     @Test("A preview slower than the source drops preview frames, counted; a sink beside it gets every frame")
     func slowPreviewDropsOnlyPreviewFrames() async throws {
-        let server = try DisplayServer(.xvfb)
+        let server = try await DisplayServer(.xvfb)
         defer { server.stop() }
         let frames = 40
         // At most 4 frames a second shown: far slower than the frames are pushed.
@@ -114,8 +113,7 @@ struct PreviewX11Tests {
                                         timestamp: MediaTime(frame: Int64(index), framesPerSecond: 30), on: context)
             }
             // The last frame waits in the mailbox until the window shows it.
-            let deadline = Date().addingTimeInterval(60)
-            while window.statistics.presented == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            await waitUntil { window.statistics.presented > 0 }
             await window.close()
             return (received.count, window.statistics)
         }
