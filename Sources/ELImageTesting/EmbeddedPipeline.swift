@@ -41,12 +41,15 @@ public final class EmbeddedPipeline: Sendable {
     ///
     /// - Parameters:
     ///   - context: the context to run in instead of a new one (`clock` is then the context's own).
+    ///   - format: what `output` reads frames back as; `colorSpace`: that of a Y'CbCr readback
+    ///     (nil: each frame's own).
     ///   - fusingPasses: as `RawDataInput(fusingPasses:)`.
     public init(context: RenderContext? = nil, clock: (any BlockingClock)? = nil, readingBackAs format: PixelFormat = .rgba,
-                fusingPasses: Bool = true, _ build: (RawDataInput) throws -> any ImageOutput = { $0 }) throws {
+                colorSpace: ColorSpace? = nil, fusingPasses: Bool = true,
+                _ build: (RawDataInput) throws -> any ImageOutput = { $0 }) throws {
         self.context = try context ?? RenderContext(clock: clock ?? ContinuousClock())
         input = RawDataInput(fusingPasses: fusingPasses)
-        output = FrameCollector(format: format)
+        output = FrameCollector(format: format, colorSpace: colorSpace)
         failures = FailureRecorder(self.context)
         let tail = try build(input)
         self.tail = tail

@@ -1,22 +1,22 @@
 import ELImage
 import ELImageDetection
 import ELImageMedia
+import ELImageTesting
 import Foundation
 
-/// Runs pictures through RawDataInput --> DetectorOutput (waiting for the detector, so every
-/// picture is analysed) and returns the metadata of each, in order.
+/// Runs pictures through a `DetectorOutput` in an `EmbeddedPipeline` (waiting for the detector, so
+/// every picture is analysed) and returns the metadata of each, in order.
 func detect(_ images: [RGBAImage], with detector: any MetadataDetector,
             analysisSize: (width: Int, height: Int)? = nil) async throws -> [Metadata] {
-    let context = try TestContexts.make()
     let found = Collector<Metadata>()
-    let input = RawDataInput()
     let output = try DetectorOutput(detector: detector, settings: .init(analysisSize: analysisSize, waitsForDetector: true)) {
         found.append($0)
     }
-    input --> output
+    let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
     for (index, image) in images.enumerated() {
-        try await input.process(image.pixels, width: image.width, height: image.height, format: .rgba,
-                                timestamp: MediaTime(frame: Int64(index), framesPerSecond: 25), on: context)
+        var image = image
+        image.timestamp = MediaTime(frame: Int64(index), framesPerSecond: 25)
+        try await pipeline.send(image)
     }
     await output.close()
     return found.values

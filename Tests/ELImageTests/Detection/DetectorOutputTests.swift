@@ -24,25 +24,21 @@ final class RecordingDetector: MetadataDetector {
 /// The detector sink itself: timestamps, sampling, dropping, closing; and the overlay.
 @Suite("Detector output", .closesContexts)
 struct DetectorOutputTests {
-    /// Frames of a flat colour with the given timestamps, through RawDataInput.
-    func feed(_ input: RawDataInput, times: [MediaTime], width: Int = 160, height: Int = 90,
-              on context: RenderContext) async throws {
+    /// Frames of a flat colour with the given timestamps.
+    func frames(_ times: [MediaTime], width: Int = 160, height: Int = 90) -> [RGBAImage] {
         let pixels = [UInt8](repeating: 200, count: width * height * 4)
-        for time in times {
-            try await input.process(pixels, width: width, height: height, format: .rgba, timestamp: time, on: context)
-        }
+        return times.map { RGBAImage(width: width, height: height, pixels: pixels, timestamp: $0) }
     }
 
     @Test("Metadata carries each frame's number and exact timestamp, through the handler and the stream")
     func timestamps() async throws {
-        let context = try TestContexts.make()
         let detector = RecordingDetector()
         let handled = Collector<Metadata>()
-        let input = RawDataInput()
         let output = try DetectorOutput(detector: detector, settings: .init(waitsForDetector: true)) { handled.append($0) }
-        input --> output
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
+        let context = pipeline.context
         let times = (0..<12).map { MediaTime(value: Int64(1001 * $0 + 7), timescale: 30000) }
-        try await feed(input, times: times, on: context)
+        try await pipeline.send(frames(times))
         await output.close()
         var streamed: [Metadata] = []
         for await metadata in output.metadata { streamed.append(metadata) }
@@ -55,28 +51,29 @@ struct DetectorOutputTests {
         #expect(detector.seen.values.allSatisfy { $0.width == 64 && $0.height == 36 })
         #expect(output.statistics == .init(framesIn: 12, sampled: 12, analysed: 12, dropped: 0))
         #expect(!context.runningThreadNames.contains("ELImage.detect"))
+        #expect(await pipeline.finish().isEmpty)
     }
 
     @Test("A detector slower than the frames drops images (counted) and the main path loses no frame")
     func slowDetectorDrops() async throws {
-        let context = try TestContexts.make()
         let gate = Gate()
         let detector = RecordingDetector(gate: gate)
-        let input = RawDataInput()
         let output = try DetectorOutput(detector: detector)
-        let (mainPath, frames) = imageCollector()
-        input --> output
-        input --> mainPath
+        // The main path goes on to the pipeline's output; the detector is a side branch.
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make()) { input in
+            input --> output
+            return input
+        }
         let times = (0..<40).map { MediaTime(frame: Int64($0), framesPerSecond: 25) }
         // The detector is stuck on frame 0 while the other 39 go by.
-        try await feed(input, times: [times[0]], on: context)
+        try await pipeline.send(frames([times[0]]))
         #expect(await gate.waitUntilWaiting())
-        try await feed(input, times: Array(times.dropFirst()), on: context)
+        try await pipeline.send(frames(Array(times.dropFirst())))
         gate.open()
         await output.close()
         let statistics = output.statistics
-        #expect(frames.count == 40)
-        #expect(frames.values.map(\.timestamp) == times)
+        #expect(pipeline.output.count == 40)
+        #expect(pipeline.output.received.map(\.timestamp) == times)
         #expect(statistics.framesIn == 40 && statistics.sampled == 40)
         #expect(statistics.dropped >= 38, "\(statistics)")  // one image waits at most, the newest
         #expect(statistics.analysed + statistics.dropped == 40)
@@ -87,14 +84,15 @@ struct DetectorOutputTests {
 
     @Test("Every Nth frame, and at most a rate in frame time")
     func sampling() async throws {
-        let context = try TestContexts.make()
         let everyThird = RecordingDetector(), fivePerSecond = RecordingDetector()
-        let input = RawDataInput()
         let third = try DetectorOutput(detector: everyThird, settings: .init(interval: 3, waitsForDetector: true))
         let rated = try DetectorOutput(detector: fivePerSecond, settings: .init(maximumRate: 5, waitsForDetector: true))
-        input --> third
-        input --> rated
-        try await feed(input, times: (0..<25).map { MediaTime(frame: Int64($0), framesPerSecond: 25) }, on: context)
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make()) { input in
+            input --> third
+            input --> rated
+            return input
+        }
+        try await pipeline.send(frames((0..<25).map { MediaTime(frame: Int64($0), framesPerSecond: 25) }))
         await third.close()
         await rated.close()
         #expect(everyThird.seen.values.map(\.frame) == [0, 3, 6, 9, 12, 15, 18, 21, 24])
@@ -104,11 +102,10 @@ struct DetectorOutputTests {
 
     @Test("Closing the context closes the detector: its worker is joined")
     func contextClosesIt() async throws {
-        let context = try TestContexts.make()
-        let input = RawDataInput()
         let output = try DetectorOutput(detector: RecordingDetector(), settings: .init(waitsForDetector: true))
-        input --> output
-        try await feed(input, times: [.zero], on: context)
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
+        let context = pipeline.context
+        try await pipeline.send(frames([.zero]))
         #expect(context.runningThreadNames.contains("ELImage.detect"))
         await context.close()
         #expect(context.runningThreadNames.isEmpty)
@@ -126,18 +123,17 @@ struct DetectorOutputTests {
 
     @Test("The overlay draws a face box's outline in green and leaves the rest of the frame alone")
     func overlay() async throws {
-        let context = try TestContexts.make()
-        let input = RawDataInput()
         let overlay = MetadataOverlay(lineWidth: 2)
-        let (sink, images) = imageCollector()
-        input --> overlay --> sink
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make()) { $0 --> overlay }
         let box = CGRect(x: 0.25, y: 0.25, width: 0.5, height: 0.5)
         overlay.show(Metadata(detector: "faces", frame: 0, time: .zero, frameWidth: 200, frameHeight: 100, detections: [
             .face(Face(trackingID: 1, bounds: box, pixelBounds: box.scaled(200, 100), confidence: 1,
                        rollDegrees: nil, yawDegrees: nil)),
         ]))
-        try await feed(input, times: [.zero], width: 200, height: 100, on: context)
-        let image = try #require(images.values.first)
+        let image = try await pipeline.render(try #require(frames([.zero], width: 200, height: 100).first))
+        // The overlay keeps its boxes' texture (one pooled frame) for the frames to come.
+        let leftovers = await pipeline.finish()
+        #expect(leftovers.framesInUse <= 1 && leftovers.failures.isEmpty && leftovers.threadsAfterClose.isEmpty, "\(leftovers)")
         #expect(image[50, 50] == SIMD4(40, 230, 60, 255))     // top-left corner of the box
         #expect(image[100, 75] == SIMD4(40, 230, 60, 255))    // bottom edge
         #expect(image[100, 50] == SIMD4(200, 200, 200, 200))  // inside: untouched
