@@ -7,6 +7,8 @@
 #   make sanitize  AddressSanitizer over the suite and a CLI stress loop, ThreadSanitizer over the
 #                concurrency-heavy suites, libFuzzer over the parsers (what CI runs after make test)
 #   make fuzz    libFuzzer + AddressSanitizer over the file parsers, FUZZ_SECONDS each
+#   make release-check  a package outside ELImage, depending on it by version, uses every product
+#   make docs    the DocC documentation of every library product, warnings as errors
 
 SWIFT ?= swift
 SHELL := bash
@@ -40,7 +42,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test bench fuzz clean sanitize sanitize-address sanitize-thread wayland-glue
+.PHONY: all deps build demo test bench fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -175,6 +177,32 @@ fuzz: deps
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed"; exit 1; fi; \
 	echo "fuzz: no crash, hang or leak in $(FUZZ_PARSERS)"
+
+## Builds and runs Tests/OutsidePackage, a package that depends on ELImage by version (as users'
+## packages do) and uses every library product, against a clone of the commit checked out here,
+## tagged $(RELEASE_VERSION) (its other tags removed), in a temporary folder. SwiftPM holds a
+## versioned dependency to stricter rules than the root package (no unsafe build flags, no local
+## paths): what passes here, a user can depend on. What is committed is checked, not the work tree.
+RELEASE_VERSION := 1.0.0
+release-check: deps
+	@work=$$(mktemp -d -t elimage-release-check.XXXXXX); trap 'rm -rf "$$work"' EXIT; \
+	commit=$$(git rev-parse HEAD); \
+	echo "release-check: ELImage $$commit as $(RELEASE_VERSION), in $$work"; \
+	git clone --quiet "$(CURDIR)" "$$work/ELImage" && \
+	git -C "$$work/ELImage" tag -l | xargs -r git -C "$$work/ELImage" tag -d > /dev/null && \
+	git -C "$$work/ELImage" tag $(RELEASE_VERSION) $$commit && \
+	cp -R "$$work/ELImage/Tests/OutsidePackage" "$$work/outside" && mkdir "$$work/output" && \
+	cd "$$work/outside" && \
+	$(SWIFT) build && \
+	.build/debug/ReleaseCheck "$$work/ELImage/Examples/Media" "$$work/output"
+
+## The DocC documentation of every library product (swift-docc-plugin): each module's catalog
+## (Sources/<module>/<module>.docc: its landing page and topics) and its doc comments. Warnings
+## (a broken ``symbol`` link, a parameter left out of a `- Parameters:` list) fail the build.
+## The archives go to .build/plugins/Swift-DocC/outputs/<module>.doccarchive.
+DOC_MODULES := ELImage ELImageCamera ELImageMedia ELImageDetection ELImagePreview ELImageTesting ELImageKit
+docs: deps
+	$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_MODULES)) --warnings-as-errors
 
 ## Regenerates the committed xdg-shell client glue (Sources/CXDGShell) with wayland-scanner from
 ## the installed wayland-protocols' xdg-shell.xml (MIT; the licence is copied into the files).

@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // UnixSignals: SIGINT/SIGTERM as an async sequence, for the graceful stop of a run.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // `swift package generate-documentation` (make docs): the products' DocC catalogs.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // MARK: C system libraries (pkg-config name, Debian/Ubuntu package that provides it)
@@ -86,6 +88,17 @@ let package = Package(
         .systemLibrary(
             name: "CZXing", path: "Sources/CZXing", pkgConfig: "zxing",
             providers: [.apt(["libzxing-dev"])]),
+        // C++ only (no Swift import): OpenCV's objdetect, imgproc and core, and its Haar cascades.
+        // Debian's OpenCV has a pkg-config file only in libopencv-dev, which lists every OpenCV
+        // module (VTK, Qt, GDAL and MPI behind them): linked through it, each program using the
+        // detectors loaded ~390 libraries and started in 0.7 s instead of 0.1 s. So no pkg-config:
+        // Sources/COpenCV/opencv4 links to its include folder (what `pkg-config --cflags opencv4`
+        // would say), which CDetectors names as a header search path (a path inside the package,
+        // so a versioned dependency may use it, unlike an -isystem flag), and CDetectors links
+        // the three libraries it uses.
+        .systemLibrary(
+            name: "COpenCV", path: "Sources/COpenCV",
+            providers: [.apt(["libopencv-objdetect-dev", "opencv-data"])]),
 
         // MARK: Shaders embedded at build time
         .executableTarget(name: "ShaderEmbedder", path: "Sources/ShaderEmbedder"),
@@ -116,14 +129,9 @@ let package = Package(
         // MARK: Detectors (faces, codes): a C surface over OpenCV and zxing-cpp, and the graph nodes
         .target(
             name: "CDetectors",
-            dependencies: ["CZXing"],
+            dependencies: ["CZXing", "COpenCV"],
             path: "Sources/CDetectors",
-            // OpenCV (apt: libopencv-objdetect-dev, opencv-data) without its pkg-config file, which
-            // comes with libopencv-dev and lists every OpenCV module (VTK, Qt, GDAL and MPI behind
-            // them): linked through it, each program using the detectors loaded ~390 libraries and
-            // started in 0.7 s instead of 0.1 s. So: its include folder (what `pkg-config --cflags
-            // opencv4` says) and the three libraries used.
-            cxxSettings: [.unsafeFlags(["-isystem", "/usr/include/opencv4"])],
+            cxxSettings: [.headerSearchPath("../COpenCV/opencv4")],
             linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"),
                              .linkedLibrary("opencv_core")]),
         .target(

@@ -2,6 +2,10 @@
 // eye cascade inside each face's upper part, for the roll and yaw estimates made in Swift.
 #include "CDetectors.h"
 
+// Found through Sources/COpenCV/opencv4, a link to Debian's /usr/include/opencv4.
+#if !__has_include(<opencv2/objdetect.hpp>)
+#error "OpenCV's headers are missing (/usr/include/opencv4): apt-get install libopencv-objdetect-dev opencv-data"
+#endif
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 

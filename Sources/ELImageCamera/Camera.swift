@@ -57,6 +57,9 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
 
     /// A camera on `path`, not yet started.
     /// - Parameters:
+    ///   - path: the V4L2 device node, such as `/dev/video0`.
+    ///   - settings: the wanted size, frame rate and pixel format.
+    ///   - context: the render context the frames are uploaded in.
     ///   - io: the device calls; `LibV4L2DeviceIO()` for real cameras, `EmulatedDeviceIO` for demos and tests.
     public init(device path: String = "/dev/video0", settings: CaptureSettings = CaptureSettings(),
                 context: RenderContext, io: any VideoDeviceIO = LibV4L2DeviceIO()) {

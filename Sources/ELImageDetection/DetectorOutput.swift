@@ -82,6 +82,8 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     private let sampling = Locked(Sampling())
 
     /// - Parameters:
+    ///   - detector: what runs on each analysed image (`FaceDetector`, `CodeDetector`, or your own).
+    ///   - settings: the analysis size, the sampling and whether the graph waits for the detector.
     ///   - handler: called with each analysed frame's metadata on the worker thread (keep it short).
     public init(detector: any MetadataDetector, settings: Settings = Settings(),
                 handler: (@Sendable (Metadata) -> Void)? = nil) throws {

@@ -20,6 +20,7 @@ public final class RawDataOutput: ImageInput, ClosableNode, Sendable, PlanDescri
     /// - Parameters:
     ///   - queueCapacity: frames waiting for the worker before `whenQueueFull` applies.
     ///   - whenQueueFull: `.wait` (default) slows a file source; `.drop` drops and counts (live).
+    ///   - handler: called with each frame, in order, on the worker thread.
     public init(queueCapacity: Int = 4, whenQueueFull: QueueFullPolicy = .wait,
                 handler: @escaping @Sendable (RGBAImage) -> Void) {
         runs = ReadbackRuns(ReadbackSink.Configuration(path: "RawDataOutput", threadName: "frames", format: .rgba,

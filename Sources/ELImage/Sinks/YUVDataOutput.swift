@@ -13,6 +13,7 @@ public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendabl
     private let runs: ReadbackRuns
 
     /// - Parameters:
+    ///   - format: the Y'CbCr layout of each buffer (I420 by default).
     ///   - colorSpace: the matrix and range to write; `nil` uses each frame's own colour space.
     ///   - chromaLocation: where subsampled chroma is sited (MPEG-2 "left" by default, as H.264
     ///     expects); `nil` sites it as each frame's source did (`TextureFrame.chromaLocation`), so a
@@ -21,6 +22,7 @@ public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendabl
     ///     writes Y'CbCr sources back with their chroma intact; `.average` blurs it slightly).
     ///   - queueCapacity: frames waiting for the worker before `whenQueueFull` applies.
     ///   - whenQueueFull: `.wait` (default) slows a file source; `.drop` drops and counts (live).
+    ///   - handler: called with each frame, in order, on the worker thread.
     public init(format: PixelFormat = .i420, colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation? = .left,
                 chromaDownsampling: ChromaDownsampling = .matched, queueCapacity: Int = 4,
                 whenQueueFull: QueueFullPolicy = .wait,

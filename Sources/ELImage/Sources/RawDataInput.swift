@@ -20,7 +20,14 @@ public final class RawDataInput: ImageOutput {
 
     /// Uploads one image and sends it through the graph; returns once every target has taken it.
     ///
-    /// - Parameter bytesPerRow: the stride between rows; `nil` means tightly packed rows.
+    /// - Parameters:
+    ///   - pixels: the image, top row first.
+    ///   - width: the width in pixels.
+    ///   - height: the height in pixels.
+    ///   - bytesPerRow: the stride between rows; `nil` means tightly packed rows.
+    ///   - format: `.rgba`, `.bgra` or `.gray8`.
+    ///   - timestamp: the frame's presentation time.
+    ///   - context: the render context the graph runs in.
     /// - Throws: `ELImageError.invalidInput` for a zero or oversized dimension, a stride shorter than
     ///   a row, or a buffer too small for the image.
     public func process(

@@ -13,8 +13,10 @@ public protocol AudioTrackSource: AnyObject, Sendable {
     var format: AudioTrackFormat { get }
 
     /// The packets, in order and each once, that start before `time` (on the frames' clock).
-    /// - Parameter final: the recording ends at `time`: a live source waits (a bounded time) until
-    ///   it has captured up to it.
+    /// - Parameters:
+    ///   - time: the end of the packets wanted, on the frames' clock.
+    ///   - final: the recording ends at `time`: a live source waits (a bounded time) until it has
+    ///     captured up to it.
     /// - Throws: `ELImageError` when the source fails (a damaged file, a device that vanished).
     func packets(before time: MediaTime, final: Bool) throws -> [AudioPacket]
 

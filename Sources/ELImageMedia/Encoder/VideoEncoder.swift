@@ -88,6 +88,7 @@ public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable
     /// `StagedOutputFile`); a crashed recording is left, playable, as `PATH.partial`.
     ///
     /// - Parameters:
+    ///   - path: the file to write (`.mp4`, or `.h264`/`.264` for a raw stream).
     ///   - container: `nil` picks from the extension: `.h264`/`.264` raw Annex B, else
     ///     fragmented MP4 with 1 s fragments.
     ///   - limits: a duration or size at which the recording ends by itself.

@@ -131,6 +131,8 @@ public enum JPEGFile {
     /// complete or not at all: it is written beside `path` and renamed into place.
     ///
     /// - Parameters:
+    ///   - image: the picture to encode.
+    ///   - path: the file to write.
     ///   - quality: 1 (smallest) to 100 (best); 90 keeps photographs visually intact.
     ///   - subsampling: chroma resolution; 4:2:0 by default.
     /// - Throws: `ELImageError.invalidInput` for an empty image, too few bytes or a quality

@@ -94,8 +94,10 @@ public final class MovieDecoder {
 
     /// Opens `path` and prepares the decoder of its best video stream.
     ///
-    /// - Parameter threadCount: decoder threads; 0 lets libavcodec choose. With more than one,
-    ///   a rejected packet may be reported a few frames late.
+    /// - Parameters:
+    ///   - path: the movie file.
+    ///   - threadCount: decoder threads; 0 lets libavcodec choose. With more than one, a rejected
+    ///     packet may be reported a few frames late.
     /// - Throws: `ELImageError.io` when the file cannot be opened (missing, no permission);
     ///   `ELImageError.malformedMedia` (frame nil) when it is not a movie libavformat can read, is
     ///   a still image (use `StillImageInput`), has no video stream, or its codec has no decoder in

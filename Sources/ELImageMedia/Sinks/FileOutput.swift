@@ -36,6 +36,7 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable, 
     /// frame, or at the end for a file of one frame).
     ///
     /// - Parameters:
+    ///   - path: the file to write.
     ///   - frameRate: the header's `F` field; `nil` (default): the input's, from the interval
     ///     between its first two frames' timestamps (1001/24000 s gives `F24000:1001`), 25 for a
     ///     single frame.
@@ -46,6 +47,7 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable, 
     ///     source's (`TextureFrame.chromaLocation`: a Y4M or movie input's own, `.left` for RGB).
     ///   - chromaDownsampling: the chroma filter; `.matched` (default) writes a Y'CbCr source
     ///     sited the same back with its chroma intact, `.average` costs fewer texture reads.
+    ///   - queueCapacity: frames waiting for the writer thread before `whenQueueFull` applies.
     ///   - whenQueueFull: `.wait` (default; nothing is lost) or `.drop` (counted in `dropped`).
     /// - Throws: `ELImageError.invalidInput` for a format Y4M cannot hold or a bad frame rate;
     ///   `ELImageError.io` when the file cannot be created (checked now, without touching a file

@@ -73,7 +73,9 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
     /// to `path`, and returns once the file is written and the thread that wrote it has ended.
     ///
     /// - Parameters:
+    ///   - path: the picture file to write.
     ///   - format: `nil` picks from the extension (`.jpg`/`.jpeg`: JPEG quality 90, else PNG).
+    ///   - time: `nil` takes the next frame; else the first frame stamped at or after it.
     /// - Throws: `ELImageError.io` when the file cannot be written; `ELImageError.invalidInput`
     ///   for a JPEG quality outside 1...100; `ELImageError.invalidState` when the stream ends
     ///   before a frame comes; `ELImageError.closed` when the snapshot (its context) was closed

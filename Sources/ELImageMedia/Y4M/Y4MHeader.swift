@@ -205,7 +205,9 @@ public struct Y4MHeader: Sendable, Equatable {
     }
 
     /// Parses a header line (without its newline).
-    /// - Parameter file: the file the line came from, named in errors.
+    /// - Parameters:
+    ///   - line: the header line, from `YUV4MPEG2` on.
+    ///   - file: the file the line came from, named in errors.
     /// - Throws: `ELImageError.malformedMedia(file:frame: nil, reason:)` naming the field that
     ///   is missing or wrong and what was found.
     public init(parsing line: some StringProtocol, file: String) throws {

@@ -11,7 +11,16 @@ public struct EmulatedControl: Hashable, Sendable {
     /// The current value.
     public var value: Int64
 
-    /// - Parameter menu: entries by index (menu controls: names; integer-menu controls: decimal numbers).
+    /// - Parameters:
+    ///   - id: the V4L2 control ID.
+    ///   - name: the name the device reports.
+    ///   - type: integer, boolean, menu, ...
+    ///   - minimum: the lowest value accepted.
+    ///   - maximum: the highest value accepted.
+    ///   - step: the distance between accepted values.
+    ///   - defaultValue: the value it starts with.
+    ///   - flags: fixed flags (read-only, write-only, ...).
+    ///   - menu: entries by index (menu controls: names; integer-menu controls: decimal numbers).
     public init(id: CameraControlID, name: String, type: CameraControlType = .integer, minimum: Int64 = 0,
                 maximum: Int64 = 255, step: Int64 = 1, defaultValue: Int64 = 0, flags: CameraControlFlags = [],
                 menu: [Int64: String] = [:]) {

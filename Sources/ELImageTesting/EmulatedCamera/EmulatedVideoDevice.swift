@@ -149,8 +149,17 @@ public final class EmulatedVideoDevice: @unchecked Sendable {
     private let observedCounters = Waitable(Counters())
 
     /// - Parameters:
-    ///   - picture: what the camera sees, scaled to each mode; colour bars when `nil`.
+    ///   - path: the device node it answers for.
+    ///   - card: the name QUERYCAP reports.
+    ///   - driver: the driver name QUERYCAP reports.
+    ///   - bus: the bus QUERYCAP reports.
+    ///   - kind: a camera, or a metadata node (which offers no formats).
     ///   - formats: the offered modes; `EmulatedVideoDevice.webcamFormats` when `nil`.
+    ///   - controls: its controls and their starting values.
+    ///   - picture: what the camera sees, scaled to each mode; colour bars when `nil`.
+    ///   - pacing: when frames arrive (at the mode's interval, or on `emitFrames()`).
+    ///   - colorDescription: the colour fields reported for uncompressed formats.
+    ///   - rowPadding: bytes added to every luma row beyond the picture.
     public init(path: String = "/dev/video0", card: String = "ELImage Emulated Camera",
                 driver: String = "elimage-emu", bus: String = "platform:elimage-emulated",
                 kind: Kind = .camera, formats: [Format]? = nil, controls: [EmulatedControl] = EmulatedControl.webcam,

@@ -31,6 +31,7 @@ public final class ColorMatrixFilter: PointFilter {
     /// - Parameters:
     ///   - matrix: 16 values, row-major.
     ///   - offset: added after the matrix.
+    ///   - intensity: how much of the transformed colour replaces the original (0...1).
     /// - Throws: `ELImageError.invalidInput` for a matrix without 16 values or a value that is not finite.
     public init(matrix: [Float] = ColorMatrixFilter.identity, offset: SIMD4<Float> = .zero, intensity: Float = 1) throws {
         pass = ShaderPass(colorPiece: colorPiece)

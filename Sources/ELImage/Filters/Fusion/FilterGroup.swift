@@ -20,7 +20,9 @@ public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter, Plann
     private let entry: any ImageInput
 
     /// Chains `filters` in order.
-    /// - Parameter fusing: run consecutive colour operations as one pass (default).
+    /// - Parameters:
+    ///   - filters: the filters, first to last.
+    ///   - fusing: run consecutive colour operations as one pass (default).
     /// - Throws: `ELImageError.invalidInput` for an empty list.
     public init(_ filters: [any ImageOutput & ImageInput], fusing: Bool = true) throws {
         guard let first = filters.first else {

@@ -19,7 +19,9 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
 
     /// The plan of `source`'s outputs and the route of its latest picture, or nil before its first
     /// picture (the route depends on the picture: its format, size and orientation).
-    /// - Parameter threads: the context's running threads (`RenderContext.runningThreadNames`).
+    /// - Parameters:
+    ///   - source: the head of the graph to explain.
+    ///   - threads: the context's running threads (`RenderContext.runningThreadNames`).
     public init?(of source: any ImageOutput, threads: [String]) {
         let cache = source.outputs.plans
         guard let (plan, route) = cache.latest else { return nil }

@@ -1,0 +1,124 @@
+import ELImage
+import ELImageCamera
+import ELImageDetection
+import ELImageKit
+import ELImageMedia
+import ELImagePreview
+import ELImageTesting
+import Foundation
+import Synchronization
+
+/// A check that did not hold.
+struct CheckFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    if !condition { throw CheckFailure(description: message()) }
+}
+
+/// ELImageKit, ELImageMedia, ELImage, ELImageDetection: the bundled QR picture opened by its path,
+/// through a grayscale filter into a frame stream and a PNG snapshot, with a code detector on a
+/// side branch; and the bundled portrait through the face detector.
+func checkFileThroughFilterAndDetectors(media: String, output: String, context: RenderContext) async throws {
+    let source = try MediaSource.open("\(media)/qrcode.png", context: context)
+    let codesFound = Mutex<[String]>([])
+    let codes = try DetectorOutput(detector: CodeDetector(), settings: .init(waitsForDetector: true)) { metadata in
+        codesFound.withLock { $0 += metadata.codes.map(\.text) }
+    }
+    let grayscale = Grayscale()
+    let stream = try FrameStream(format: .rgba)
+    let snapshot = Snapshot()
+    source.node --> grayscale --> stream
+    grayscale --> snapshot
+    source.node --> codes
+
+    let stillPath = "\(output)/qrcode-gray.png"
+    async let frames = stream.frames.reduce(into: [PixelBuffer]()) { $0.append($1) }
+    async let still = snapshot.capture(to: stillPath)
+    try await source.run(on: context)
+    try await stream.finish()
+    await codes.close()
+
+    let received = try await frames
+    try require(received.count == 1, "the picture gave \(received.count) frames, not 1")
+    let frame = received[0]
+    let pixels = frame.data
+    let colourful = stride(from: 0, to: pixels.count, by: 4).filter { (offset: Int) -> Bool in
+        pixels[offset] != pixels[offset + 1] || pixels[offset + 1] != pixels[offset + 2]
+    }
+    try require(colourful.isEmpty, "\(colourful.count) pixels of the grayscale frame are not gray")
+    _ = try await still
+    let saved = try PNGFile.read(stillPath)
+    try require((saved.width, saved.height) == (frame.width, frame.height),
+                "the snapshot is \(saved.width)x\(saved.height), the frame \(frame.width)x\(frame.height)")
+    let texts = codesFound.withLock { $0 }
+    try require(texts == ["Thalassiodracon"], "the code detector read \(texts), not [\"Thalassiodracon\"]")
+    print("ELImageKit, ELImageMedia, ELImage: \(media)/qrcode.png -> Grayscale -> FrameStream "
+          + "(\(frame.width)x\(frame.height), gray) and Snapshot (\(stillPath))")
+    print("ELImageDetection: CodeDetector read \"\(texts[0])\"")
+
+    let portrait = try MediaSource.open("\(media)/grace_hopper.jpg", context: context)
+    let facesFound = Mutex(0)
+    let faces = try DetectorOutput(detector: try FaceDetector(), settings: .init(waitsForDetector: true)) { metadata in
+        facesFound.withLock { $0 += metadata.faces.count }
+    }
+    portrait.node --> faces
+    try await portrait.run(on: context)
+    await faces.close()
+    let faceCount = facesFound.withLock { $0 }
+    try require(faceCount == 1, "the face detector found \(faceCount) faces in grace_hopper.jpg, not 1")
+    print("ELImageDetection: FaceDetector found 1 face in grace_hopper.jpg")
+}
+
+/// ELImageTesting and ELImageCamera: the emulated V4L2 camera listed and captured from, until
+/// three frames have come out of a frame stream.
+func checkEmulatedCamera(context: RenderContext) async throws {
+    let io = EmulatedDeviceIO([EmulatedVideoDevice(path: "/dev/video0")])
+    let scan = CameraDevice.list(io: io)
+    try require(scan.devices.map(\.path) == ["/dev/video0"], "the emulated devices listed are \(scan.devices.map(\.path))")
+    let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 320, height: 240, framesPerSecond: 30),
+                        context: context, io: io)
+    let stream = try FrameStream(format: .rgba)
+    camera --> stream
+    try camera.start()
+    var sizes: [String] = []
+    for try await frame in stream.frames {  // ends at the camera's end of stream, after stop()
+        sizes.append("\(frame.width)x\(frame.height)")
+        if sizes.count == 3 { camera.stop() }
+    }
+    try await stream.finish()
+    await camera.close()
+    try require(sizes.count >= 3 && sizes.allSatisfy { $0 == "320x240" }, "the emulated camera gave frames \(sizes)")
+    print("ELImageTesting, ELImageCamera: emulated \(scan.devices[0].card) captured \(sizes.count) frames of 320x240")
+}
+
+/// ELImageTesting: a grayscale filter run in an `EmbeddedPipeline`.
+func checkEmbeddedPipeline() async throws {
+    let pipeline = try EmbeddedPipeline { input in input --> Grayscale() }
+    let red = RGBAImage(width: 2, height: 2, pixels: [UInt8](repeating: 0, count: 16).enumerated().map { index, _ in
+        index % 4 == 0 || index % 4 == 3 ? 255 : 0
+    })
+    let out = try await pipeline.send(red)
+    let leftovers = await pipeline.finish()
+    try require(leftovers.isEmpty, "the embedded pipeline left \(leftovers)")
+    guard let gray = out.first else { throw CheckFailure(description: "no frame came out of the embedded pipeline") }
+    let pixel = gray[0, 0]
+    try require(pixel.x == pixel.y && pixel.y == pixel.z && pixel.x > 0 && pixel.x < 128,
+                "red through Grayscale gave \(pixel), not a dark gray")
+    print("ELImageTesting: EmbeddedPipeline ran red through Grayscale to gray \(pixel.x)")
+}
+
+/// ELImagePreview without a display: the letterbox layout, and the error that says what to do
+/// when there is no window system.
+func checkPreviewWithoutDisplay() throws {
+    let viewport = PreviewScaling.fit.viewport(frame: (width: 1280, height: 720), window: (width: 640, height: 640))
+    try require(viewport == (x: 0, y: 140, width: 640, height: 360), "fit 1280x720 into 640x640 gave \(viewport)")
+    do {
+        _ = try PreviewDisplay.connect(.x11, displayName: "")
+        throw CheckFailure(description: "PreviewDisplay.connect with no display name connected")
+    } catch let error as PreviewError {
+        guard case .noWindowSystem = error else { throw CheckFailure(description: "unexpected preview error: \(error)") }
+    }
+    print("ELImagePreview: letterbox viewport \(viewport), no display: PreviewError.noWindowSystem")
+}
