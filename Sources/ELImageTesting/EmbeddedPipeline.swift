@@ -40,10 +40,13 @@ public final class EmbeddedPipeline: Sendable {
     /// `format`. With no `build`, the input goes straight to the output.
     ///
     /// - Parameters:
-    ///   - context: the context to run in instead of a new one (`clock` is then the context's own).
-    ///   - format: what `output` reads frames back as; `colorSpace`: that of a Y'CbCr readback
-    ///     (nil: each frame's own).
+    ///   - context: the context to run in instead of a new one.
+    ///   - clock: the new context's clock (a `ManualClock` in tests of pacing and timeouts);
+    ///     ignored with `context`, which has its own.
+    ///   - format: what `output` reads frames back as.
+    ///   - colorSpace: the colour space of a Y'CbCr readback; nil: each frame's own.
     ///   - fusingPasses: as `RawDataInput(fusingPasses:)`.
+    ///   - build: makes the graph after the input and returns its tail.
     public init(context: RenderContext? = nil, clock: (any BlockingClock)? = nil, readingBackAs format: PixelFormat = .rgba,
                 colorSpace: ColorSpace? = nil, fusingPasses: Bool = true,
                 _ build: (RawDataInput) throws -> any ImageOutput = { $0 }) throws {
@@ -58,6 +61,13 @@ public final class EmbeddedPipeline: Sendable {
 
     /// Makes a context and a graph that ends in `sink`, the node under test: `build` returns the
     /// node before it, given the input (by default the input itself). `output` collects nothing.
+    ///
+    /// - Parameters:
+    ///   - context: the context to run in instead of a new one.
+    ///   - clock: the new context's clock; ignored with `context`.
+    ///   - fusingPasses: as `RawDataInput(fusingPasses:)`.
+    ///   - sink: the node under test, where the graph ends.
+    ///   - build: makes the graph between the input and the sink and returns its tail.
     public init(context: RenderContext? = nil, clock: (any BlockingClock)? = nil, fusingPasses: Bool = true,
                 sink: some ImageInput, _ build: (RawDataInput) throws -> any ImageOutput = { $0 }) throws {
         self.context = try context ?? RenderContext(clock: clock ?? ContinuousClock())
