@@ -1,5 +1,6 @@
 import Dispatch
 @testable import ELImage
+import ELImageTestSupport
 import ELImageTesting
 import Foundation
 import Testing
