@@ -28,7 +28,8 @@ public final class EmbeddedPipeline: Sendable {
     public let input: RawDataInput
     /// Every frame that reached the end of the graph (nothing when the graph ends in a sink).
     public let output: FrameCollector
-    /// Every failure the graph's nodes reported.
+    /// Every failure the graph's nodes reported (it is the context's error handler: a handler set
+    /// on the context after the pipeline was made replaces it).
     public let failures: FailureRecorder
     /// The node whose frames `output` collects (nil when the graph ends in a sink).
     private let tail: (any ImageOutput)?

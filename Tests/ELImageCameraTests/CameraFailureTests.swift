@@ -45,8 +45,8 @@ struct CameraFailureTests {
         let clock = ManualClock()
         let context = try TestContexts.make(clock: clock)
         let failures = FailureRecorder(context)
-        // An hour on the context's clock: a real one would not get there during the test.
-        let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .seconds(3600)),
+        // 100 s on the context's clock: a real one would not get there during the test.
+        let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .seconds(100)),
                             context: context, io: EmulatedDeviceIO([device]))
         let sink = FrameCollector()
         camera --> sink
@@ -55,19 +55,19 @@ struct CameraFailureTests {
             device.emitFrames()
             #expect(await sink.waitForFrames(frame))
         }
-        // No frame comes any more. A millisecond short of the hour on the clock: not a stall yet,
+        // No frame comes any more. A millisecond short of 100 s on the clock: not a stall yet,
         // however long the camera looks (two more polls: it read the clock after the advance).
-        clock.advance(by: .seconds(3600) - .milliseconds(1))
+        clock.advance(by: .seconds(100) - .milliseconds(1))
         let polls = device.counters.polls
         #expect(await device.waitForCounters { $0.polls >= polls + 2 })
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(sink.endOfStreamCount == 0)
-        // The hour: the stall.
+        // 100 s: the stall.
         clock.advance(by: .milliseconds(1))
         #expect(await sink.waitForEndOfStream())
         let error = try #require(failures.errors.first)
         #expect(error.ioErrno == ETIMEDOUT)
-        #expect("\(error)".contains("no frame for 3600 s, the device stalled"), "\(error)")
+        #expect("\(error)".contains("no frame for 100 s, the device stalled"), "\(error)")
         #expect(await waitUntil { !camera.isCapturing && device.counters.openDescriptors == 0 })
         #expect(sink.count == 3)
     }

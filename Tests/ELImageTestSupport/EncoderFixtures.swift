@@ -1,5 +1,6 @@
 import ELImage
 import ELImageMedia
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -37,6 +38,16 @@ package enum EncoderFixtures {
     }
 
     /// Sends `frames` through `input` with `timestamps` (default frame n at n/30 s), one at a time.
+    /// Sends `frames` through `pipeline`, stamped `timestamps` or 30 fps from zero.
+    package static func feed(_ frames: [RGBAImage], into pipeline: EmbeddedPipeline,
+                             timestamps: [MediaTime]? = nil) async throws {
+        for (index, frame) in frames.enumerated() {
+            var frame = frame
+            frame.timestamp = timestamps?[index] ?? MediaTime(frame: Int64(index), framesPerSecond: 30)
+            try await pipeline.send(frame)
+        }
+    }
+
     package static func feed(_ frames: [RGBAImage], into input: RawDataInput, on context: RenderContext,
                      timestamps: [MediaTime]? = nil) async throws {
         for (index, frame) in frames.enumerated() {

@@ -1,6 +1,7 @@
 import ELImage
 import ELImageMedia
 import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -50,13 +51,14 @@ struct FileSinkTests {
         let frames = try EncoderFixtures.pannedAstronaut(width: 96, height: 64, count: 10)
         let path = folder.path("out.rgba")
         let output = try FileOutput.rawRGBA(path: path)
-        let (collector, images) = imageCollector()
-        let input = RawDataInput()
-        input --> Grayscale() --> output
-        let gray = Grayscale()
-        input --> gray --> collector
-        try await EncoderFixtures.feed(frames, into: input, on: context)
-        try await context.perform { context in input.finish(in: context) }  // end-of-stream finishes the file
+        // The file's grayscale branch, and the pipeline's collector after a second one.
+        let pipeline = try EmbeddedPipeline(context: context) { input in
+            input --> Grayscale() --> output
+            return input --> Grayscale()
+        }
+        let images = pipeline.output
+        try await EncoderFixtures.feed(frames, into: pipeline)
+        try await pipeline.sendEndOfStream()  // end-of-stream finishes the file
         #expect(try await output.finish() == frames.count)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         var expected: [UInt8] = []
@@ -72,20 +74,18 @@ struct FileSinkTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
-        let failures = failureCollector(on: context)
         let frameBytes = 64 * 48 * 4
         let path = folder.path("full.rgba")
         let output = try FileOutput.rawRGBA(writer: FillingDiskWriter(path: path, capacity: Int64(frameBytes * 3 + 100)))
-        let input = RawDataInput()
-        input --> output
-        try await EncoderFixtures.feed(try EncoderFixtures.pannedAstronaut(width: 64, height: 48, count: 8), into: input, on: context)
+        let pipeline = try EmbeddedPipeline(context: context, sink: output)
+        try await EncoderFixtures.feed(try EncoderFixtures.pannedAstronaut(width: 64, height: 48, count: 8), into: pipeline)
         do {
             try await output.finish()
             Issue.record("the full disk went unnoticed")
         } catch let ELImageError.io(_, _, code, _) {
             #expect(code == ENOSPC)
         }
-        #expect(await failures.waitForCount(1))
+        #expect(await pipeline.failures.waitForFailures(1))
         #expect(output.framesWritten == 3)
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
         #expect(size == frameBytes * 3 + 100)

@@ -1,6 +1,7 @@
 import ELImage
 import ELImageMedia
 import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -62,21 +63,19 @@ struct SnapshotTests {
     func nextFrameAndEnd() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try TestContexts.make()
         let frames = try EncoderFixtures.pannedAstronaut(width: 64, height: 48, count: 3)
-        let input = RawDataInput()
         let snapshot = Snapshot()
-        input --> snapshot
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: snapshot)
         async let next = snapshot.capture(to: folder.path("next.png"))
         #expect(await waitUntil { snapshot.pendingCount == 1 })
-        try await EncoderFixtures.feed(frames, into: input, on: context)
+        try await EncoderFixtures.feed(frames, into: pipeline)
         let capture = try await next
         #expect(capture.timestamp == .zero)
         #expect(try PNGFile.read(capture.path).pixels == frames[0].pixels)
 
         let never = Task { try await snapshot.capture(to: folder.path("never.png"), at: MediaTime(value: 100, timescale: 1)) }
         #expect(await waitUntil { snapshot.pendingCount == 1 })
-        try await context.perform { context in input.finish(in: context) }
+        try await pipeline.sendEndOfStream()
         await #expect(throws: ELImageError.self) { try await never.value }
 
         let task = Task { try await snapshot.capture(to: folder.path("cancelled.png")) }

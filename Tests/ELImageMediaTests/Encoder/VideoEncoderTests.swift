@@ -1,6 +1,7 @@
 import ELImage
 import ELImageMedia
 import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -20,23 +21,21 @@ struct VideoEncoderTests {
         let frames = try EncoderFixtures.bunnyFrames(count)
         try #require(frames.count == count)
         let context = try TestContexts.make()
-        let failures = failureCollector(on: context)
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(18)
         settings.frameRate = 25
         settings.colorSpace = ColorSpace(matrix: .bt709, range: .limited, primaries: .bt709, transfer: .bt709)
         let encoder = try VideoEncoder(settings: settings)
-        let input = RawDataInput()
-        input --> encoder
+        let pipeline = try EmbeddedPipeline(context: context, sink: encoder)
         let path = folder.path("bunny.mp4")
         try encoder.start(recordingTo: path)
         let timestamps = (0..<count).map { MediaTime(frame: Int64($0), framesPerSecond: 25) }
-        try await EncoderFixtures.feed(frames, into: input, on: context, timestamps: timestamps)
+        try await EncoderFixtures.feed(frames, into: pipeline, timestamps: timestamps)
         let summary = try await encoder.stop()
         #expect(summary.statistics.framesIn == count)
         #expect(summary.statistics.encoded == count)
         #expect(summary.statistics.dropped == 0)
-        #expect(failures.count == 0)
+        #expect(pipeline.failures.all.isEmpty)
 
         let stream = try EncoderFixtures.probeStream(path)
         #expect(stream["codec_name"] == "h264")
@@ -105,11 +104,10 @@ struct VideoEncoderTests {
         settings.tune = "zerolatency"
         settings.colorSpace = ColorSpace(matrix: .bt601, range: .full)
         let encoder = try VideoEncoder(settings: settings)
-        let input = RawDataInput()
-        input --> encoder
+        let pipeline = try EmbeddedPipeline(context: context, sink: encoder)
         let path = folder.path("vfr.mp4")
         try encoder.start(recordingTo: path)
-        try await EncoderFixtures.feed(frames, into: input, on: context, timestamps: timestamps)
+        try await EncoderFixtures.feed(frames, into: pipeline, timestamps: timestamps)
         let summary = try await encoder.stop()
         #expect(summary.timescale == 1_000_000)
 
@@ -165,13 +163,15 @@ struct VideoEncoderTests {
         settings.rateControl = .constantQuality(18)
         settings.colorSpace = .bt709
         let encoder = try VideoEncoder(settings: settings)
-        let (collector, images) = imageCollector()
-        let input = RawDataInput()
-        input --> encoder
-        input --> collector
+        // What the encoder got, read back by the pipeline's collector beside it.
+        let pipeline = try EmbeddedPipeline(context: context) { input in
+            input --> encoder
+            return input
+        }
+        let images = pipeline.output
         let path = folder.path("raw.h264")
         try encoder.start(recordingTo: path)  // container from the extension
-        try await EncoderFixtures.feed(frames, into: input, on: context)
+        try await EncoderFixtures.feed(frames, into: pipeline)
         let summary = try await encoder.stop()
         #expect(summary.statistics.encoded == frames.count)
 

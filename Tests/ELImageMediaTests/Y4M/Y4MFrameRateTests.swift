@@ -1,6 +1,7 @@
 import ELImage
 import ELImageMedia
 import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -22,15 +23,13 @@ struct Y4MFrameRateTests {
     func rateFromTimestamps(interval: MediaTime, field: String, probed: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try TestContexts.make()
-        let input = RawDataInput()
         let path = folder.path("out.y4m")
         let y4m = try FileOutput.y4m(path: path)
-        input --> y4m
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: y4m)
         let frames = try EncoderFixtures.pannedAstronaut(width: 32, height: 16, count: 4)
         let start = MediaTime(value: 7 * interval.value, timescale: interval.timescale)
         let times = (0..<4).map { MediaTime(value: start.value + Int64($0) * interval.value, timescale: interval.timescale) }
-        try await EncoderFixtures.feed(frames, into: input, on: context, timestamps: times)
+        try await EncoderFixtures.feed(frames, into: pipeline, timestamps: times)
         #expect(try await y4m.finish() == 4)
         let header = try headerLine(path)
         #expect(header.split(separator: " ").contains(Substring(field)), "\(header)")
@@ -46,18 +45,16 @@ struct Y4MFrameRateTests {
         let context = try TestContexts.make()
         let frames = try EncoderFixtures.pannedAstronaut(width: 32, height: 16, count: 3)
 
-        let single = RawDataInput()
         let one = try FileOutput.y4m(path: folder.path("one.y4m"))
-        single --> one
-        try await EncoderFixtures.feed(Array(frames.prefix(1)), into: single, on: context)
+        let single = try EmbeddedPipeline(context: context, sink: one)
+        try await EncoderFixtures.feed(Array(frames.prefix(1)), into: single)
         #expect(try await one.finish() == 1)
         #expect(try headerLine(folder.path("one.y4m")).contains(" F25:1 "))
         #expect(try EncoderFixtures.decodedFrameCount(folder.path("one.y4m")) == 1)
 
-        let told = RawDataInput()
         let fixed = try FileOutput.y4m(path: folder.path("fixed.y4m"), frameRate: .init(60000, 1001))
-        told --> fixed
-        try await EncoderFixtures.feed(frames, into: told, on: context)   // stamped at 30 fps
+        let told = try EmbeddedPipeline(context: context, sink: fixed)
+        try await EncoderFixtures.feed(frames, into: told)   // stamped at 30 fps
         #expect(try await fixed.finish() == 3)
         #expect(try headerLine(folder.path("fixed.y4m")).contains(" F60000:1001 "))
     }
