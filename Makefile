@@ -72,7 +72,8 @@ demo: deps
 	  $(SWIFT) run record -o $(OUT)/demo.mp4 --snapshot $(OUT)/demo-snapshot.png; \
 	fi
 
-## Builds every product (library, examples, benchmark) and runs the tests. Suites that measure the
+## Builds every product (library, examples, benchmark) and runs the tests: every test target
+## (Tests/<module>Tests, one per module, linked into one bundle, ELImagePackageTests). Suites that measure the
 ## whole process (`Lifecycle`: 100 pipelines in one process, 200 CLI runs, signals) or wait for
 ## threads against deadlines (a stuck encoder, a full disk, a killed recording) run after the
 ## others, on their own and one at a time: in parallel, tests that wait for ffmpeg or the CLI hold
@@ -88,6 +89,8 @@ demo: deps
 ## time make that window far narrower, and the run is no slower on 2 cores.
 TEST_WIDTH ?= 6
 TEST_ENV := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH)
+# The patterns match test identifiers, module included: `Preview` takes the whole ELImagePreviewTests
+# target (all of its suites are serial), `Lifecycle` only the two Lifecycle* suites.
 SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests
 test: deps
 	$(SWIFT) build --build-tests
@@ -105,8 +108,9 @@ MESA_DRIVER := $(firstword $(wildcard /usr/lib/*/dri/swrast_dri.so))
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1 \
             LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp:print_suppressions=0 \
             LD_PRELOAD=$(MESA_DRIVER)
-# The suites where threads meet: graph, render context, closing, encoder and file sinks, camera.
-TSAN_SUITES := GraphTests|RenderEventTests|CPUFrameOutputTests|DetectorOutput|UniformParameterTests|HandoffQueue|EmbeddedPipeline|RenderContextTests|CloseTests|RecordingControlTests|VideoEncoderTests|FileSinkTests|CameraStreamingTests|CameraDropTests|CameraSwitchTests|CameraFailureTests|SourceRunnerTests|SnapshotTests|ReadbackSinkTests
+# The suites where threads meet: graph, render context, events, closing, encoder and file sinks,
+# camera, and the test clock whose waits block framework threads.
+TSAN_SUITES := GraphTests|RenderEventTests|CPUFrameOutputTests|DetectorOutput|UniformParameterTests|HandoffQueue|EmbeddedPipeline|ManualClockTests|RenderContextTests|CloseTests|RecordingControlTests|VideoEncoderTests|FileSinkTests|CameraStreamingTests|CameraDropTests|CameraSwitchTests|CameraFailureTests|SourceRunnerTests|SnapshotTests|ReadbackSinkTests
 CLI_STRESS_RUNS ?= 100
 
 ## AddressSanitizer (suite + CLI stress loop), ThreadSanitizer (concurrency suites), fuzzing.

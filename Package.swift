@@ -208,12 +208,54 @@ let package = Package(
             dependencies: ["ELImageFuzzing", "CLibFuzzer", "CFFmpeg"],
             path: "Sources/ELImageFuzzer"),
 
-        // MARK: Tests
+        // MARK: Tests: one target per module, each in Tests/<target>/ and depending on what it tests
+        // (ELImageMedia also reads the core tests' PNG and Y4M fixtures). Helpers the targets share
+        // (temporary folders, tools, render contexts closed per test, programs and servers
+        // awaited, media fixtures) are in ELImageTestSupport, a target that is not a product.
+        .target(
+            name: "ELImageTestSupport",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageTesting"],
+            path: "Tests/ELImageTestSupport"),
         .testTarget(
             name: "ELImageTests",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageKit", "ELImageCamera", "ELImageFuzzing", "ELImageDetection",
-                           "ELImagePreview", "ELImageTesting", "CGLES", "CTurboJPEG", "CX11"],
+            dependencies: ["ELImage", "ELImageTesting", "ELImageTestSupport", "ELImageMedia", "CGLES"],
             path: "Tests/ELImageTests"),
+        .testTarget(
+            name: "ELImageCameraTests",
+            dependencies: ["ELImageCamera", "ELImage", "ELImageTesting", "ELImageTestSupport", "ELImageMedia", "CV4L2"],
+            path: "Tests/ELImageCameraTests"),
+        .testTarget(
+            name: "ELImageMediaTests",
+            dependencies: ["ELImageMedia", "ELImage", "ELImageFuzzing", "ELImageTesting", "ELImageTestSupport", "CTurboJPEG"],
+            path: "Tests/ELImageMediaTests"),
+        .testTarget(
+            name: "ELImageDetectionTests",
+            dependencies: ["ELImageDetection", "ELImage", "ELImageMedia", "ELImageTesting", "ELImageTestSupport"],
+            path: "Tests/ELImageDetectionTests"),
+        .testTarget(
+            name: "ELImagePreviewTests",
+            dependencies: ["ELImagePreview", "ELImage", "ELImageMedia", "ELImageTesting", "ELImageTestSupport", "CX11"],
+            path: "Tests/ELImagePreviewTests"),
+        .testTarget(
+            name: "ELImageKitTests",
+            dependencies: ["ELImageKit", "ELImage", "ELImageCamera", "ELImageTestSupport"],
+            path: "Tests/ELImageKitTests"),
+        .testTarget(
+            name: "ELImageTestingTests",
+            dependencies: ["ELImageTesting", "ELImage", "ELImageTestSupport"],
+            path: "Tests/ELImageTestingTests"),
+        // The command-line tool and the examples, run as programs (they are built beside the tests).
+        .testTarget(
+            name: "ELImageToolTests",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageTestSupport"],
+            path: "Tests/ELImageToolTests"),
+        // Whole pipelines across modules: closing them, a soak, programs' exit on signals, and
+        // what every module's values print.
+        .testTarget(
+            name: "ELImageIntegrationTests",
+            dependencies: ["ELImage", "ELImageCamera", "ELImageDetection", "ELImageMedia", "ELImagePreview",
+                           "ELImageTesting", "ELImageTestSupport"],
+            path: "Tests/ELImageIntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -164,7 +164,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
                 state.choice = slot.current?.choice ?? state.choice
             }
             do {
-                try runner.start(CameraProducer(slot: slot), for: self, on: context)
+                try runner.start(CameraProducer(slot: slot, clock: context.clock), for: self, on: context)
             } catch {
                 slot.reserve { session, ending in
                     session?.release()

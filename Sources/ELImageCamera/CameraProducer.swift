@@ -6,11 +6,12 @@ import ELImage
 ///
 /// Runs on the runner's producer thread (`ELImage.camera`) and never waits for the graph: the
 /// runner's newest-wins queue takes every frame. It polls in short slices, so a stop, a swap or a
-/// cancel is noticed within one; a device that sends nothing for the stall timeout, vanishes or
-/// fails ends the stream: the error goes to the error handler, then end-of-stream.
+/// cancel is noticed within one; a device that sends nothing for the stall timeout (on the
+/// context's clock), vanishes or fails ends the stream: the error goes to the error handler, then
+/// end-of-stream.
 struct CameraProducer: FrameProducer {
     let slot: CaptureSlot
-    private let clock = ContinuousClock()
+    private let clock: any BlockingClock
     private var decoder: MJPEGDecoder?
     /// The stream's time base: the first frame's monotonic time, and the last time handed out.
     private var clockBase: Int64?
@@ -18,11 +19,15 @@ struct CameraProducer: FrameProducer {
     /// What is known of the session captured from last.
     private var session: ObjectIdentifier?
     private var frameNumber = 0
-    private var lastFrame = ContinuousClock.now
+    private var lastFrame: ContinuousClock.Instant
     private var previous: (microseconds: Int64, sequence: UInt32)?
     private var reportedDamage = false
 
-    init(slot: CaptureSlot) { self.slot = slot }
+    init(slot: CaptureSlot, clock: any BlockingClock) {
+        self.slot = slot
+        self.clock = clock
+        lastFrame = clock.now
+    }
 
     mutating func next(_ control: ProducerControl) -> ProducedFrame {
         while !control.isCancelled {

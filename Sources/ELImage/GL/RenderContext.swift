@@ -37,6 +37,10 @@ public actor RenderContext {
     /// What the driver reported when the context was made.
     public nonisolated let info: RenderContextInfo
 
+    /// The time the context's nodes read and wait on (real-time pacing, stall timeouts):
+    /// `ContinuousClock` unless the context was made with another (a test's `ManualClock`).
+    public nonisolated let clock: any BlockingClock
+
     /// The GL objects the context owns, and the way frames and fences give theirs back.
     nonisolated let resources: RenderResources
 
@@ -61,21 +65,23 @@ public actor RenderContext {
 
     /// Opens an EGL display and creates the context on a new render thread.
     ///
-    /// - Parameter platform: the EGL platform to use; `nil` honours `ELIMAGE_EGL_PLATFORM` and
-    ///   otherwise tries GBM, then GPU devices, then Mesa surfaceless.
-    public init(platform: EGLPlatform? = nil) throws {
+    /// - Parameters:
+    ///   - platform: the EGL platform to use; `nil` honours `ELIMAGE_EGL_PLATFORM` and otherwise
+    ///     tries GBM, then GPU devices, then Mesa surfaceless.
+    ///   - clock: the time the context's nodes read and wait on (see `clock`).
+    public init(platform: EGLPlatform? = nil, clock: any BlockingClock = ContinuousClock()) throws {
         let candidates = try EGLPlatform.candidates(requested: platform)
-        try self.init { try EGLDisplayHandle.open(candidates: candidates) }
+        try self.init(clock: clock) { try EGLDisplayHandle.open(candidates: candidates) }
     }
 
     /// Creates the context on a window system's display (X11 or Wayland), so that its frames can
     /// be drawn into that connection's windows (`PreviewWindow`) without a copy. Offscreen work
     /// runs as on a headless context.
-    public init(windowSystem: any WindowSystemDisplay) throws {
-        try self.init { try EGLDisplayHandle.open(windowSystem: windowSystem) }
+    public init(windowSystem: any WindowSystemDisplay, clock: any BlockingClock = ContinuousClock()) throws {
+        try self.init(clock: clock) { try EGLDisplayHandle.open(windowSystem: windowSystem) }
     }
 
-    private init(openDisplay: @escaping @Sendable () throws -> EGLDisplayHandle) throws {
+    private init(clock: any BlockingClock, openDisplay: @escaping @Sendable () throws -> EGLDisplayHandle) throws {
         let thread = try RenderThread(name: "ELImage.render")
         let made: (EGLContextHandle, RenderContextInfo)
         do {
@@ -92,6 +98,7 @@ public actor RenderContext {
             throw error
         }
         self.thread = thread
+        self.clock = clock
         (self.egl, self.info) = made
         self.resources = RenderResources(framePool: FramePool(maximumTextureSize: made.1.maximumTextureSize), thread: thread)
     }

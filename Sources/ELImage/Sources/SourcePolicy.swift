@@ -18,24 +18,38 @@ public enum SourcePacing: Sendable, Equatable {
     case realTime
 }
 
-/// The real-time schedule: when each frame is due, and whether it is too late to show.
+/// The real-time schedule: when each frame is due on the context's clock, and whether it is too
+/// late to show.
 struct RealTimeSchedule {
     /// How late a frame may be and still be delivered (one frame interval).
     let tolerance: Duration
-    private let clock = ContinuousClock()
-    private var origin: (instant: ContinuousClock.Instant, seconds: Double)?
+    private let clock: any BlockingClock
+    private var origin: (instant: ContinuousClock.Instant, time: Duration)?
 
-    init(tolerance: Duration) { self.tolerance = tolerance }
+    init(tolerance: Duration, clock: any BlockingClock) {
+        self.tolerance = tolerance
+        self.clock = clock
+    }
 
     /// When the frame at `timestamp` is due, or nil when it is already too late. The first frame
-    /// is due at once.
+    /// is due at once; a later one as long after it as its timestamp says, to the attosecond.
     mutating func due(_ timestamp: MediaTime) -> ContinuousClock.Instant? {
         let now = clock.now
+        let time = Self.duration(timestamp)
         guard let origin else {
-            origin = (now, timestamp.seconds)
+            origin = (now, time)
             return now
         }
-        let due = origin.instant + .seconds(timestamp.seconds - origin.seconds)
+        let due = origin.instant + (time - origin.time)
         return now > due + tolerance ? nil : due
+    }
+
+    /// `time` as a `Duration`: exact for every timescale that divides 10^18 (1/25, 1/90000, ...),
+    /// within an attosecond otherwise (1001/30000).
+    static func duration(_ time: MediaTime) -> Duration {
+        let scale = Int64(time.timescale)
+        let rest = time.value % scale
+        let attoseconds = Int128(rest) * 1_000_000_000_000_000_000 / Int128(scale)
+        return Duration(secondsComponent: time.value / scale, attosecondsComponent: Int64(attoseconds))
     }
 }

@@ -19,8 +19,8 @@ import Synchronization
 ///   the previous one still delivers waits for it: its end-of-stream comes first.
 /// - The policy (`SourcePolicy`): files wait for the graph and lose nothing; cameras never wait,
 ///   the newest picture wins and the dropped ones are counted.
-/// - Pacing (`SourcePacing`): as fast as the graph takes frames, or in real time with late frames
-///   dropped.
+/// - Pacing (`SourcePacing`): as fast as the graph takes frames, or in real time (on the context's
+///   `clock`) with late frames dropped.
 /// - Errors: damage is a `.failed` event on the context's stream and the run goes on; a
 ///   producer's thrown error ends the run after the frames before it and end-of-stream: it is a
 ///   `.failed` event, and `finish`/`run` throw it. The end is a `.sourceEnded` event, drops are
@@ -237,7 +237,7 @@ public final class SourceRunner: Sendable {
     /// finished.
     private static func deliver(_ run: Run, policy: SourcePolicy) {
         let (queue, context) = (run.queue, run.context)
-        var schedule = RealTimeSchedule(tolerance: run.frameInterval)
+        var schedule = RealTimeSchedule(tolerance: run.frameInterval, clock: context.clock)
         while let item = queue.pop() {
             let node = run.node  // weak: the delivery thread must not keep its node alive
             switch item {
@@ -247,7 +247,7 @@ public final class SourceRunner: Sendable {
                     continue
                 }
                 if run.pacing == .realTime {
-                    guard let due = schedule.due(buffer.timestamp), queue.sleep(until: due) else {
+                    guard let due = schedule.due(buffer.timestamp), queue.sleep(until: due, on: context.clock) else {
                         run.count { $0.dropped += 1 }
                         continue
                     }

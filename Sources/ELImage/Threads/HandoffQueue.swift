@@ -222,15 +222,12 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Waits until `deadline` (pacing), returning early when the queue is cancelled; false when
-    /// it was.
-    package func sleep(until deadline: ContinuousClock.Instant) -> Bool {
+    /// Waits until `deadline` on `clock` (pacing), returning early when the queue is cancelled;
+    /// false when it was.
+    package func sleep(until deadline: ContinuousClock.Instant, on clock: any BlockingClock = ContinuousClock()) -> Bool {
         locked {
-            while !cancelled {
-                let left = ContinuousClock.now.duration(to: deadline)
-                guard left > .zero else { break }
-                let (seconds, attoseconds) = left.components
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) / 1e18))
+            while !cancelled, clock.now < deadline {
+                clock.wait(on: condition, until: deadline)
             }
             return !cancelled
         }

@@ -68,6 +68,7 @@ extension EmulatedVideoDevice {
 
     func poll(descriptor: Int32, timeout milliseconds: Int32) -> PollEvents {
         withLock {
+            defer { state.counters.polls += 1 }
             let deadline = Self.monotonicMicroseconds() + Int64(max(0, milliseconds)) * 1000
             while true {
                 if state.unplugged { return [.error, .hangUp] }

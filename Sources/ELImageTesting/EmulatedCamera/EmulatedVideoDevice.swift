@@ -119,6 +119,8 @@ public final class EmulatedVideoDevice: @unchecked Sendable {
         public var liveMappings = 0
         /// Buffers whose memory is still allocated.
         public var liveBuffers = 0
+        /// Polls that returned (ready, timed out or failed).
+        public var polls = 0
     }
 
     /// The device node it answers for, e.g. "/dev/video0".
@@ -143,6 +145,8 @@ public final class EmulatedVideoDevice: @unchecked Sendable {
 
     let condition = NSCondition()
     var state: EmulatedDeviceState
+    /// `state.counters` as of the last change, for tests that wait on them.
+    private let observedCounters = Waitable(Counters())
 
     /// - Parameters:
     ///   - path: the device node it answers for.
@@ -196,7 +200,11 @@ public final class EmulatedVideoDevice: @unchecked Sendable {
 
     func withLock<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
         condition.lock()
-        defer { condition.unlock() }
+        defer {
+            let counters = state.counters
+            observedCounters.update { $0 = counters }  // under the lock: published in the order made
+            condition.unlock()
+        }
         return try body()
     }
 
@@ -294,6 +302,14 @@ public final class EmulatedVideoDevice: @unchecked Sendable {
 
     /// What the capture code did so far.
     public var counters: Counters { withLock { state.counters } }
+
+    /// Waits until `condition` holds for the counters (each change is checked, no polling); false
+    /// when `timeout` passed first.
+    @discardableResult
+    public func waitForCounters(timeout: Duration = Waitable<Int>.defaultTimeout,
+                                until condition: @escaping @Sendable (Counters) -> Bool) async -> Bool {
+        await observedCounters.wait(timeout: timeout, until: condition)
+    }
 
     /// The mode set by the last S_FMT.
     public var currentFormat: (fourCC: FourCC, width: Int, height: Int)? {

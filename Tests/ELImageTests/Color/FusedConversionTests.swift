@@ -1,5 +1,6 @@
 import ELImage
 import ELImageMedia
+import ELImageTestSupport
 import Foundation
 import Testing
 
@@ -8,32 +9,8 @@ import Testing
 /// run the separate passes.
 @Suite("Fused conversion across the graph", .closesContexts)
 struct FusedConversionTests {
-    /// Two frames of Big Buck Bunny (Examples/Media) at 192x108, I420, tagged `colorSpace`.
-    static func frames(_ colorSpace: ColorSpace) throws -> [PixelBuffer] {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let clip = folder.path("bunny.y4m")
-        try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-ss", "2", "-i", Repository.path("Examples/Media/bigbuckbunny.mp4"),
-                               "-frames:v", "2", "-an", "-vf", "scale=192:108", "-pix_fmt", "yuv420p", clip])
-        return try Y4MReader.readAll(path: clip).map { frame in
-            var frame = frame
-            frame.colorSpace = colorSpace
-            return frame
-        }
-    }
-
-    /// Fresh filter nodes by name.
-    static func filters(_ names: [String]) -> [any ImageOutput & ImageInput] {
-        names.map { name -> any ImageOutput & ImageInput in
-            switch name {
-            case "grayscale": Grayscale()
-            case "brightness": Brightness(0.08)
-            case "contrast": Contrast(1.3)
-            case "saturation": Saturation(1.4)
-            default: GaussianBlur(sigma: 1.5)
-            }
-        }
-    }
+    static func frames(_ colorSpace: ColorSpace) throws -> [PixelBuffer] { try FusionFixtures.frames(colorSpace) }
+    static func filters(_ names: [String]) -> [any ImageOutput & ImageInput] { FusionFixtures.filters(names) }
 
     /// `frame` through `nodes` (wired one after the other, or as one `FilterGroup`) into an I420
     /// `YUVDataOutput`; the buffer written and the draws it took. `observe` adds a second sink

@@ -1,5 +1,6 @@
 import ELImage
 import ELImageMedia
+import ELImageTestSupport
 import Foundation
 import Testing
 
@@ -51,23 +52,5 @@ struct MonochromePackTests {
         let luma = width * height
         #expect(fused.data[luma...].allSatisfy { $0 == 128 })
         #expect(Set(fused.data[..<luma]).count > 50, "luma varies")
-    }
-
-    @Test("ELIMAGE_DUMP_SHADERS writes the shaders a run compiles, the fused colour chain included")
-    func shaderDump() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let clip = try ToolTests().clip(in: folder, frames: 2)
-        let dump = folder.path("shaders")
-        let result = try await ToolTests().elimage.run(
-            ["run", clip, "--filter", "brightness:brightness=0.1", "--filter", "contrast:contrast=1.2", "-o", folder.path("out.y4m")],
-            environment: ["ELIMAGE_DUMP_SHADERS": dump])
-        #expect(result.status == 0, "\(result.errors)")
-        let names = try FileManager.default.contentsOfDirectory(atPath: dump)
-        // The CLI's Y4M → colour chain → Y4M graph fuses: conversion and chain in one generated pass, then the pack.
-        let chain = try #require(names.first { $0.hasPrefix("yuv_fused[brightness,contrast]") }, "\(names)")
-        let source = try String(contentsOfFile: (dump as NSString).appendingPathComponent(chain), encoding: .utf8)
-        #expect(source.contains("brightness") && source.contains("contrast"), "\(source)")
-        #expect(names.contains { $0.hasPrefix("rgba_to_yuv[") }, "\(names)")
     }
 }

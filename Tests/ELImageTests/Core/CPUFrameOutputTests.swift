@@ -1,5 +1,7 @@
 import Dispatch
 import ELImage
+import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -26,21 +28,23 @@ struct CPUFrameOutputTests {
 
     static func time(_ number: Int) -> MediaTime { MediaTime(value: Int64(number), timescale: 30) }
 
+    /// The `pictures` as 24x16 images stamped with their numbers (`first` and on).
+    static func images(_ pictures: [[UInt8]], from first: Int = 0, width: Int = 24, height: Int = 16) -> [RGBAImage] {
+        pictures.enumerated().map { RGBAImage(width: width, height: height, pixels: $1, timestamp: time(first + $0)) }
+    }
+
     /// The name of the thread running now.
     static var threadName: String { Thread.current.name ?? "" }
 
     @Test("RawDataOutput: every frame, in order, exact pixels and times, handed over on its worker thread")
     func rawDataOutput() async throws {
-        let context = try TestContexts.make()
         let pictures = Self.pictures(count: 6)
         let received = Collector<(image: RGBAImage, thread: String)>()
-        let input = RawDataInput()
         let output = RawDataOutput { image in received.append((image, Self.threadName)) }
-        input --> output
-        for (number, pixels) in pictures.enumerated() {
-            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
-        }
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
+        try await pipeline.send(Self.images(pictures))
         #expect(try await output.finish() == pictures.count)
+        #expect(await pipeline.finish().isEmpty)
         #expect(output.framesDelivered == pictures.count && output.framesDropped == 0)
         let values = received.values
         #expect(values.map(\.image.timestamp) == (0..<pictures.count).map(Self.time))
@@ -50,36 +54,32 @@ struct CPUFrameOutputTests {
 
     @Test("The render thread goes on while the closure is held: the queue takes the frames, nothing is lost")
     func renderThreadDoesNotWaitForTheClosure() async throws {
-        let context = try TestContexts.make()
         let pictures = Self.pictures(count: 4)
-        let gate = DispatchSemaphore(value: 0)
+        let gate = Gate()
         let received = Collector<MediaTime>()
-        let input = RawDataInput()
         let output = RawDataOutput(queueCapacity: 4) { image in
-            if image.timestamp == Self.time(0) { gate.wait() }  // the first frame's consumer is slow
+            if image.timestamp == Self.time(0) { gate.pass() }  // the first frame's consumer is stuck
             received.append(image.timestamp)
         }
-        input --> output
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
         // Every frame is processed (packed, fenced, queued) while the closure still holds the first.
-        for (number, pixels) in pictures.enumerated() {
-            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
-        }
+        try await pipeline.send(Self.images(pictures))
         #expect(received.count == 0, "the closure is still held on the first frame")
-        gate.signal()
+        gate.open()
         #expect(try await output.finish() == pictures.count)
         #expect(received.values == (0..<pictures.count).map(Self.time))
+        #expect(await pipeline.finish().isEmpty)
     }
 
     @Test("YUVDataOutput on its worker equals the render thread's own readback, byte for byte (I420 and NV12)",
           arguments: [PixelFormat.i420, .nv12])
     func yuvDataOutput(format: PixelFormat) async throws {
-        let context = try TestContexts.make()
         let pixels = try #require(Self.pictures(count: 1, width: 40, height: 24).first)
         let received = Collector<PixelBuffer>()
-        let input = RawDataInput()
         let output = try YUVDataOutput(format: format, colorSpace: .bt709) { received.append($0) }
-        input --> output
-        try await input.process(pixels, width: 40, height: 24, format: .rgba, timestamp: Self.time(5), on: context)
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
+        let context = pipeline.context
+        try await pipeline.send(RGBAImage(width: 40, height: 24, pixels: pixels, timestamp: Self.time(5)))
         #expect(try await output.finish() == 1)
         let reference = try await context.perform { context in
             var buffer = try PixelBuffer(format: format, width: 40, height: 24, colorSpace: .bt709)
@@ -94,35 +94,31 @@ struct CPUFrameOutputTests {
 
     @Test("A second stream after end-of-stream: the output takes frames again, counted over both")
     func secondStream() async throws {
-        let context = try TestContexts.make()
         let pictures = Self.pictures(count: 2)
         let received = Collector<MediaTime>()
-        let input = RawDataInput()
         // The first stream's closure is slow (a consumer, not a synchronisation): the second
         // stream's frames must still come after it, in order.
         let output = RawDataOutput { image in
             if image.timestamp < Self.time(10) { usleep(100_000) }
             received.append(image.timestamp)
         }
-        input --> output
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
         for run in 0..<2 {
-            for (number, pixels) in pictures.enumerated() {
-                try await input.process(pixels, width: 24, height: 16, format: .rgba,
-                                        timestamp: Self.time(run * 10 + number), on: context)
-            }
-            try await context.perform { context in input.finish(in: context) }
+            try await pipeline.send(Self.images(pictures, from: run * 10))
+            try await pipeline.sendEndOfStream()
         }
         #expect(try await output.finish() == 4)
         #expect(received.values == [0, 1, 10, 11].map(Self.time))
+        // The first stream's worker may still wait to be joined (by the context's close) here.
+        let leftovers = await pipeline.finish()
+        #expect(leftovers.framesInUse == 0 && leftovers.failures.isEmpty && leftovers.threadsAfterClose.isEmpty, "\(leftovers)")
     }
 
     @Test("FrameStream: an async consumer slower than the graph gets every frame in order; the sequence ends at end-of-stream")
     func frameStream() async throws {
-        let context = try TestContexts.make()
         let pictures = Self.pictures(count: 8)
         let stream = try FrameStream(format: .rgba, bufferSize: 2)
-        let input = RawDataInput()
-        input --> stream
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: stream)
         let consumer = Task {
             var frames: [PixelBuffer] = []
             for try await frame in stream.frames {
@@ -131,27 +127,25 @@ struct CPUFrameOutputTests {
             }
             return frames
         }
-        for (number, pixels) in pictures.enumerated() {
-            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
-        }
-        try await context.perform { context in input.finish(in: context) }
+        try await pipeline.send(Self.images(pictures))
+        try await pipeline.sendEndOfStream()
         let frames = try await consumer.value
         #expect(try await stream.finish() == pictures.count)
         #expect(frames.map(\.timestamp) == (0..<pictures.count).map(Self.time))
         #expect(zip(frames, pictures).allSatisfy { $0.data == $1 })
         #expect(stream.framesDropped == 0)
+        #expect(await pipeline.finish().isEmpty)
     }
 
     @Test("FrameStream in I420: the planes the render thread's readback gives")
     func frameStreamPlanes() async throws {
-        let context = try TestContexts.make()
         let pixels = try #require(Self.pictures(count: 1, width: 40, height: 24).first)
         let stream = try FrameStream(format: .i420, colorSpace: .bt601)
-        let input = RawDataInput()
-        input --> stream
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: stream)
+        let context = pipeline.context
         async let first = stream.frames.first { _ in true }
-        try await input.process(pixels, width: 40, height: 24, format: .rgba, timestamp: Self.time(2), on: context)
-        try await context.perform { context in input.finish(in: context) }
+        try await pipeline.send(RGBAImage(width: 40, height: 24, pixels: pixels, timestamp: Self.time(2)))
+        try await pipeline.sendEndOfStream()
         let frame = try #require(try await first)
         let reference = try await context.perform { context in
             var buffer = try PixelBuffer(format: .i420, width: 40, height: 24, colorSpace: .bt601)
@@ -165,11 +159,10 @@ struct CPUFrameOutputTests {
 
     @Test("FrameStream: a consumer that stops early does not stall the graph; close() with frames pending returns")
     func consumerStopsEarly() async throws {
-        let context = try TestContexts.make()
         let pictures = Self.pictures(count: 10)
         let stream = try FrameStream(format: .rgba, bufferSize: 1)
-        let input = RawDataInput()
-        input --> stream
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: stream)
+        let context = pipeline.context
         let consumer = Task {
             var count = 0
             for try await _ in stream.frames {
@@ -178,9 +171,7 @@ struct CPUFrameOutputTests {
             }
             return count
         }
-        for (number, pixels) in pictures.enumerated() {
-            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
-        }
+        try await pipeline.send(Self.images(pictures))
         #expect(try await consumer.value == 2)
         // Nobody listens: the rest go by unread, and finishing does not wait for a consumer.
         #expect(try await stream.finish() == pictures.count)
@@ -197,21 +188,17 @@ struct CPUFrameOutputTests {
 
     @Test("With .drop, a held consumer costs frames, never the render thread: the drops are counted")
     func dropPolicy() async throws {
-        let context = try TestContexts.make()
         let pictures = Self.pictures(count: 12)
-        let gate = DispatchSemaphore(value: 0)
+        let gate = Gate()
         let received = Collector<MediaTime>()
-        let input = RawDataInput()
         let output = RawDataOutput(queueCapacity: 1, whenQueueFull: .drop) { image in
-            if image.timestamp == Self.time(0) { gate.wait() }
+            if image.timestamp == Self.time(0) { gate.pass() }
             received.append(image.timestamp)
         }
-        input --> output
-        for (number, pixels) in pictures.enumerated() {
-            try await input.process(pixels, width: 24, height: 16, format: .rgba, timestamp: Self.time(number), on: context)
-        }
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
+        try await pipeline.send(Self.images(pictures))
         let dropped = output.framesDropped
-        gate.signal()
+        gate.open()
         let delivered = try await output.finish()
         #expect(dropped > 0, "a one-frame queue behind a held consumer drops")
         #expect(delivered + dropped == pictures.count, "delivered \(delivered), dropped \(dropped)")

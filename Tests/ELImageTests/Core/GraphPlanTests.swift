@@ -1,4 +1,5 @@
 @testable import ELImage
+import ELImageTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageTestSupport
 import Testing
 
 /// A node that fails on every frame, to check failures stay contained.

@@ -1,5 +1,7 @@
 import Dispatch
 @testable import ELImage
+import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -101,13 +103,28 @@ struct HandoffQueueTests {
             return queue.pop()
         }
         #expect(popped == nil)
-        let slept = await onThread {
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { queue.cancel() }
-            return queue.sleep(until: .now + .seconds(60))
-        }
-        #expect(slept == false)
+        let clock = ManualClock()
+        async let slept = onThread { queue.sleep(until: clock.now + .seconds(60), on: clock) }
+        #expect(await clock.waitForSleepers())  // asleep on the clock
+        queue.cancel()
+        #expect(await slept == false)
         #expect(queue.sleep(until: .now) == false)
         #expect(HandoffQueue<Int>(capacity: 1).sleep(until: .now + .milliseconds(5)))
+    }
+
+    @Test("a pacing sleep ends when its clock reaches the deadline, not before")
+    func pacingSleepFollowsItsClock() async {
+        let queue = HandoffQueue<Int>(capacity: 1)
+        let clock = ManualClock()
+        let deadline = clock.now + .milliseconds(40)
+        async let slept = onThread { queue.sleep(until: deadline, on: clock) }
+        #expect(await clock.waitForSleepers())
+        clock.advance(by: .milliseconds(39))
+        #expect(clock.deadlines == [deadline], "still asleep 1 ms before its deadline")
+        clock.advance(by: .milliseconds(1))
+        #expect(await slept)
+        #expect(clock.deadlines.isEmpty)
+        #expect(queue.sleep(until: deadline, on: clock), "a deadline already reached: returns at once")
     }
 
     @Test("close(with:) puts its message after every item pushed before it and refuses everything after; a second close appends nothing")

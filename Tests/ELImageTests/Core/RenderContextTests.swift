@@ -1,5 +1,6 @@
 import CGLES
 import ELImage
+import ELImageTestSupport
 import Foundation
 import Testing
 

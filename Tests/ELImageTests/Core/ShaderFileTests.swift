@@ -1,3 +1,4 @@
+import ELImageTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageTestSupport
 import Foundation
 
 /// A rectangle in pixels: x, y of the top-left corner, width, height; for a mask check, the highest

@@ -1,5 +1,6 @@
 import ELImage
 import ELImageMedia
+import ELImageTestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageTestSupport
 import ELImageTesting
 import Foundation
 import Testing

@@ -1,5 +1,7 @@
 import ELImage
 import ELImageMedia
+import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -130,27 +132,26 @@ enum Photos {
     }
 }
 
-/// Sends `image` through `filter` on a fresh context and returns what comes out.
+/// Sends `image` through `filter` in an `EmbeddedPipeline` (on `context`, or a fresh one closed at
+/// the end of the test) and returns the frame that came out. The filter is taken off the pipeline
+/// afterwards, so it can be rendered again; no end-of-stream is sent (a filter's state goes on).
 func render(_ image: RGBAImage, through filter: some ImageOutput & ImageInput,
             on context: RenderContext? = nil) async throws -> RGBAImage {
-    let context = try context ?? TestContexts.make()
-    let input = RawDataInput()
-    let (output, images) = imageCollector()
-    input --> filter --> output
-    defer { input.removeAllTargets(); filter.removeTarget(output) }
-    try await input.process(image.pixels, width: image.width, height: image.height, format: .rgba,
-                            timestamp: .zero, on: context)
-    return try #require(images.values.first, "the filter produced no frame")
+    let pipeline = try EmbeddedPipeline(context: context ?? TestContexts.make()) { $0 --> filter }
+    defer { pipeline.disconnect() }
+    return try await pipeline.render(image)
 }
 
-/// Sends `base` (input 0) and `top` (input 1) through a two-input filter.
+/// Sends `top` (input 1) and then `base` (input 0) through a two-input filter in an
+/// `EmbeddedPipeline` and returns the blended frame.
 func render(base: RGBAImage, top: RGBAImage, through filter: some ImageOutput & ImageInput) async throws -> RGBAImage {
-    let context = try TestContexts.make()
-    let baseInput = RawDataInput(), topInput = RawDataInput()
-    let (output, images) = imageCollector()
-    baseInput --> filter --> output
+    let pipeline = try EmbeddedPipeline(context: TestContexts.make()) { $0 --> filter }
+    let topInput = RawDataInput()
     topInput --> filter
-    try await topInput.process(top.pixels, width: top.width, height: top.height, format: .rgba, timestamp: .zero, on: context)
-    try await baseInput.process(base.pixels, width: base.width, height: base.height, format: .rgba, timestamp: .zero, on: context)
-    return try #require(images.values.first, "the blend produced no frame")
+    defer {
+        pipeline.disconnect()
+        topInput.removeAllTargets()
+    }
+    try await pipeline.send(top, via: topInput)
+    return try await pipeline.render(base)
 }

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageTestSupport
 import Foundation
 import Testing
 

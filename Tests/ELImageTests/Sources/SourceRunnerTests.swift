@@ -1,4 +1,5 @@
 import ELImage
+import ELImageTestSupport
 import ELImageTesting
 import Foundation
 import Testing
@@ -23,42 +24,82 @@ struct SourceRunnerTests {
         #expect(lead.withLock { $0 } <= 4)
     }
 
-    @Test("Newest wins: the producer never waits for a slow graph; older frames are dropped and counted")
+    @Test("Newest wins: the producer never waits for a stuck graph; older frames are dropped and counted")
     func newestWinsDropsAndCounts() async throws {
         let context = try TestContexts.make()
-        let (source, sink) = connected(.newestWins, delay: .milliseconds(200))
-        let receivedWhenDone = Locked(-1)
-        try await source.run(Synthetic(count: 20) { index in
-            if index == 20 { receivedWhenDone.withLock { $0 = sink.received.count } }
-        }, on: context)
+        let gate = Gate()  // the graph is stuck on its first frame until the producer is done
+        let source = TestSource(policy: .newestWins)
+        let sink = MovieTimestampSink { count in if count == 1 { gate.pass() } }
+        source --> sink
+        let receivedWhenDone = Waitable<Int?>(nil)
+        let run = Task {
+            try await source.run(Synthetic(count: 20) { index in
+                if index == 20 { receivedWhenDone.update { $0 = sink.received.count } }
+            }, on: context)
+        }
+        #expect(await gate.waitUntilWaiting())
+        let producerDone = await receivedWhenDone.wait { $0 != nil }
+        gate.open()
+        try await run.value
+        #expect(producerDone)
         let statistics = source.runner.statistics
         #expect(statistics.produced == 20)
-        #expect(statistics.delivered == sink.received.count && statistics.delivered < 20)
+        #expect(statistics.delivered == sink.received.count && statistics.delivered <= 2)
         #expect(statistics.dropped == 20 - statistics.delivered)
-        // The producer made all 20 while the sink (0.2 s a frame) took at most a few.
-        #expect(receivedWhenDone.withLock { $0 } < 5)
+        // The producer made all 20 while the graph held its first frame (or before it got one).
+        #expect((receivedWhenDone.value ?? 99) <= 1)
         // Delivered in order, and the newest (the last) frame always arrives.
         #expect(sink.timestamps == sink.timestamps.sorted() && sink.timestamps.last == Synthetic.time(19))
         #expect(sink.endOfStreamCount == 1)
     }
 
-    @Test("Real-time pacing: frames at their times; late ones are dropped and counted")
+    @Test("Real-time pacing on the context's clock: each frame exactly when its time comes, never before")
     func realTimePacing() async throws {
-        let context = try TestContexts.make()
-        let (source, sink) = connected(.backPressure(capacity: 2))
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure {
-            try await source.run(Synthetic(count: 10), on: context, pacing: .realTime, frameInterval: .milliseconds(40))
+        let clock = ManualClock()
+        let context = try TestContexts.make(clock: clock)
+        let deliveredAt = Locked<[Duration]>([])
+        let source = TestSource(policy: .backPressure(capacity: 2))
+        let sink = MovieTimestampSink { _ in deliveredAt.withLock { $0.append(clock.elapsed) } }
+        source --> sink
+        try source.runner.start(Synthetic(count: 10), for: source, on: context, pacing: .realTime,
+                                frameInterval: .milliseconds(40))
+        for frame in 1..<10 {
+            // Frame `frame` waits for its time (frame × 40 ms after frame 0) and comes at no other.
+            #expect(await sink.waitForFrames(frame))
+            #expect(await clock.waitForSleepers())
+            #expect(clock.deadlines == [clock.start + .milliseconds(40 * frame)])
+            #expect(sink.received.count == frame)
+            clock.advance(by: .milliseconds(20))  // half way there: still waiting
+            #expect(clock.deadlines == [clock.start + .milliseconds(40 * frame)])
+            #expect(sink.received.count == frame)
+            clock.advance(by: .milliseconds(20))
         }
-        #expect(elapsed >= .milliseconds(350), "10 frames at 25 fps span 0.36 s")
-        #expect(sink.timestamps.count == source.runner.statistics.delivered)
-        #expect(source.runner.statistics.delivered + source.runner.statistics.dropped == 10)
+        try await source.runner.finish()
+        #expect(sink.timestamps == (0..<10).map { Synthetic.time($0) })
+        #expect(deliveredAt.withLock { $0 } == (0..<10).map { .milliseconds(40 * $0) })
+        let statistics = source.runner.statistics
+        #expect((statistics.produced, statistics.delivered, statistics.dropped) == (10, 10, 0))
+    }
 
-        let (slowSource, slow) = connected(.backPressure(capacity: 2), delay: .milliseconds(120))
-        try await slowSource.run(Synthetic(count: 10), on: context, pacing: .realTime, frameInterval: .milliseconds(40))
-        let statistics = slowSource.runner.statistics
-        #expect(statistics.dropped > 0 && statistics.delivered + statistics.dropped == 10)
-        #expect(slow.received.count == statistics.delivered)
+    @Test("Real-time pacing with a slow graph: a frame due more than one interval ago is dropped and counted")
+    func realTimeDropsLateFrames() async throws {
+        let clock = ManualClock()
+        let context = try TestContexts.make(clock: clock)
+        // The graph takes 120 ms of clock time per frame (frames are due every 40 ms, one interval late is allowed).
+        let source = TestSource(policy: .backPressure(capacity: 2))
+        let sink = MovieTimestampSink { _ in clock.advance(by: .milliseconds(120)) }
+        source --> sink
+        try await source.run(Synthetic(count: 10), on: context, pacing: .realTime, frameInterval: .milliseconds(40))
+        // Independently: frame n is due at 40n ms; it is shown if the clock is at most 40 ms past that.
+        var now = 0, shown: [Int] = []
+        for frame in 0..<10 where now <= 40 * frame + 40 {
+            shown.append(frame)
+            now = max(now, 40 * frame) + 120
+        }
+        #expect(shown == [0, 2, 5, 8])
+        #expect(sink.timestamps == shown.map { Synthetic.time($0) })
+        let statistics = source.runner.statistics
+        #expect((statistics.produced, statistics.delivered, statistics.dropped) == (10, shown.count, 10 - shown.count))
     }
 
     @Test("Damage is reported and counted, and the run goes on")
@@ -88,8 +129,8 @@ struct SourceRunnerTests {
     func closeJoinsThreads() async throws {
         let context = try TestContexts.make()
         let (source, sink) = connected(.backPressure(capacity: 2))
-        let run = Task { try await source.run(Synthetic(count: .max, pause: 0.005), on: context) }
-        #expect(await waitUntil { sink.received.count >= 3 })
+        let run = Task { try await source.run(Synthetic(count: .max), on: context) }
+        #expect(await sink.waitForFrames(3))
         #expect(context.runningThreadNames.contains("ELImage.test"))
         await #expect(throws: ELImageError.self) { try await source.run(Synthetic(count: 1), on: context) }
         await source.close()
@@ -106,9 +147,9 @@ extension SourceRunnerTests {
     func startThenClose() async throws {
         let context = try TestContexts.make()
         let (source, sink) = connected(.backPressure(capacity: 2))
-        try source.runner.start(Synthetic(count: .max, pause: 0.005), for: source, on: context)
+        try source.runner.start(Synthetic(count: .max), for: source, on: context)
         #expect(source.runner.isProducing)
-        #expect(await waitUntil { sink.received.count >= 3 })
+        #expect(await sink.waitForFrames(3))
         #expect(context.runningThreadNames.filter { $0.hasPrefix("ELImage.test") } == ["ELImage.test", "ELImage.test delivery"])
         #expect(throws: ELImageError.self) { try source.runner.start(Synthetic(count: 1), for: source, on: context) }
         await source.close()
@@ -152,19 +193,18 @@ private final class TestSource: ImageOutput, ClosableNode {
     func close() async { await runner.close() }
 }
 
-/// `count` 2x2 pictures stamped n/25 s; damage or a failure at a chosen frame.
+/// `count` 2x2 pictures stamped n/25 s (as fast as the graph takes them); damage or a failure at a
+/// chosen frame.
 private struct Synthetic: FrameProducer {
     let count: Int
     var damagedAt: Int?
     var failingAt: Int?
-    var pause: TimeInterval = 0
     /// Called before each picture is made (and once more at the end) with its number.
     var onNext: @Sendable (Int) -> Void = { _ in }
     private var index = 0
 
-    init(count: Int, damagedAt: Int? = nil, failingAt: Int? = nil, pause: TimeInterval = 0,
-         onNext: @escaping @Sendable (Int) -> Void = { _ in }) {
-        (self.count, self.damagedAt, self.failingAt, self.pause, self.onNext) = (count, damagedAt, failingAt, pause, onNext)
+    init(count: Int, damagedAt: Int? = nil, failingAt: Int? = nil, onNext: @escaping @Sendable (Int) -> Void = { _ in }) {
+        (self.count, self.damagedAt, self.failingAt, self.onNext) = (count, damagedAt, failingAt, onNext)
     }
 
     static func time(_ index: Int) -> MediaTime { MediaTime(value: Int64(index), timescale: 25) }
@@ -178,7 +218,6 @@ private struct Synthetic: FrameProducer {
         if index == damagedAt {
             control.reportDamage(ELImageError.malformedMedia(file: "synthetic", frame: index, reason: "damaged on purpose"))
         }
-        if pause > 0 { Thread.sleep(forTimeInterval: pause) }
         let value = UInt8(truncatingIfNeeded: index)
         var buffer = try PixelBuffer(format: .rgba, width: 2, height: 2, data: [UInt8](repeating: value, count: 16))
         buffer.timestamp = Self.time(index)

@@ -1,0 +1,81 @@
+import ELImage
+import ELImageMedia
+import ELImageTestSupport
+import Foundation
+import Testing
+
+/// Sound captured from a private PulseAudio server: listed, recorded beside the frames, in the
+/// file as AAC or Opus with the tone the server made. Serialized: the tests set PULSE_SERVER for
+/// the programs they start.
+@Suite("Sound: capture from PulseAudio", .serialized)
+struct AudioCaptureTests {
+    let elimage = BuiltProgram(name: "elimage")
+
+    /// `elimage` with the private server in its environment.
+    func run(_ server: PulseAudioServer, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        setenv("PULSE_SERVER", server.address, 1)
+        defer { unsetenv("PULSE_SERVER") }
+        return try await elimage.run(arguments)
+    }
+
+    @Test("audio-devices lists the server's sources; no server: a clear error, exit status 1")
+    func listing() async throws {
+        let server = try await PulseAudioServer.start()
+        defer { server.stop() }
+        let devices = try AudioDevices.list(server: server.address)
+        #expect(devices.contains { $0.name == "sine" && $0.sampleRate == 48_000 && $0.channels == 1 && !$0.isMonitor })
+        #expect(devices.contains { $0.name == "nullsink.monitor" && $0.isMonitor })
+        let result = try await run(server, ["audio-devices"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("sine"))
+        #expect(throws: AudioCaptureError.self) { try AudioDevices.list(server: "unix:" + server.folder.path("none.sock")) }
+        #expect(throws: AudioCaptureError.self) { try PulseAudioCapture(options: .init(device: "no-such-source", server: server.address)) }
+    }
+
+    @Test("A file paced in real time + --audio sine: the track holds 440 Hz, lasts as long as the video, ends with it",
+          arguments: ["aac", "opus"])
+    func captureTone(codec: String) async throws {
+        let server = try await PulseAudioServer.start()
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.path("clip.mp4"), output = folder.path("capture.mp4")
+        try AudioProbe.makeSyncClip(source)
+        let result = try await run(server, ["run", source, "--realtime", "--audio", "sine", "--audio-codec", codec, "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("sound:"), "\(result.output)")
+        let video = try #require(try AudioProbe.streams(output, kind: "v").first)
+        let audio = try #require(try AudioProbe.streams(output, kind: "a").first)
+        #expect(audio.codec == codec)
+        // The video ends with its last frame shown for one frame (40 ms). (On a busy machine the
+        // real-time pacing drops late frames, and the muxer lets the last one kept last as long
+        // as the gap before it: the stream's duration would then say more.)
+        let lastFrame = try #require(try AudioProbe.packetEnds(output, kind: "v").max())
+        let audioEnd: Double = audio.start + audio.duration, videoEnd: Double = lastFrame + 0.04
+        #expect(abs(audioEnd - videoEnd) <= 0.04, "audio ends at \(audioEnd) s, the last frame at \(videoEnd) s")
+        #expect(abs(audio.start - video.start) <= 0.04, "audio starts at \(audio.start) s, video at \(video.start) s")
+        let samples = try AudioProbe.samples(output, channels: 1)
+        #expect(abs(Double(samples.count) / 48_000 - audio.duration) < 0.05)
+        let peak = try #require(AudioProbe.dominantFrequency(samples, rate: 48_000))
+        #expect(abs(peak - 440) <= 2, "the loudest frequency is \(peak) Hz")
+    }
+
+    @Test("--audio with a vanished server: an error naming it; with default? the recording goes on without sound")
+    func optionalAudio() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.path("clip.mp4"), output = folder.path("out.mp4")
+        try AudioProbe.makeSyncClip(source)
+        setenv("PULSE_SERVER", "unix:" + folder.path("none.sock"), 1)
+        defer { unsetenv("PULSE_SERVER") }
+        var result = try await elimage.run(["run", source, "--realtime", "--frames", "5", "--audio", "default", "-o", output])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("no sound server"), "\(result.errors)")
+        result = try await elimage.run(["run", source, "--realtime", "--frames", "5", "--audio", "default?", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.components(separatedBy: "recording without sound").count == 2, "\(result.output)")
+        #expect(try AudioProbe.streams(output, kind: "a").isEmpty)
+        result = try await elimage.run(["run", source, "--audio", "default", "-o", output])
+        #expect(result.status == 2, "--audio with a file needs --realtime: \(result.errors)")
+    }
+}

@@ -1,0 +1,45 @@
+import ELImage
+import ELImageTestSupport
+import Foundation
+import Testing
+
+/// The camera app as a user drives it, on a private Xvfb with xdotool: a photo, a recording, quit.
+/// There is no camera here, so it shows the bundled clip.
+@Suite("camera-app example")
+struct CameraAppTests {
+    @Test("p saves a photo, r starts and stops a recording, q quits with both files complete")
+    func photoRecordingQuit() async throws {
+        let server = try await DisplayServer(.xvfb)
+        defer { server.stop() }
+        let saved = try TemporaryFolder()
+        defer { saved.remove() }
+        let run = try SignalledRun(program: BuiltProgram(name: "camera-app"), arguments: ["--folder", saved.url.path],
+                                   environment: server.clientEnvironment)
+        let window = try await server.window(titled: "ELImage camera", while: { run.process.isRunning })
+        let id = try #require(window, "no camera-app window appeared: \(run.output) \(run.errors)")
+        try server.press("p", in: id)
+        #expect(try await run.waitUntilSaid("photo saved"), "\(run.output)")
+        try server.press("r", in: id)
+        let watch = try FolderWatch(saved.url.path)
+        #expect(try await run.waitUntilSaid("recording to"), "\(run.output)")
+        // Frames are being recorded: a fragment is on disk.
+        let recorded = await watch.wait {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: saved.url.path)) ?? []
+            return names.contains { FileManager.default.contents(atPath: saved.path($0))?.range(of: Data("moof".utf8)) != nil }
+        }
+        #expect(recorded, "no fragment recorded: \(run.output) \(run.errors)")
+        try server.press("q", in: id)
+        #expect(await run.waitForExit(), "camera-app did not quit on q")
+        #expect(run.process.terminationStatus == 0, "\(run.output) \(run.errors)")
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: saved.url.path)
+        let photo = try #require(files.first { $0.hasSuffix(".png") }, "no photo in \(files)")
+        let video = try #require(files.first { $0.hasSuffix(".mp4") }, "no recording in \(files)")
+        let size = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0",
+                                           saved.path(photo)])
+        #expect(String(decoding: size, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "1280,720")
+        let frames = try countFrames(saved.path(video))
+        #expect(frames >= 1)
+        #expect(run.output.contains("recorded \(frames) frames"), "\(run.output)")
+    }
+}

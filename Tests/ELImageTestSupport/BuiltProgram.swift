@@ -1,0 +1,52 @@
+import ELImage
+import Foundation
+
+/// Runs a program built next to the test bundle (`elimage`, the examples) and reports its exit
+/// status and output.
+package struct BuiltProgram {
+    package let name: String
+
+    package init(name: String) { self.name = name }
+
+    package var url: URL {
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = bundle.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), folder.path != "/" {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder.appendingPathComponent(name)
+    }
+
+    /// Runs the program to its end. Async, so the wait holds no thread of the cooperative pool
+    /// (on a 2-core machine it has two, and every parallel test needs them). `environment` is added
+    /// to the test process's own.
+    package func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let outputPath = folder.path("out"), errorPath = folder.path("err")
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil),
+              FileManager.default.createFile(atPath: errorPath, contents: nil) else {
+            throw ELImageError.io(file: folder.url.path, operation: "create files in", errno: errno, hint: "")
+        }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        try await withCheckedThrowingContinuation { (ended: CheckedContinuation<Void, any Error>) in
+            process.terminationHandler = { _ in ended.resume() }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                ended.resume(throwing: error)
+            }
+        }
+        return (process.terminationStatus,
+                (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+                (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
+    }
+}
