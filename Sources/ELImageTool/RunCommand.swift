@@ -148,7 +148,7 @@ struct RunCommand: AsyncParsableCommand {
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate
-        let sound = try audio.track(for: input, output: outputKind, context: context)
+        let sound = try audio.sound(for: input, output: outputKind, context: context)
         let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, failures: failures, audio: sound) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }

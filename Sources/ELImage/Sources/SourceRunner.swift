@@ -19,6 +19,7 @@ import Synchronization
 ///   the previous one still delivers waits for it: its end-of-stream comes first.
 /// - The policy (`SourcePolicy`): files wait for the graph and lose nothing; cameras never wait,
 ///   the newest picture wins and the dropped ones are counted.
+/// - Each delivery names its source (`FrameOrigin.current`) to the nodes it goes through.
 /// - Pacing (`SourcePacing`): as fast as the graph takes frames, or in real time with late frames
 ///   dropped.
 /// - Errors: damage goes to the context's error handler and the run goes on; a producer's thrown
@@ -246,7 +247,9 @@ public final class SourceRunner: Sendable {
                 }
                 do {
                     try context.performAndWait { context in
-                        try node.deliver(buffer, orientation: orientation, in: context)  // fused where it can be
+                        try FrameOrigin.$current.withValue(FrameOrigin(source: node, policy: policy)) {
+                            try node.deliver(buffer, orientation: orientation, in: context)  // fused where it can be
+                        }
                     }
                     run.count { $0.delivered += 1 }
                 } catch {
@@ -266,7 +269,11 @@ public final class SourceRunner: Sendable {
                 fail(run, error)
             case .endOfStream:
                 guard let node else { continue }
-                _ = try? context.performAndWait { context in node.deliverEndOfStream(in: context) }
+                _ = try? context.performAndWait { context in
+                    FrameOrigin.$current.withValue(FrameOrigin(source: node, policy: policy)) {
+                        node.deliverEndOfStream(in: context)
+                    }
+                }
             }
         }
     }
