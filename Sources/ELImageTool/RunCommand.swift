@@ -142,9 +142,7 @@ struct RunCommand: AsyncParsableCommand {
     private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?, failures: FailureLog,
                           context: RenderContext, preview: PreviewDisplay?) async throws -> (frames: Int, signal: UnixSignal?, timing: String) {
         let input = try openInput(options, limit: limit, context: context)
-        let isCamera = if case .camera = input.kind { true } else { false }
-        let detection = try self.detection.attach(to: input.node, live: isCamera,
-                                                  beauties: Self.beautiesSeeingInputGeometry(options.filters))
+        let detection = try self.detection.attach(to: input.node, beauties: Self.beautiesSeeingInputGeometry(options.filters))
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate

@@ -55,12 +55,12 @@ struct DetectorOutputTests {
         #expect(!context.runningThreadNames.contains("ELImage.detect"))
     }
 
-    @Test("A detector slower than the frames drops images (counted) and the main path loses no frame")
+    @Test("Told not to wait, a detector slower than the frames drops images (counted) and the main path loses no frame")
     func slowDetectorDrops() async throws {
         let context = try TestContexts.make()
         let detector = RecordingDetector(delay: 0.1)
         let input = RawDataInput()
-        let output = try DetectorOutput(detector: detector)
+        let output = try DetectorOutput(detector: detector, settings: .init(waitsForDetector: false))
         let (mainPath, frames) = imageCollector()
         input --> output
         input --> mainPath
