@@ -80,7 +80,8 @@ demo: deps
 ## the two cooperative threads of a 2-core machine, and a deadline would measure that instead.
 ## The preview suites (Preview*, CameraAppTests) start display servers and programs and poll
 ## screenshots and windows against deadlines: they run there too, as do the sound suites (Audio*:
-## a private PulseAudio, files paced in real time, the CLI run and killed).
+## a private PulseAudio, files paced in real time, the CLI run and killed), and the README's tour
+## (ReadmeTourTests: a microphone from a private PulseAudio, a SIGINT to the test process itself).
 ## The parallel part runs at most $(TEST_WIDTH) tests at once. Unbounded, Swift Testing starts every
 ## test and ~150 GL contexts live at once; Mesa 22.3's llvmpipe then crashes now and then: each
 ## texture upload or readback walks every context's scenes (llvmpipe_flush_resource) without their
@@ -91,7 +92,7 @@ TEST_WIDTH ?= 6
 TEST_ENV := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH)
 # The patterns match test identifiers, module included: `Preview` takes the whole ELImagePreviewTests
 # target (all of its suites are serial), `Lifecycle` only the two Lifecycle* suites.
-SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests
+SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|ReadmeTourTests
 test: deps
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'

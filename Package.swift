@@ -230,7 +230,7 @@ let package = Package(
             path: "Tests/ELImageMediaTests"),
         .testTarget(
             name: "ELImageDetectionTests",
-            dependencies: ["ELImageDetection", "ELImage", "ELImageMedia", "ELImageTesting", "ELImageTestSupport"],
+            dependencies: ["ELImageDetection", "ELImage", "ELImageCamera", "ELImageMedia", "ELImageTesting", "ELImageTestSupport"],
             path: "Tests/ELImageDetectionTests"),
         .testTarget(
             name: "ELImagePreviewTests",

@@ -27,7 +27,8 @@ struct DetectionBenchmark {
             entry --> Beauty() --> drain
             var detectors: [DetectorOutput] = []
             if interval > 0 {
-                let settings = DetectorOutput.Settings(interval: interval)
+                // Newest image wins, as for a camera (frames pushed by hand would wait by default).
+                let settings = DetectorOutput.Settings(interval: interval, waitsForDetector: false)
                 detectors = [try DetectorOutput(detector: try FaceDetector(), settings: settings),
                              try DetectorOutput(detector: CodeDetector(), settings: settings)]
                 for detector in detectors { entry --> detector }

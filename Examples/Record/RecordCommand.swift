@@ -79,23 +79,20 @@ struct RecordCommand: AsyncParsableCommand {
     }
 
     /// The sound beside the video of an .mp4: the default microphone for a camera (its clock
-    /// anchored at the first frame; without a sound server, said once and video only), a movie's
-    /// own track for a movie.
-    private func sound(for source: RecordSource, context: RenderContext) throws -> (any AudioTrackSource)? {
-        guard case .mp4 = ContainerFormat.forPath(output), !testPicture else { return nil }
-        guard source.isLive else {
-            let path = input ?? BundledMedia.path("bigbuckbunny.mp4")
-            return ((try? MovieAudioReader.open(path: path)) ?? nil).flatMap { $0.format.fitsInMP4 ? $0 : nil }
-        }
+    /// anchored at the first frame; without a sound server, said once and video only); a movie
+    /// keeps its own track, the encoder's default.
+    private func sound(for source: RecordSource, context: RenderContext) -> RecordingSound {
+        guard case .mp4 = ContainerFormat.forPath(output), !testPicture else { return .off }
+        guard source.isLive else { return .fromSource }
         do {
             let microphone = try PulseAudioCapture(options: .init(clock: MediaClock()))
             context.register(microphone, stage: .sink)
             source.node --> MediaClockAnchor(clock: microphone.options.clock)
             say("sound from \(microphone.device.name)")
-            return microphone
+            return .track(microphone)
         } catch {
             say("no sound: \(error); recording video only")
-            return nil
+            return .off
         }
     }
 
@@ -121,7 +118,7 @@ struct RecordCommand: AsyncParsableCommand {
             }
         }
         try encoder.start(recordingTo: output, container: container(for: output, fragmentSeconds: fragmentSeconds),
-                          audio: try sound(for: source, context: context))
+                          audio: sound(for: source, context: context))
         let (capture, signal) = try await GracefulStop.run(onSignal: { signal in
             say("\(signal): finishing the recording (again to quit at once)")
             source.cancel()

@@ -5,18 +5,24 @@ import Foundation
 /// slowing the video: the AVCaptureMetadataOutput of ELImage.
 ///
 /// On the render thread, each sampled frame is shrunk on the GPU to the analysis size and handed
-/// to a `ReadbackSink` (the path of every CPU sink), which converts it to luma and fences it (no
-/// wait); the sink's worker thread (`ELImage.detect`, with a shared GL context) waits for the
-/// fence, reads the luma image back and runs the detector. While it is busy, a newer image
-/// replaces the waiting one (counted in `statistics.dropped`), so a slow detector costs the main
-/// path nothing; `waitsForDetector` makes the render thread wait for each analysis instead (file
-/// sources that want every sampled frame analysed, and overlays in step with the frames). Results
-/// arrive as `Metadata` tagged with the frame's number and timestamp, through `metadata` and the
-/// handler, on the worker thread. A failing detector is reported once to the context's error
-/// handler (naming the frame); the frames go on past the node, later ones are not analysed.
+/// to a `ReadbackSink` (the path of every CPU sink), which converts it to luma and fences it; the
+/// sink's worker thread (`ELImage.detect`, with a shared GL context) waits for the fence, reads
+/// the luma image back and runs the detector.
 ///
-/// Close it (or its context) before the program ends: `close()` analyses what waits, joins the
-/// worker and finishes `metadata`.
+/// **Results arrive as they are found**: each analysed frame's `Metadata` (tagged with the
+/// frame's number and timestamp) goes to the handler and to `metadata` on the worker thread as
+/// soon as its analysis ends. By default the node follows its source (`Settings.waitsForDetector`
+/// nil): frames of a file (a movie, a Y4M file, a picture, frames pushed by hand) wait for their
+/// analysis, so every sampled frame is analysed, its result is in before the frame goes on to
+/// the nodes connected after this one (an overlay draws it in step), and all results are in when
+/// the source's `run(on:)` returns; a live source (a camera) is never slowed: while the worker is
+/// busy, a newer image replaces the waiting one (counted in `statistics.dropped`).
+///
+/// The source's end of stream ends the analysis: what waits is analysed and `metadata` finishes,
+/// so `for await` over it ends with the stream (one stream per node, as with `FrameStream`; later
+/// frames go by unanalysed). A failing detector is reported once to the context's error handler
+/// (naming the frame); the frames go on past the node, later ones are not analysed. `close()` (or
+/// the context's) ends it as the end of stream does and joins the worker.
 public final class DetectorOutput: ImageInput, ClosableNode {
     /// How often and how large the detector looks.
     public struct Settings: Sendable {
@@ -28,11 +34,13 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         public var maximumRate: Double?
         /// true: the render thread waits until the worker has analysed each sampled frame (none is
         /// dropped, and the handler has run before the frame goes on to the node's siblings
-        /// added after it, e.g. an overlay; for files); false: the newest image wins (live sources).
-        public var waitsForDetector = false
+        /// added after it, e.g. an overlay); false: the newest image wins, the main path never
+        /// waits. nil (the default): true for frames of a file or pushed by hand, false for
+        /// frames of a live source (a camera).
+        public var waitsForDetector: Bool?
 
         public init(analysisSize: (width: Int, height: Int)? = nil, interval: Int = 1, maximumRate: Double? = nil,
-                    waitsForDetector: Bool = false) {
+                    waitsForDetector: Bool? = nil) {
             self.analysisSize = analysisSize
             self.interval = interval
             self.maximumRate = maximumRate
@@ -73,8 +81,9 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     public let inputSlots = InputSlots(count: 1)
     public let detector: any MetadataDetector
     public let settings: Settings
-    /// Every analysed frame's metadata, in order; finishes when the node closes. Keeps the newest
-    /// 256 values for a slow reader.
+    /// Every analysed frame's metadata, in order, as each analysis ends; finishes after the last
+    /// one at the source's end of stream (or `close()`). Keeps the newest 256 values for a slow
+    /// reader.
     public let metadata: AsyncStream<Metadata>
     private let continuation: AsyncStream<Metadata>.Continuation
     private let writer: DetectionWriter
@@ -83,7 +92,8 @@ public final class DetectorOutput: ImageInput, ClosableNode {
 
     /// - Parameters:
     ///   - detector: what runs on each analysed image (`FaceDetector`, `CodeDetector`, or your own).
-    ///   - settings: the analysis size, the sampling and whether the graph waits for the detector.
+    ///   - settings: the analysis size, the sampling and whether the graph waits for the detector
+    ///     (by default: for a file's frames, not for a camera's).
     ///   - handler: called with each analysed frame's metadata on the worker thread (keep it short).
     public init(detector: any MetadataDetector, settings: Settings = Settings(),
                 handler: (@Sendable (Metadata) -> Void)? = nil) throws {
@@ -106,10 +116,11 @@ public final class DetectorOutput: ImageInput, ClosableNode {
             continuation.yield(found)
         }
         self.writer = writer
-        // One image waits for the worker, the newest (or the render thread waits for the detector).
-        // A run that ends without failing (also by deinit's safety net) finishes `metadata`.
+        // One image waits for the worker, the newest (or the render thread waits for the detector:
+        // decided per frame, by its source, unless the settings say). A run that ends without
+        // failing (also by deinit's safety net) finishes `metadata`.
         sink = ReadbackSink(.init(path: writer.path, threadName: "detect", format: .gray8, capacity: 1,
-                                  whenQueueFull: .replaceOldest, waitsUntilWritten: settings.waitsForDetector),
+                                  whenQueueFull: .replaceOldest),
                             open: { _ in writer },
                             onEnd: { outcome, _ in if case .success = outcome { continuation.finish() } })
     }
@@ -160,8 +171,10 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         let size = Self.analysisSize(forFrame: frame.width, frame.height,
                                      fittingIn: settings.analysisSize ?? detector.preferredAnalysisSize)
         writer.expect(frame: number, width: frame.width, height: frame.height)
+        let waits = settings.waitsForDetector ?? !(FrameOrigin.current?.isLive ?? false)
         // `time` carries the node's frame number to the writer.
-        if try sink.take(try shrink(frame, to: size, in: context), time: Int64(number), owner: self, in: context) {
+        if try sink.take(try shrink(frame, to: size, in: context), time: Int64(number), owner: self,
+                         waitsUntilWritten: waits, in: context) {
             context.register(self, stage: .sink)
         }
     }
@@ -182,6 +195,11 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     private static let downsampleSource = ShaderLibrary.source(named: "detector_downsample.fsh")
 
     // MARK: End
+
+    /// The stream ended: the worker analyses the image that waits, ends and finishes `metadata`.
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        sink.requestFinish()
+    }
 
     /// Analyses the image that waits, joins the worker and finishes `metadata`. Idempotent.
     public func close() async {
@@ -238,6 +256,11 @@ private final class DetectionWriter: FrameWriter, Sendable {
 
 extension DetectorOutput: PlanDescribing {
     package var planSummary: String {
-        "samples frames, shrinks them on the GPU (1 pass), then " + sink.configuration.planSummary
+        let waiting = switch settings.waitsForDetector {
+        case true?: "the render thread waits for each analysis"
+        case false?: "the newest image wins"
+        case nil: "a file's frames wait for each analysis, a camera's newest image wins"
+        }
+        return "samples frames, shrinks them on the GPU (1 pass), then " + sink.configuration.planSummary + "; " + waiting
     }
 }

@@ -29,18 +29,18 @@ struct AudioOptions: ParsableArguments {
     @Flag(name: .customLong("realtime"), help: "Pace a file input at its frame rate, as a camera would deliver it (like ffmpeg -re).")
     var realTime = false
 
-    /// The sound track to record beside the video of `input` into `output`, or nil: the sound
-    /// source of --audio (captured on the frames' clock), else a movie's first audio track (stream
-    /// copy, or AAC when MP4 cannot hold its codec) when the output is an MP4 file.
-    func track(for input: MediaSource, output: OutputKind?, context: RenderContext) throws -> (any AudioTrackSource)? {
-        guard !noAudio, case .video(let path)? = output, case .mp4 = ContainerFormat.forPath(path) else { return nil }
-        if let source { return try capture(source, for: input, context: context) }
-        guard case .movie(let movie) = input.kind, let reader = try MovieAudioReader.open(path: movie) else { return nil }
-        guard reader.format.fitsInMP4 else {
-            Terminal.say("note: the \(reader.format.codecName) sound of \(movie) cannot be copied into \(path): encoding it to AAC")
-            return try TranscodedAudioTrack(reader: reader)
+    /// The sound to record beside the video of `input` into `output`: the sound source of --audio
+    /// (captured on the frames' clock), none with --no-audio, else the library's default, the
+    /// input's own sound (a movie's first audio track: stream copy, or AAC when MP4 cannot hold
+    /// its codec, which is said here).
+    func sound(for input: MediaSource, output: OutputKind?, context: RenderContext) throws -> RecordingSound {
+        guard !noAudio else { return .off }
+        guard case .video(let path)? = output, case .mp4 = ContainerFormat.forPath(path) else { return .fromSource }
+        if let source { return try capture(source, for: input, context: context).map(RecordingSound.track) ?? .off }
+        if case .movie(let movie) = input.kind, let sound = (input.node as? MovieInput)?.sound, !sound.fitsInMP4 {
+            Terminal.say("note: the \(sound.codecName) sound of \(movie) cannot be copied into \(path): encoding it to AAC")
         }
-        return reader
+        return .fromSource
     }
 
     /// Starts capturing `source` ("NAME" or "NAME?"), its clock anchored at the input's first frame.

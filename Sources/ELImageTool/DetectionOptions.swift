@@ -74,8 +74,10 @@ struct DetectionOptions: ParsableArguments {
     }
 
     /// Adds the detectors to `source`'s targets; nil without --detect. The faces found seed the skin
-    /// model of each filter in `beauties` (whose frames must have the input's geometry).
-    func attach(to source: ImageOutput, live: Bool, beauties: [Beauty] = []) throws -> Run? {
+    /// model of each filter in `beauties` (whose frames must have the input's geometry). The
+    /// detectors follow the library's default: every sampled frame of a file is analysed (and an
+    /// overlay is in step), a camera is never slowed.
+    func attach(to source: ImageOutput, beauties: [Beauty] = []) throws -> Run? {
         guard let detect else {
             try checkUsage()
             return nil
@@ -93,8 +95,7 @@ struct DetectionOptions: ParsableArguments {
         }
         let lines = try JSONLinesWriter(path: metadata)
         let overlay = overlay ? MetadataOverlay() : nil
-        let settings = DetectorOutput.Settings(analysisSize: size, interval: detectEvery, maximumRate: detectRate,
-                                                waitsForDetector: !live)
+        let settings = DetectorOutput.Settings(analysisSize: size, interval: detectEvery, maximumRate: detectRate)
         let outputs = try detectors.map { detector in
             try DetectorOutput(detector: detector, settings: settings) { found in
                 lines.write(found.jsonLines)

@@ -59,7 +59,7 @@ final class OutputSink: Sendable {
     func finish() async throws { try await finishing() }
 
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
-                     audio: (any AudioTrackSource)? = nil) throws -> OutputSink {
+                     audio: RecordingSound = .fromSource) throws -> OutputSink {
         switch kind {
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)

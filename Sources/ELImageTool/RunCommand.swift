@@ -174,13 +174,11 @@ struct RunCommand: AsyncParsableCommand {
     private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?,
                           context: RenderContext, preview: PreviewDisplay?) async throws -> RunOutcome {
         let input = try openInput(options, limit: limit, context: context)
-        let isCamera = if case .camera = input.kind { true } else { false }
-        let detection = try self.detection.attach(to: input.node, live: isCamera,
-                                                  beauties: Self.beautiesSeeingInputGeometry(options.filters))
+        let detection = try self.detection.attach(to: input.node, beauties: Self.beautiesSeeingInputGeometry(options.filters))
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate
-        let sound = try audio.track(for: input, output: outputKind, context: context)
+        let sound = try audio.sound(for: input, output: outputKind, context: context)
         let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, audio: sound) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }

@@ -11,12 +11,18 @@ final class RecordingDetector: MetadataDetector {
     let name = "recording"
     let preferredAnalysisSize = (width: 64, height: 64)
     let gate: Gate?
+    /// Seconds each analysis takes (a detector slower than the source; it synchronises nothing).
+    let delay: Double
     let seen = Collector<(frame: Int, time: MediaTime, width: Int, height: Int)>()
 
-    init(gate: Gate? = nil) { self.gate = gate }
+    init(gate: Gate? = nil, delay: Double = 0) {
+        self.gate = gate
+        self.delay = delay
+    }
 
     func detect(in image: LumaImage) throws -> [Detection] {
         gate?.pass()
+        if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
         seen.append((image.frame, image.time, image.width, image.height))
         return []
     }
@@ -55,11 +61,11 @@ struct DetectorOutputTests {
         #expect(await pipeline.finish().isEmpty)
     }
 
-    @Test("A detector slower than the frames drops images (counted) and the main path loses no frame")
+    @Test("Told not to wait, a detector slower than the frames drops images (counted) and the main path loses no frame")
     func slowDetectorDrops() async throws {
         let gate = Gate()
         let detector = RecordingDetector(gate: gate)
-        let output = try DetectorOutput(detector: detector)
+        let output = try DetectorOutput(detector: detector, settings: .init(waitsForDetector: false))
         // The main path goes on to the pipeline's output; the detector is a side branch.
         let pipeline = try EmbeddedPipeline(context: TestContexts.make()) { input in
             input --> output

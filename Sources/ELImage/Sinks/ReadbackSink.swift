@@ -154,9 +154,11 @@ package final class ReadbackSink: Sendable {
     ///   - colorSpace: overrides the configuration's (a recording fixes it at its start).
     ///   - chromaLocation: overrides the configuration's (a recording fixes it at its start).
     ///   - owner: the node that owns the sink, named in its failures (not kept).
+    ///   - waitsUntilWritten: overrides the configuration's for this frame (a detector decides
+    ///     by the frame's source).
     @discardableResult
     package func take(_ frame: any PackablePicture, time: Int64, colorSpace: ColorSpace? = nil,
-                      chromaLocation: ChromaLocation? = nil, owner: AnyObject,
+                      chromaLocation: ChromaLocation? = nil, owner: AnyObject, waitsUntilWritten: Bool? = nil,
                       in context: isolated RenderContext) throws -> Bool {
         let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
             guard !state.closing else { return nil }
@@ -198,9 +200,9 @@ package final class ReadbackSink: Sendable {
         case .drop: .refuse
         case .replaceOldest: .replaceOldest
         }
+        let waits = waitsUntilWritten ?? configuration.waitsUntilWritten
         let outcome = queue.push(.frame(FrameHandoff(pending), time: time, number: ticket.number),
-                                 whenFull: configuration.waitsUntilWritten ? .wait : whenFull,
-                                 waitUntilHandled: configuration.waitsUntilWritten)
+                                 whenFull: waits ? .wait : whenFull, waitUntilHandled: waits)
         if outcome == .refused || outcome == .replacedOlder {
             let statistics = queue.statistics
             let node = state.withLock { $0.node }

@@ -19,6 +19,7 @@ import Synchronization
 ///   the previous one still delivers waits for it: its end-of-stream comes first.
 /// - The policy (`SourcePolicy`): files wait for the graph and lose nothing; cameras never wait,
 ///   the newest picture wins and the dropped ones are counted.
+/// - Each delivery names its source (`FrameOrigin.current`) to the nodes it goes through.
 /// - Pacing (`SourcePacing`): as fast as the graph takes frames, or in real time (on the context's
 ///   `clock`) with late frames dropped.
 /// - Errors: damage is a `.failed` event on the context's stream and the run goes on; a
@@ -254,7 +255,9 @@ public final class SourceRunner: Sendable {
                 }
                 do {
                     try context.performAndWait { context in
-                        try node.deliver(buffer, orientation: orientation, in: context)  // fused where it can be
+                        try FrameOrigin.$current.withValue(FrameOrigin(source: node, policy: policy)) {
+                            try node.deliver(buffer, orientation: orientation, in: context)  // fused where it can be
+                        }
                     }
                     run.count { $0.delivered += 1 }
                 } catch {
@@ -274,7 +277,11 @@ public final class SourceRunner: Sendable {
                 fail(run, error)
             case .endOfStream:
                 guard let node else { continue }
-                _ = try? context.performAndWait { context in node.deliverEndOfStream(in: context) }
+                _ = try? context.performAndWait { context in
+                    FrameOrigin.$current.withValue(FrameOrigin(source: node, policy: policy)) {
+                        node.deliverEndOfStream(in: context)
+                    }
+                }
             }
         }
         let failed = run.failure.withLock { $0 != nil }

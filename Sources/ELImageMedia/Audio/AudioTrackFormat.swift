@@ -47,8 +47,11 @@ public final class AudioTrackFormat: @unchecked Sendable {
     }
 
     /// Whether an MP4 file can hold this codec as it is (AAC, Opus, MP3, ALAC, FLAC, AC-3, ...).
-    public var fitsInMP4: Bool {
+    public var fitsInMP4: Bool { Self.mp4Holds(parameters.pointee.codec_id) }
+
+    /// Whether an MP4 file can hold audio of codec `id` as it is.
+    static func mp4Holds(_ id: AVCodecID) -> Bool {
         guard let format = av_guess_format("mp4", nil, nil) else { return false }
-        return avformat_query_codec(format, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
+        return avformat_query_codec(format, id, FF_COMPLIANCE_NORMAL) == 1
     }
 }

@@ -130,3 +130,15 @@ public final class MovieAudioReader: AudioTrackSource, Sendable {
         }
     }
 }
+
+extension MovieAudioReader {
+    /// The first audio track of `path` as an MP4 file can hold it: copied packet by packet when
+    /// its codec fits (`AudioTrackFormat.fitsInMP4`), else decoded and encoded to AAC
+    /// (`TranscodedAudioTrack`); nil when the file has no sound. What a recording of a movie keeps
+    /// by default (`RecordingSound.fromSource`), and what `elimage run` writes into an `.mp4`.
+    /// - Throws: as `open(path:)` and `TranscodedAudioTrack.init(reader:bitrate:)`.
+    public static func openForMP4(path: String) throws -> (any AudioTrackSource)? {
+        guard let reader = try open(path: path) else { return nil }
+        return reader.format.fitsInMP4 ? reader : try TranscodedAudioTrack(reader: reader)
+    }
+}

@@ -40,23 +40,34 @@ final class RecordingSession: Sendable {
         var size: (width: Int, height: Int)?
         /// The timeline the audio track is mapped with (origin, pauses).
         var timeline = AudioTimeline()
+        /// Opens the sound of the first frame's source (`RecordingSound.fromSource`), on the
+        /// encoder thread.
+        var openSourceSound: (@Sendable () throws -> (any AudioTrackSource)?)?
+        /// The sound track being recorded, stopped when the recording ends.
+        var audio: (any AudioTrackSource)?
         var outcome: Result<RecordingSummary, ELImageError>?
     }
 
     let path: String
     let settings: EncoderSettings
     let limits: RecordingLimits
+    /// The sound asked for; `.fromSource` is settled at the first frame.
+    let sound: RecordingSound
+    /// Whether the first frame's source's sound is to be kept (`.fromSource` into MP4).
+    private let keepsSourceSound: Bool
     private let state: Locked<State>
     private let sink: ReadbackSink
 
     /// - Parameter emit: hears the recording's events; it must not wait for the render thread.
     init(writer file: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits, settings: EncoderSettings,
-         audio source: (any AudioTrackSource)? = nil, emit: @escaping @Sendable (RecordingEvent) -> Void) {
+         sound: RecordingSound = .off, emit: @escaping @Sendable (RecordingEvent) -> Void) {
         let path = file.path
         let state = Locked(State())
         self.path = path
         self.limits = limits
         self.settings = settings
+        self.sound = sound
+        keepsSourceSound = if case .fromSource = sound, case .mp4 = container { true } else { false }
         self.state = state
         let configuration = ReadbackSink.Configuration(
             path: path, threadName: "encoder", format: .i420, chromaLocation: settings.chromaLocation,
@@ -67,6 +78,7 @@ final class RecordingSession: Sendable {
             let (colorSpace, timescale) = state.withLock { ($0.colorSpace ?? .bt709, $0.timescale ?? 90_000) }
             // The planes hold the recording's siting (fixed at its first frame): x264's VUI and the
             // container say so.
+            let source = try Self.openSound(sound, state: state)
             let audio = source.map { RecordingAudio(source: $0, timeline: { state.withLock { $0.timeline } }) }
             let writer = try H264FrameWriter(
                 file: file, container: container, settings: settings, width: picture.width, height: picture.height,
@@ -99,7 +111,8 @@ final class RecordingSession: Sendable {
             case let .failure(error): if case .failure = result { emit(.failed(path: path, error: error)) }
             }
             if cancelled { emit(.cancelled(path: path)) }
-            source?.stop()
+            // The track given (also when no frame came), or the one opened for the source's sound.
+            if case .track(let track) = sound { track.stop() } else { state.withLock { $0.audio }?.stop() }
             state.withLock { state in
                 state.outcome = outcome
                 state.phase = .ended
@@ -201,6 +214,9 @@ final class RecordingSession: Sendable {
                 state.size = (frame.width, frame.height)
                 state.firstFrameWallTime = .now
                 state.timeline.timescale = timescale
+                if keepsSourceSound {
+                    state.openSourceSound = (FrameOrigin.current?.source as? any SoundCarryingSource)?.soundForMP4
+                }
             }
             let pts = stamp(frame.timestamp, timescale: timescale, state: &state)
             if let maximum = limits.maximumDuration, pts >= Self.ticks(maximum, timescale: timescale) {
@@ -253,6 +269,19 @@ final class RecordingSession: Sendable {
     private static func nominalStep(_ settings: EncoderSettings) -> @Sendable (Int32) -> Int64 {
         let rate = settings.frameRate
         return { timescale in max(1, Int64(timescale) * Int64(rate.denominator) / Int64(rate.numerator)) }
+    }
+
+    /// The sound track of the recording, opened at its first frame on the encoder thread and
+    /// kept in `state` to be stopped at the end: the track given, or the first frame's source's.
+    private static func openSound(_ sound: RecordingSound, state: Locked<State>) throws -> (any AudioTrackSource)? {
+        let track: (any AudioTrackSource)?
+        switch sound {
+        case .off: track = nil
+        case .track(let given): track = given
+        case .fromSource: track = try state.withLock { $0.openSourceSound }?()
+        }
+        state.withLock { $0.audio = track }
+        return track
     }
 
     // MARK: Outcome and statistics

@@ -37,6 +37,12 @@ import Foundation
 /// follows the last one before by one frame duration); a source going back in time is treated the
 /// same way, so timestamps always increase.
 ///
+/// **Sound.** A recording into MP4 keeps the sound of the source whose frame starts it (a movie's
+/// audio track, `RecordingSound.fromSource`) unless told otherwise (`audio: .off`, or a track of
+/// your own): the encoder thread pulls its packets as it muxes the video, on the frames' clock
+/// from the first frame, a pause cut from both, and cuts it where the video ends. Each recording
+/// opens the sound anew, so two encoders fed by one movie both keep it.
+///
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
 /// error is a `.failed` event on the render context's stream (and is thrown by `finish()`), the
 /// fragments already flushed stay playable, and the rest of the graph keeps running.
@@ -98,28 +104,37 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     ///   - container: `nil` picks from the extension: `.h264`/`.264` raw Annex B, else
     ///     fragmented MP4 with 1 s fragments.
     ///   - limits: a duration or size at which the recording ends by itself.
-    ///   - audio: a sound track recorded beside the frames on their clock (MP4 only): a movie's
-    ///     own (`MovieAudioReader`, stream copy) or a microphone's; it is cut where the video ends.
+    ///   - audio: the sound recorded beside the frames on their clock (MP4 only), cut where the
+    ///     video ends. By default the sound of the source whose frame starts the recording: a
+    ///     movie keeps its audio track (`MovieInput.sound`); `.off` records none; `.track(…)` a
+    ///     microphone's (`PulseAudioCapture`) or another file's.
     /// - Throws: `ELImageError.io` when the file cannot be created (with `errno`: a missing
     ///   folder, no permission, a read-only file system); `ELImageError.invalidState` while a
-    ///   recording is running; `ELImageError.invalidInput` for audio with a raw `.h264` stream.
+    ///   recording is running; `ELImageError.invalidInput` for a `.track` with a raw `.h264` stream.
     public func start(recordingTo path: String, container: ContainerFormat? = nil, limits: RecordingLimits = .none,
-                      audio: (any AudioTrackSource)? = nil) throws {
+                      audio: RecordingSound = .fromSource) throws {
         try checkIdle(for: path)
         let container = container ?? .forPath(path)
         try Self.check(audio, fitsIn: container, path: path)
         try start(writingTo: try POSIXFileWriter(path: path), container: container, limits: limits, audio: audio)
     }
 
+    /// Starts recording to `path` with the sound of `audio` (`.track(audio)`), or none when it
+    /// is nil (`.off`).
+    public func start(recordingTo path: String, container: ContainerFormat? = nil, limits: RecordingLimits = .none,
+                      audio: (any AudioTrackSource)?) throws {
+        try start(recordingTo: path, container: container, limits: limits, audio: audio.map(RecordingSound.track) ?? .off)
+    }
+
     /// Starts recording into `writer` (e.g. a writer of your own, or one that fails on purpose in a
-    /// test).
+    /// test), with `audio` as in `start(recordingTo:container:limits:audio:)`.
     /// - Throws: `ELImageError.invalidState` while a recording is running.
     public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none,
-                      audio: (any AudioTrackSource)? = nil) throws {
+                      audio: RecordingSound = .fromSource) throws {
         try Self.check(audio, fitsIn: container, path: writer.path)
         let handler = eventHandler
         let session = RecordingSession(writer: writer, container: container, limits: limits, settings: settings,
-                                       audio: audio) { event in handler.withLock { $0 }?(event) }
+                                       sound: audio) { event in handler.withLock { $0 }?(event) }
         try recording.withLock { current in
             if let current, current.phase == .recording || current.phase == .paused {
                 throw ELImageError.invalidState(
@@ -128,6 +143,13 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
             }
             current = session
         }
+    }
+
+    /// Starts recording into `writer` with the sound of `audio` (`.track(audio)`), or none when
+    /// it is nil (`.off`).
+    public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none,
+                      audio: (any AudioTrackSource)?) throws {
+        try start(writingTo: writer, container: container, limits: limits, audio: audio.map(RecordingSound.track) ?? .off)
     }
 
     /// Stops taking frames and keeps the time until `resume()` out of the recording.
@@ -230,8 +252,8 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         session?.requestFinish(.endOfStream)
     }
 
-    private static func check(_ audio: (any AudioTrackSource)?, fitsIn container: ContainerFormat, path: String) throws {
-        guard let audio else { return }
+    private static func check(_ sound: RecordingSound, fitsIn container: ContainerFormat, path: String) throws {
+        guard case .track(let audio) = sound else { return }
         if case .annexB = container {
             throw ELImageError.invalidInput(what: "a raw H.264 stream (\(path)) cannot hold sound",
                                             hint: "record to .mp4 to keep the audio, or record without it")

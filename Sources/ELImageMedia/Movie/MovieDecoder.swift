@@ -175,7 +175,7 @@ public final class MovieDecoder {
             guessedFrameRate: guessed.map { Y4MHeader.Ratio(Int($0.num), Int($0.den)) },
             duration: duration, frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
             startTime: start, colorSpace: tags.colorSpace(height: height), chromaLocation: tags.chromaSiting,
-            displayMatrix: Self.displayMatrix(of: stream))
+            displayMatrix: Self.displayMatrix(of: stream), sound: Self.sound(of: format))
         self.statedStreamEnd = streamDuration.flatMap { MediaTimeMath.checkedSum(start, $0) }
         self.indexedDataEnd = Self.indexedDataEnd(of: stream)
         self.formatContext = format
@@ -184,6 +184,13 @@ public final class MovieDecoder {
         self.frame = frame
         self.streamIndex = index
         self.timeBase = timeBase
+    }
+
+    /// The first audio track's facts (the track `MovieAudioReader` picks), nil without one.
+    private static func sound(of format: UnsafeMutablePointer<AVFormatContext>) -> MovieInfo.Sound? {
+        let index = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let parameters = format.pointee.streams?[Int(index)]?.pointee.codecpar else { return nil }
+        return MovieInfo.Sound(parameters: parameters)
     }
 
     deinit {

@@ -1,6 +1,6 @@
 import ELImage
 
-/// What a movie file says about its video stream, read when it is opened.
+/// What a movie file says about its video stream (and its sound), read when it is opened.
 public struct MovieInfo: Sendable, Equatable {
     /// The file.
     public var path: String
@@ -31,6 +31,8 @@ public struct MovieInfo: Sendable, Equatable {
     public var chromaLocation: ChromaLocation
     /// The container's display matrix, when it has one (phones write one for portrait video).
     public var displayMatrix: DisplayMatrix? = nil
+    /// The first audio track, nil when the file has no sound.
+    public var sound: Sound? = nil
     /// How the picture is to be turned to be seen upright, from the display matrix: `.up` when
     /// there is none, or when it turns by an angle that is not a multiple of 90°. `MovieInput`
     /// applies it unless told not to (`MovieInput.Options.autorotate`).

@@ -22,6 +22,10 @@ import Foundation
 /// for the graph (transcoding); `.realTime` delivers each frame at its time and drops late ones,
 /// counted in `statistics.dropped` (preview).
 ///
+/// Sound: the frames carry none (audio does not go through the GPU), but a `VideoEncoder`
+/// recording them into MP4 keeps the movie's first audio track by default, on the frames' clock
+/// (`sound`, `RecordingSound.fromSource`); `audio: .off` leaves it out.
+///
 /// Damage: a frame the decoder could only conceal, or a packet it rejected, is reported to the
 /// context's events as `.failed` (`ELImageError.malformedMedia` with the file and frame number) and the
 /// run goes on. A file that cannot be read on (cut short, damaged container) ends the run: the
@@ -97,6 +101,10 @@ public final class MovieInput: ImageOutput, ClosableNode {
     public var codecName: String { info.codecName }
     /// Counters of the current or last run.
     public var statistics: SourceStatistics { runner.statistics }
+    /// The movie's sound (its first audio track), nil when it has none. A recording of this
+    /// input's frames keeps it by default (`RecordingSound.fromSource`), from the recording's
+    /// first frame to its last; with `loop`, the first pass's.
+    public var sound: MovieInfo.Sound? { info.sound }
 
     /// Opens `path` and reads its stream information (the file is opened again by each run).
     ///
@@ -148,5 +156,13 @@ public final class MovieInput: ImageOutput, ClosableNode {
     /// the decoding thread joined. Called by the render context's `close()`; idempotent.
     public func close() async {
         await runner.close()
+    }
+}
+
+extension MovieInput: SoundCarryingSource {
+    var soundForMP4: (@Sendable () throws -> (any AudioTrackSource)?)? {
+        guard info.sound != nil else { return nil }
+        let path = info.path
+        return { try MovieAudioReader.openForMP4(path: path) }
     }
 }

@@ -2,9 +2,10 @@ import ELImage
 import Foundation
 import UnixSignals
 
-/// Ctrl-C (SIGINT) and SIGTERM for programs that run a pipeline: the first signal asks the
-/// pipeline to stop taking input, so the frames in flight are finished and the outputs completed;
-/// a second one ends the process at once.
+/// Ctrl-C (SIGINT) and SIGTERM for programs that run a pipeline: the first signal calls your
+/// `onSignal`, where you stop the source (it stops nothing by itself), so the frames in flight are
+/// finished and the outputs completed; a second one ends the process at once. Exiting with the
+/// signal's status after the first is the caller's to do, once the context is closed.
 ///
 /// ```swift
 /// let (frames, signal) = try await GracefulStop.run(onSignal: { _ in source.cancel() }) {

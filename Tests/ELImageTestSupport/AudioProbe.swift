@@ -1,19 +1,18 @@
-import ELImageTestSupport
 import Foundation
 import Testing
 
 /// ffprobe/ffmpeg oracles for the sound tests: stream facts, decoded samples, and where a flash
 /// and a click are in a file.
-enum AudioProbe {
+package enum AudioProbe {
     /// One stream's codec, start time and duration (seconds), as ffprobe reports them.
-    struct Stream {
-        var codec: String
-        var start: Double
-        var duration: Double
+    package struct Stream {
+        package var codec: String
+        package var start: Double
+        package var duration: Double
     }
 
     /// The file's streams of `kind` ("a" or "v").
-    static func streams(_ path: String, kind: String) throws -> [Stream] {
+    package static func streams(_ path: String, kind: String) throws -> [Stream] {
         let text = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", kind, "-show_entries",
                                                             "stream=codec_name,start_time,duration", "-of", "csv=p=0", path]),
                           as: UTF8.self)
@@ -26,14 +25,14 @@ enum AudioProbe {
 
     /// The first audio track decoded by ffmpeg to 32-bit float samples, interleaved (`channels`:
     /// nil keeps the file's, 1 mixes down).
-    static func samples(_ path: String, channels: Int? = nil) throws -> [Float] {
+    package static func samples(_ path: String, channels: Int? = nil) throws -> [Float] {
         let data = try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0"]
                                          + (channels.map { ["-ac", "\($0)"] } ?? []) + ["-f", "f32le", "-"])
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 
     /// The presentation time of the first frame brighter than mid-gray (a white flash).
-    static func flashTime(_ path: String) throws -> Double? {
+    package static func flashTime(_ path: String) throws -> Double? {
         let times = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                              "frame=pts_time", "-of", "csv=p=0", path]), as: UTF8.self)
             .split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
@@ -48,7 +47,7 @@ enum AudioProbe {
     }
 
     /// The time of the first loud sample (a click): the audio stream's start plus its index.
-    static func clickTime(_ path: String, rate: Double = 48_000) throws -> Double? {
+    package static func clickTime(_ path: String, rate: Double = 48_000) throws -> Double? {
         guard let start = try streams(path, kind: "a").first?.start else { return nil }
         let samples = try samples(path, channels: 1)
         return samples.firstIndex { abs($0) > 0.3 }.map { start + Double($0) / rate }
@@ -56,7 +55,7 @@ enum AudioProbe {
 
     /// A 3 s (or `seconds`) 160x120 clip at 25 fps made by ffmpeg (H.264 + AAC or `audioCodec`, 48 kHz mono):
     /// black, with one white frame at `flashFrame` and a 4 ms click at the same time.
-    static func makeSyncClip(_ path: String, flashFrame: Int = 25, audioCodec: String = "aac", seconds: Int = 3) throws {
+    package static func makeSyncClip(_ path: String, flashFrame: Int = 25, audioCodec: String = "aac", seconds: Int = 3) throws {
         let time = Double(flashFrame) / 25
         try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "color=c=black:s=160x120:r=25:d=\(seconds)",
                                "-f", "lavfi", "-i", "aevalsrc='0.9*between(t\\,\(time)\\,\(time + 0.004))':s=48000:d=\(seconds)",
@@ -69,7 +68,7 @@ extension AudioProbe {
     /// The frequency (Hz) with the most energy in `samples`: the power spectrum of the first
     /// second (Goertzel's recurrence, one frequency at a time) from 50 Hz to 2 kHz in 5 Hz steps,
     /// refined in 0.1 Hz steps around the peak.
-    static func dominantFrequency(_ samples: [Float], rate: Double) -> Double? {
+    package static func dominantFrequency(_ samples: [Float], rate: Double) -> Double? {
         let window = Array(samples.prefix(Int(rate)))
         guard window.count > Int(rate) / 2 else { return nil }
         func power(_ frequency: Double) -> Double {
@@ -97,7 +96,7 @@ extension AudioProbe {
 
 extension AudioProbe {
     /// Where each packet of the first stream of `kind` ends (pts + duration, seconds).
-    static func packetEnds(_ path: String, kind: String) throws -> [Double] {
+    package static func packetEnds(_ path: String, kind: String) throws -> [Double] {
         String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "\(kind):0", "-show_entries",
                                                  "packet=pts_time,duration_time", "-of", "csv=p=0", path]), as: UTF8.self)
             .split(separator: "\n").compactMap { line in

@@ -1,6 +1,5 @@
 import Dispatch
 import ELImageMedia
-import ELImageTestSupport
 import Foundation
 import Testing
 
@@ -11,15 +10,15 @@ import Testing
 /// Started with `posix_spawn`, not Foundation's `Process`: pulseaudio closes the descriptors it
 /// inherits, which `Process` takes for the child's exit; it then blocks its run-loop thread in
 /// `waitpid` and every later `Process` of the test bundle hangs.
-struct PulseAudioServer {
-    let folder: TemporaryFolder
-    let pid: pid_t
+package struct PulseAudioServer {
+    package let folder: TemporaryFolder
+    package let pid: pid_t
     /// `PULSE_SERVER` for clients.
-    var address: String { "unix:" + folder.path("pulse.sock") }
+    package var address: String { "unix:" + folder.path("pulse.sock") }
 
     /// Starts the server and waits (up to 10 s) until it answers.
     /// - Throws: when `pulseaudio` is not installed (the test fails with that reason) or does not start.
-    static func start() async throws -> PulseAudioServer {
+    package static func start() async throws -> PulseAudioServer {
         guard let binary = ["/usr/bin/pulseaudio", "/usr/local/bin/pulseaudio"].first(where: FileManager.default.isExecutableFile) else {
             throw ServerFailure("pulseaudio is not installed: `make deps` installs it (Debian package pulseaudio)")
         }
@@ -72,7 +71,7 @@ struct PulseAudioServer {
     }
 
     /// Stops the server by its PID (SIGTERM, SIGKILL after 5 s), reaps it and removes its folder.
-    func stop() {
+    package func stop() {
         kill(pid, SIGTERM)
         let reaped = DispatchSemaphore(value: 0)
         let pid = pid
@@ -88,8 +87,8 @@ struct PulseAudioServer {
         folder.remove()
     }
 
-    struct ServerFailure: Error, CustomStringConvertible {
-        let description: String
-        init(_ description: String) { self.description = description }
+    package struct ServerFailure: Error, CustomStringConvertible {
+        package let description: String
+        package init(_ description: String) { self.description = description }
     }
 }

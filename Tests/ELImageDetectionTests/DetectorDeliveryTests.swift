@@ -1,0 +1,91 @@
+import ELImage
+import ELImageCamera
+import ELImageDetection
+import ELImageMedia
+import ELImageTesting
+import ELImageTestSupport
+import Foundation
+import Testing
+
+/// A detector that finds nothing and holds each analysis until the test opens its gate.
+final class GatedDetector: MetadataDetector {
+    let name = "gated"
+    let preferredAnalysisSize = (width: 64, height: 64)
+    let started = Collector<Int>()
+    private let gate = DispatchSemaphore(value: 0)
+
+    func detect(in image: LumaImage) throws -> [Detection] {
+        started.append(image.frame)
+        gate.wait()
+        gate.signal()  // once open, it stays open
+        return []
+    }
+
+    func open() { gate.signal() }
+}
+
+/// When results arrive by default (`waitsForDetector` nil): a file's every sampled frame is
+/// analysed and its result is in before the source's run returns, the stream of results ends
+/// with the source's; a camera is never made to wait.
+@Suite("Detector output: results as they are found", .closesContexts)
+struct DetectorDeliveryTests {
+    let clip = Repository.path("Examples/Media/bigbuckbunny.mp4")
+
+    @Test("A movie into a default DetectorOutput: all 20 frames analysed, in order, before run(on:) returns; metadata ends with the stream")
+    func movieWaitsForEachResult() async throws {
+        let context = try TestContexts.make()
+        let detector = RecordingDetector(delay: 0.02)  // slower than the decoder
+        let handled = Collector<Metadata>()
+        let movie = try MovieInput(path: clip, options: .init(frameRange: 0..<20))
+        let faces = try DetectorOutput(detector: detector) { handled.append($0) }
+        movie --> faces
+        try await movie.run(on: context)
+        // Before any close(): every result went to the handler as the frames went through.
+        #expect(handled.values.map(\.frame) == Array(0..<20))
+        #expect(faces.statistics == .init(framesIn: 20, sampled: 20, analysed: 20, dropped: 0))
+        // The end of stream finished the sequence: iterating it ends without close() (a bound of
+        // a minute, so that a sequence that never ends fails the test instead of hanging it).
+        let finished = await withTaskGroup(of: [Int]?.self) { group in
+            group.addTask { await faces.metadata.reduce(into: [Int]()) { $0.append($1.frame) } }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+        #expect(finished == Array(0..<20), "the metadata stream did not end at the movie's end of stream")
+        await faces.close()
+    }
+
+    @Test("A camera into a default DetectorOutput: frames go on while the detector is busy; newer images replace the waiting one")
+    func cameraNeverWaits() async throws {
+        let device = EmulatedVideoDevice(path: "/dev/video0", formats: [
+            EmulatedVideoDevice.Format(fourCC: .yuyv, sizes: [
+                EmulatedVideoDevice.Format.Size(width: 64, height: 48, framesPerSecond: [30]),
+            ]),
+        ], pacing: .manual)
+        let context = try TestContexts.make()
+        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 64, height: 48, framesPerSecond: 30, stallTimeout: .seconds(3600)), context: context,
+                            io: EmulatedDeviceIO([device]))
+        let detector = GatedDetector()
+        let faces = try DetectorOutput(detector: detector)
+        let mainPath = FrameCollector()
+        camera --> faces          // first: a waiting detector would hold every frame here
+        camera --> mainPath
+        try camera.start()
+        for frame in 0..<4 {
+            device.emitFrames()
+            #expect(await waitUntil { mainPath.count == frame + 1 }, "frame \(frame) did not get past the busy detector")
+        }
+        #expect(detector.started.values == [0])  // the first image is still being analysed
+        detector.open()
+        await camera.finish()
+        #expect(await waitUntil { mainPath.endOfStreamCount == 1 })
+        await faces.close()
+        let statistics = faces.statistics
+        #expect(statistics.framesIn == 4)
+        #expect(statistics.dropped >= 2, "\(statistics)")  // frames 1...3: one waited, the others were replaced
+        #expect(statistics.analysed + statistics.dropped == 4, "\(statistics)")
+    }
+}
