@@ -70,7 +70,7 @@ struct RecordBenchmark {
             let buffer = clip.frame(index)
             try context.performAndWait { context in try input.process(buffer, in: context) }
         }
-        let summary = try blocking { try await encoder.stop() }
+        let summary = try blocking { try await encoder.finish() }
         let perFrame = elapsedMilliseconds(ContinuousClock.now - start) / Double(frames)
         guard summary.statistics.encoded == frames else {
             throw BenchmarkFailure("the recording encoded \(summary.statistics.encoded) of \(frames) frames")

@@ -40,21 +40,23 @@ final class AppSource: Sendable {
         camera?.statistics.dropped ?? movie?.statistics.dropped ?? 0
     }
 
-    /// Runs until `cancel()` (or the camera stops).
+    /// Runs until `cancel()` (or the camera stops: a failure, an unplugged device).
     func run(_ context: RenderContext) async throws {
         if let camera {
+            let events = context.events  // before the start, so that the camera's end cannot be missed
             try camera.start()
-            while camera.isRunning, !cancelled.load(ordering: .acquiring) {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            if cancelled.load(ordering: .acquiring) { camera.cancel() }
+            await events.end(of: camera)
             await camera.close()
         } else if let movie {
             try await movie.run(on: context)
         }
     }
 
+    /// Ends the run, from any thread.
     func cancel() {
         cancelled.store(true, ordering: .releasing)
+        camera?.cancel()
         movie?.cancel()
     }
 

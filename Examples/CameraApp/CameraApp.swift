@@ -11,10 +11,11 @@ import Synchronization
 ///        \___(beauty off)__/  \--> video encoder (while recording), snapshot (photos)
 ///
 /// Keys arrive on the window's thread and are queued as commands; `run()` handles them one at a
-/// time, so that photos and recordings finish before the program ends.
+/// time, so that photos and recordings finish before the program ends. The render context's
+/// events (`sayEvents(_:)`) tell failures and ends: a recording that ended by itself is finished then.
 final class CameraApp: Sendable {
     enum Command: Sendable {
-        case record, photo, switchCamera, toggleBeauty, tick, quit
+        case record, recordingEnded, photo, switchCamera, toggleBeauty, tick, quit
     }
 
     private let context: RenderContext
@@ -29,6 +30,8 @@ final class CameraApp: Sendable {
     private let beautyOn = Atomic<Bool>(true)
     /// A recording was started with r and not stopped yet (it may have ended by itself: end of stream).
     private let recording = Atomic<Bool>(false)
+    private let commands: AsyncStream<Command>
+    private let queue: AsyncStream<Command>.Continuation
 
     init(context: RenderContext, display: PreviewDisplay, input: String?, folder: String, frameLimit: Int?) throws {
         self.context = context
@@ -37,15 +40,43 @@ final class CameraApp: Sendable {
         source = try AppSource.open(input, context: context)
         encoder = try VideoEncoder()
         window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
+        (commands, queue) = AsyncStream<Command>.makeStream()
         source.node --> beauty --> hub
         hub --> window
         hub --> encoder
         hub --> snapshot
+        if let frameLimit {
+            let (source, queue) = (source, queue)
+            hub --> FrameCounter { count in
+                if count == frameLimit {
+                    source.cancel()
+                    queue.yield(.quit)
+                }
+            }
+        }
+    }
+
+    /// Says the failures among `events` as they come, and finishes a recording that ended by
+    /// itself; returns when the context has closed. A recording's failure is said once, by
+    /// `finishRecording()`, which gets it from `finish()`.
+    func sayEvents(_ events: RenderEvents) async {
+        for await event in events {
+            switch event {
+            case .failed(let failure) where !failure.reference.refers(to: encoder):
+                say("error: \(failure)")
+            case .sinkFinished(let end) where end.node.refers(to: encoder):
+                queue.yield(.recordingEnded)
+            case .lost(let count):
+                say("(\(count) events not shown)")
+            default:
+                break
+            }
+        }
     }
 
     /// Shows the source until `q`, the close button, Ctrl-C, the end of the input or the frame limit.
     func run() async throws {
-        let (commands, queue) = AsyncStream<Command>.makeStream()
+        let queue = self.queue
         window.onCloseRequest = { queue.yield(.quit) }
         window.onKey = { key in
             switch key {
@@ -98,6 +129,8 @@ final class CameraApp: Sendable {
             } else {
                 await finishRecording()
             }
+        case .recordingEnded:
+            if recording.load(ordering: .acquiring) { await finishRecording() }
         case .photo:
             let path = "\(folder)/photo-\(Self.stamp()).png"
             do {
@@ -121,7 +154,6 @@ final class CameraApp: Sendable {
             say("beauty \(on ? "on" : "off")")
         case .tick:
             window.setTitle("ELImage camera: \(statusLine)")
-            if let frameLimit, window.statistics.received >= frameLimit { source.cancel() }
         case .quit:
             break
         }
@@ -130,7 +162,7 @@ final class CameraApp: Sendable {
     private func finishRecording() async {
         recording.store(false, ordering: .releasing)
         do {
-            let summary = try await encoder.stop()
+            let summary = try await encoder.finish()
             say("recorded \(summary.statistics.encoded) frames to \(summary.path)")
         } catch {
             say("recording failed: \(error)")

@@ -40,12 +40,18 @@ struct CameraAppCommand: AsyncParsableCommand {
         }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let context = try RenderContext(windowSystem: display)
+        let events = context.events  // subscribed before anything runs; ends when the context closes
+        var said: Task<Void, Never>?
         do {
-            try await CameraApp(context: context, display: display, input: input, folder: folder, frameLimit: frames).run()
+            let app = try CameraApp(context: context, display: display, input: input, folder: folder, frameLimit: frames)
+            said = Task { await app.sayEvents(events) }
+            try await app.run()
         } catch {
             await context.close()
+            await said?.value
             throw error
         }
         await context.close()
+        await said?.value
     }
 }

@@ -46,9 +46,36 @@ struct RecordCommand: AsyncParsableCommand {
 
     func run() async throws {
         // The context is closed when the scope ends (also on an error or Ctrl-C): the encoder
-        // has finished the file and every thread has ended before the program exits.
-        let signal = try await withRenderContext { context in try await record(in: context) }
-        if let signal { Foundation.exit(GracefulStop.exitStatus(for: signal)) }
+        // has finished the file and every thread has ended before the program exits. Its events
+        // say each failure once, as it happens; they end when it closes.
+        let (outcome, failures) = try await withRenderContext { context in
+            let events = context.events
+            let failures = Task { await sayFailures(events) }
+            do {
+                return (Result<UnixSignal?, any Error>.success(try await record(in: context)), failures)
+            } catch {
+                return (.failure(error), failures)
+            }
+        }
+        let failuresSaid = await failures.value
+        switch outcome {
+        case .success(let signal?): Foundation.exit(GracefulStop.exitStatus(for: signal))
+        case .success(nil): break
+        // What finish() throws is the failure the events said: said once, then exit status 1.
+        case .failure where failuresSaid > 0: throw ExitCode.failure
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Says the failures among `events` until they end; returns how many.
+    private func sayFailures(_ events: RenderEvents) async -> Int {
+        var count = 0
+        for await event in events {
+            guard case .failed(let failure) = event else { continue }
+            count += 1
+            say("error: \(failure)")
+        }
+        return count
     }
 
     /// The sound beside the video of an .mp4: the default microphone for a camera (its clock
@@ -74,7 +101,6 @@ struct RecordCommand: AsyncParsableCommand {
 
     /// Runs the graph until the input ends or Ctrl-C/SIGTERM stops it; returns that signal.
     private func record(in context: RenderContext) async throws -> UnixSignal? {
-        context.setErrorHandler { failure in say("error: \(failure)") }
         let source = try RecordSource.open(input, frames: frames, testPicture: testPicture, size: size, context: context)
 
         var settings = EncoderSettings()
@@ -91,8 +117,7 @@ struct RecordCommand: AsyncParsableCommand {
             case let .fragmentWritten(fragment):
                 say("fragment \(fragment.index) written: \(fragment.framesCompleted) frames, "
                     + String(format: "%.2f s, %lld bytes", fragment.duration.seconds, fragment.bytes))
-            case let .failed(path, error): say("recording to \(path) failed: \(error)")
-            default: break
+            default: break  // a failure is one of the context's events, said by `sayFailures`
             }
         }
         try encoder.start(recordingTo: output, container: container(for: output, fragmentSeconds: fragmentSeconds),
@@ -110,7 +135,7 @@ struct RecordCommand: AsyncParsableCommand {
                 return try await group.next() ?? nil
             }
         }
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         if let capture { say("snapshot \(capture.path) at \(capture.timestamp.seconds) s") }
         let statistics = summary.statistics
         say("finished \(summary.path): \(statistics.encoded) frames, \(statistics.dropped) dropped, "

@@ -12,27 +12,33 @@ import Synchronization
 /// print(camera.modeChoice ?? "")                    // "MJPG 1280x720 @ 30 fps"
 /// try camera.setWhiteBalance(.temperature(kelvin: 4500))
 /// try camera.switchDevice(to: "/dev/video2")        // same node in the graph, another camera
-/// camera.stop()                                     // targets get end-of-stream
+/// await camera.finish()                             // targets get end-of-stream; start() again later
 /// ```
 ///
+/// **Ending.** `finish()` stops capturing, delivers the frame already captured, then
+/// end-of-stream, and returns once the stream has ended; `cancel()` asks for that end without
+/// waiting (from a frame callback or a signal handler); `close()` stops for good, dropping the
+/// frame that waits. However it ends (also by a failure or an unplugged device), the end is a
+/// `.sourceEnded` event on the context's stream: wait for it rather than polling `isRunning`.
+///
 /// **Threads and drops.** The camera is a `FrameProducer` (`CameraProducer`) run by its
-/// `SourceRunner` from `start()` to `stop()`: one stream. Its producer thread waits on the device,
+/// `SourceRunner` from `start()` to its end: one stream. Its producer thread waits on the device,
 /// copies each frame out of its driver buffer and requeues the buffer at once (MJPEG decoded
 /// there); the runner's delivery thread uploads the newest frame on the render thread
 /// (`makeFrame(from:)`, any V4L2 format ELImage knows) and delivers it. A frame replaced before
-/// the graph took it is dropped and counted (`statistics`). Capture never waits for the graph.
+/// the graph took it is dropped and counted (`statistics`, `.dropped` events). Capture never waits for the graph.
 /// `restart(with:)` and `switchDevice(to:)` swap the device session under the running stream.
 ///
 /// **Time.** Frame times come from the V4L2 buffer timestamps (`CLOCK_MONOTONIC`, microseconds):
 /// relative to the first frame since `start()` by default, kept on that base through restarts
 /// and device switches, and never going backwards (see `TimestampMode`).
 ///
-/// **Failures.** Opening, configuring, and capture failures (device gone, I/O error, stall) reach
-/// the context's error handler (`RenderContext.setErrorHandler`) as `ELImageError`s naming the
+/// **Failures.** Opening, configuring, and capture failures (device gone, I/O error, stall) are
+/// `.failed` events on the context's stream (`RenderContext.events`), `ELImageError`s naming the
 /// device, the step and the errno. A fatal failure stops the camera and sends end-of-stream to
 /// the targets, after any frame still waiting. Failures of `start()`, `restart(with:)` and
 /// `switchDevice(to:)` are also thrown to the caller.
-public final class Camera: ImageOutput, CameraControlling, ClosableNode {
+public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     public let outputs = OutputTargets()
 
     /// The context frames are uploaded to and delivered on.
@@ -76,14 +82,29 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
         state.withLock { $0.slot }?.abandon()
     }
 
-    /// Stops capturing (as `stop()`), delivers what is pending, end-of-stream included, and
-    /// returns once the producer and delivery threads are joined. The camera cannot start again.
-    /// Called by the render context's `close()`; idempotent.
+    /// Stops capturing for good: the device is released, the frame waiting for delivery is
+    /// dropped, the targets get end-of-stream; returns once the producer and delivery threads are
+    /// joined. The camera cannot start again. Called by the render context's `close()`; idempotent.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        stop()
-        try? await runner.finish()  // a camera's run reports its failures; nothing is thrown
+        endStream()
         await runner.close()
+    }
+
+    /// Stops capturing (the device is released), delivers the frame already captured, then
+    /// end-of-stream, and returns once the stream has ended and its threads are joined; at once
+    /// when not started. `start()` begins a new stream afterwards. A failure of the stream was a
+    /// `.failed` event: nothing is thrown.
+    public func finish() async {
+        endStream()
+        try? await runner.finish()  // a camera's run reports its failures as events; nothing is thrown
+    }
+
+    /// Asks the stream to end without waiting, from any thread (a frame callback on the render
+    /// thread, a signal handler): the producer releases the device at its next look, the frame
+    /// already captured is delivered, then end-of-stream and a `.sourceEnded` event.
+    public func cancel() {
+        state.withLock { $0.slot }?.abandon()
     }
 
     // MARK: What it is doing
@@ -121,7 +142,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
     /// Opens the device, chooses the closest mode (`modeChoice`), and starts capturing. Starts a
     /// new stream: statistics and relative time start from zero. Does nothing while running.
     /// - Throws: `ELImageError` (no device, permission denied, busy, format unsupported, ...);
-    ///   the failure also reaches the error handler and the targets get end-of-stream.
+    ///   the failure is also a `.failed` event and the targets get end-of-stream.
     public func start() throws {
         if closed.load(ordering: .acquiring) { throw ELImageError.closed(what: "the camera \(devicePath)") }
         try lifecycle.withLock { _ in
@@ -160,7 +181,14 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
     /// Stops capturing, releases the device, and sends end-of-stream to the targets after the
     /// last frame. Returns once the device is released; the end-of-stream follows on the render
     /// thread. Does nothing when not running.
+    @available(*, deprecated, message: "await finish() (returns once the stream has ended), or cancel() where you cannot wait")
     public func stop() {
+        endStream()
+    }
+
+    /// Ends the stream: releases the device (waiting for the producer's current slice); the
+    /// producer then ends the stream with end-of-stream.
+    private func endStream() {
         lifecycle.withLock { _ in
             state.withLock { $0.slot }?.reserve { session, ending in
                 session?.release()
@@ -172,7 +200,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
 
     /// Stops and starts again with `settings` on the same device; the stream goes on (no
     /// end-of-stream, times continue). When not running, only keeps the settings for `start()`.
-    /// - Throws: as `start()`; a failure here is fatal (error handler, end-of-stream).
+    /// - Throws: as `start()`; a failure here is fatal (`.failed` event, end-of-stream).
     public func restart(with settings: CaptureSettings) throws {
         try lifecycle.withLock { _ in
             let (slot, path) = state.withLock { state in
@@ -234,7 +262,7 @@ public final class Camera: ImageOutput, CameraControlling, ClosableNode {
     private func replace(in slot: CaptureSlot, path: String, _ open: () throws -> CaptureSession) throws {
         try slot.reserve { session, ending in
             guard let old = session, ending == nil else {
-                throw ELImageError.invalidState(node: "Camera(\(path))", reason: "the camera stopped while changing its device or settings (the error handler says why); start() it again")
+                throw ELImageError.invalidState(node: "Camera(\(path))", reason: "the camera stopped while changing its device or settings (the context's events say why); start() it again")
             }
             old.release()
             session = nil

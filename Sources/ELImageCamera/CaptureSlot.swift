@@ -14,7 +14,7 @@ final class CaptureSlot: @unchecked Sendable {
 
     /// Why the stream ends.
     enum Ending {
-        /// `stop()`, or the camera went away.
+        /// `finish()`, `cancel()`, `close()`, or the camera went away.
         case stopped
         /// A fatal failure, reported by the producer (then it becomes `.stopped`).
         case failed(ELImageError)

@@ -72,12 +72,13 @@ public final class MediaSource: Sendable {
         self.stopper = cancel
     }
 
-    /// Feeds every frame into the graph, then end-of-stream. Errors that end the input are thrown;
-    /// recoverable ones go to the context's error handler.
+    /// Feeds every frame into the graph, then end-of-stream; returns when the input has ended
+    /// (a camera's end is its `.sourceEnded` event: waited for, never polled). Every failure is a
+    /// `.failed` event on the context's stream; one that ends the input is also thrown.
     public func run(on context: RenderContext) async throws { try await runner(context) }
 
-    /// Stops reading the input (from any thread, e.g. a signal handler's task): the frames already
-    /// on their way go through, then end-of-stream, and `run(on:)` returns.
+    /// Stops reading the input without waiting (from any thread: a frame callback, a signal
+    /// handler's task): end-of-stream follows, and `run(on:)` returns.
     public func cancel() { stopper() }
 
     /// Opens `path`; with no path, the first camera when one exists, else `fallback` (when given).
@@ -131,18 +132,23 @@ public final class MediaSource: Sendable {
         settings.orientation = options.orientation
         let camera = Camera(device: path, settings: settings, context: context)
         let wanted = options.frames ?? 300
-        let counter = FrameCounter()
-        camera.addTarget(counter)
+        // Weak: the camera holds its targets.
+        camera.addTarget(FrameCounter { [weak camera] count in if count == wanted { camera?.cancel() } })
         let cancelled = Atomic<Bool>(false)
         // The rate the capture mode is chosen for (30 unless told): constant-rate outputs use it.
         let rate = options.frameRate ?? 30
-        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate, run: { _ in
+        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate, run: { context in
+            // Subscribed before the start, so that the camera's end cannot be missed; it comes
+            // after `wanted` frames, `cancel()`, a failure or an unplugged device.
+            let events = context.events
             try camera.start()
-            while camera.isRunning, counter.count < wanted, !cancelled.load(ordering: .acquiring) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            if cancelled.load(ordering: .acquiring) { camera.cancel() }
+            await events.end(of: camera)
             await camera.close()
-        }, cancel: { cancelled.store(true, ordering: .releasing) })
+        }, cancel: {
+            cancelled.store(true, ordering: .releasing)
+            camera.cancel()
+        })
     }
 
     /// A Y4M or raw YUV file.

@@ -59,16 +59,13 @@ final class OutputSink: Sendable {
     func finish() async throws { try await finishing() }
 
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
-                     failures: FailureLog, audio: (any AudioTrackSource)? = nil) throws -> OutputSink {
+                     audio: (any AudioTrackSource)? = nil) throws -> OutputSink {
         switch kind {
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)
-            encoder.setEventHandler { event in
-                if case let .failed(_, error) = event { failures.record(error) }
-            }
             try encoder.start(recordingTo: path, audio: audio)
             return OutputSink(node: encoder, finish: {
-                let audio = try await encoder.stop().statistics.audio
+                let audio = try await encoder.finish().statistics.audio
                 if let capture = audio.capture {
                     Terminal.say("sound: \(capture)")
                 }
@@ -92,9 +89,17 @@ final class OutputSink: Sendable {
     }
 }
 
-/// The first failure anywhere in the graph of one run (a sink, a node through the error handler).
+/// The first failure anywhere in the graph of one run, from the render context's events.
 final class FailureLog: Sendable {
     private let first = Locked<String?>(nil)
+
+    /// Records the failures among `events` until they end (when the context closes).
+    func record(_ events: RenderEvents) async {
+        for await event in events {
+            if case .failed(let failure) = event { record(failure) }
+        }
+    }
+
     func record(_ error: Error) { first.withLock { if $0 == nil { $0 = userMessage(for: error) } } }
     var message: String? { first.withLock { $0 } }
 }

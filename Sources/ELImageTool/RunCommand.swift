@@ -114,21 +114,29 @@ struct RunCommand: AsyncParsableCommand {
         let outputKind = try output.map { try OutputKind(path: $0) }
         if let input, let output { try Self.refuseOverwriting(input: input, with: output) }
         let limit = outputKind?.wantsOneFrame == true ? 1 : frames
-        let failures = FailureLog()
         let (context, previewDisplay) = try PreviewOutput.makeContext(preview: preview)
-        context.setErrorHandler { failures.record($0) }
+        // The record of what failed: the context's events, where each failure comes once, with its
+        // node. What `run(on:)` and `finish()` throw is one of those failures (or an output's
+        // complaint about getting nothing): each failure is said once, in the message below.
+        let failures = FailureLog()
+        let events = context.events
+        let log = Task { await failures.record(events) }
         // Whatever happens below, the context is closed before this returns: sources stopped, the
         // output finished, every thread joined. Only then may the process exit.
-        let run: (frames: Int, signal: UnixSignal?, timing: String)
+        let run: RunOutcome
         do {
-            run = try await runGraph(options, output: outputKind, limit: limit, failures: failures, context: context,
-                                     preview: previewDisplay)
+            run = try await runGraph(options, output: outputKind, limit: limit, context: context, preview: previewDisplay)
         } catch {
             await context.close()
+            await log.value
             throw error
         }
         await context.close()
+        await log.value  // the events end with the context's close: every failure is in the log
         let summary = output.map { "wrote \(run.frames) frame\(run.frames == 1 ? "" : "s") to \($0)\(run.timing)" }
+        // A failure that ended the input or an output outranks a signal; one that only the events
+        // said (a node that failed while the rest went on) comes after it.
+        if let failure = run.endingFailure(firstEvent: failures.message) { throw ToolFailure(failure) }
         if let signal = run.signal {
             if let summary { Terminal.say(summary) }
             throw Interrupted(signal: signal)
@@ -137,10 +145,34 @@ struct RunCommand: AsyncParsableCommand {
         if let summary { Terminal.say(summary) }
     }
 
+    /// How a run went: frames written, the signal that stopped it, the output's timing, and what
+    /// ended the input or an output (failures the events said too).
+    private struct RunOutcome {
+        var frames: Int
+        var signal: UnixSignal?
+        var timing: String
+        var inputFailure: (any Error)?
+        /// Said when no frame went through and no event said why.
+        var noFrames: String?
+        var detectionFailure: (any Error)?
+        var outputFailure: (any Error)?
+
+        /// What ended the run, as the user is told it: the input's failure, else that nothing was
+        /// decoded, else the failure of an output; a failure the events said first (a crop outside
+        /// the picture) explains the output's.
+        func endingFailure(firstEvent: String?) -> String? {
+            if let inputFailure { return userMessage(for: inputFailure) }
+            if let noFrames, firstEvent == nil { return noFrames }
+            if let detectionFailure { return userMessage(for: detectionFailure) }
+            if let outputFailure { return firstEvent ?? userMessage(for: outputFailure) }
+            return nil
+        }
+    }
+
     /// Connects INPUT → filters → OUTPUT and runs it until the input ends or a signal stops it.
-    /// The output is finished on every path; a failure of the input or the output is thrown after.
-    private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?, failures: FailureLog,
-                          context: RenderContext, preview: PreviewDisplay?) async throws -> (frames: Int, signal: UnixSignal?, timing: String) {
+    /// The output is finished on every path; what the input and the outputs throw is returned.
+    private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?,
+                          context: RenderContext, preview: PreviewDisplay?) async throws -> RunOutcome {
         let input = try openInput(options, limit: limit, context: context)
         let isCamera = if case .camera = input.kind { true } else { false }
         let detection = try self.detection.attach(to: input.node, live: isCamera,
@@ -149,7 +181,7 @@ struct RunCommand: AsyncParsableCommand {
         var encoder = options.encoder
         encoder.frameRate = rate
         let sound = try audio.track(for: input, output: outputKind, context: context)
-        let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, failures: failures, audio: sound) }
+        let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, audio: sound) }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
         // First target: says which crop lies outside the picture before any output fails on it.
@@ -206,23 +238,22 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         // The frames that went through are written and the file completed, also after a failure.
-        var failure = inputFailure
         if let converter { try? await context.perform { converter.flush(in: $0) } }
         let count = counter.count
-        if failure == nil, failures.message == nil, count == 0, signal == nil {
+        var run = RunOutcome(frames: count, signal: signal, timing: "", inputFailure: inputFailure)
+        if count == 0, signal == nil {
             // Said before the output's own complaint about getting nothing.
-            failure = ToolFailure("\(self.input ?? "the input") has no frame that could be decoded, so nothing was written"
-                                  + (output.map { " to \($0)" } ?? "") + "; check the file plays, e.g. with ffplay")
+            run.noFrames = "\(self.input ?? "the input") has no frame that could be decoded, so nothing was written"
+                + (output.map { " to \($0)" } ?? "") + "; check the file plays, e.g. with ffplay"
         }
-        do { try await detection?.finish() } catch { failure = failure ?? error }
-        // A failure the graph reported first (e.g. a crop outside the picture) explains the output's.
-        do { try await sink?.finish() } catch { failure = failure ?? failures.message.map(ToolFailure.init) ?? error }
+        do { try await detection?.finish() } catch { run.detectionFailure = error }
+        do { try await sink?.finish() } catch { run.outputFailure = error }
         progress.finish(frames: count)
-        if let failure { throw failure }
         let schedule = converter?.schedule
-        let timing = isConstantRate
-            ? " at \(Self.describe(rate)) fps (constant rate: \(schedule?.duplicated ?? 0) duplicated, \(schedule?.dropped ?? 0) dropped)" : ""
-        return (count, signal, timing)
+        if isConstantRate {
+            run.timing = " at \(Self.describe(rate)) fps (constant rate: \(schedule?.duplicated ?? 0) duplicated, \(schedule?.dropped ?? 0) dropped)"
+        }
+        return run
     }
 
     /// The beauty filters in `filters` that see the input's geometry (only colour filters or other

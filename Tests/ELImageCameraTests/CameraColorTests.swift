@@ -30,7 +30,7 @@ struct CameraColorTests {
         device.emitFrames()
         #expect(await sink.waitForFrames(1))
         let mode = camera.mode
-        camera.stop()
+        await camera.finish()
         #expect(failures.all.isEmpty, "\(failures.all)")
         let image = try #require(sink.received.first)
         return (image, photo.pixels, mode)
@@ -146,7 +146,7 @@ struct CameraMJPEGDecoderTests {
                             fourCC: .mjpeg, width: 64, height: 48)
         device.emitFrames()
         #expect(await sink.waitForFrames(1))
-        camera.stop()
+        await camera.finish()
         // The first damaged frame is reported (not fatal: no end-of-stream before stop), the second only counted.
         #expect(failures.errors.map { "\($0)" } == ["/dev/video0, frame 0: the MJPEG frame has no readable JPEG header: Not a JPEG file: starts with 0x42 0x42"])
         #expect(camera.statistics.produced == 1)

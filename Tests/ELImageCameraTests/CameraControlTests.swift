@@ -146,7 +146,7 @@ struct CameraControlTests {
         try camera.setValue(6, forControlNamed: "saturation")
         #expect(try camera.value(of: .saturation) == 6)
         #expect(emulated.counters.openDescriptors == 1)  // the streaming descriptor, no extra open
-        camera.stop()
+        await camera.finish()
         #expect(try camera.controls().count == 16)
     }
 }

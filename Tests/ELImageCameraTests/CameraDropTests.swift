@@ -29,7 +29,7 @@ struct CameraDropTests {
         #expect(device.counters.framesLostByDriver == 0)
         sink.release()
         #expect(await sink.waitForFrames(2))
-        camera.stop()
+        await camera.finish()
         #expect(await sink.waitForEndOfStream())
         let images = sink.received
         #expect(images.map(EmulatedVideoDevice.frameNumber(in:)) == [0, 5])
@@ -52,7 +52,7 @@ struct CameraDropTests {
         camera --> sink
         try camera.start()
         #expect(await waitUntil { camera.statistics.produced >= 60 })
-        camera.stop()
+        await camera.finish()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle })
         let statistics = camera.statistics
         #expect(statistics.dropped > statistics.delivered)  // 10 ms frames, 40 ms per delivery

@@ -33,7 +33,7 @@ struct CameraFailureTests {
         // Frames delivered before the failure all came before the end-of-stream, and a stop has
         // nothing left to stop: once the camera's threads are joined, nothing more came.
         let delivered = sink.count
-        camera.stop()
+        await camera.finish()  // nothing left to stop
         await camera.close()
         #expect(sink.count == delivered)
         #expect(sink.endOfStreamCount == 1)
@@ -110,10 +110,10 @@ struct CameraFailureTests {
         #expect(thrown?.ioErrno == EBUSY)
         #expect(thrown.map { "\($0)" }?.contains("set format YUYV 64x48 (VIDIOC_S_FMT) on /dev/video0") == true)
         #expect(first.isRunning)
-        first.stop()
+        await first.finish()
         #expect(await failures.waitForFailures(1))
         try second.start()  // free now
-        second.stop()
+        await second.finish()
     }
 
     @Test("An unsupported format is an error naming the device and what it offers")

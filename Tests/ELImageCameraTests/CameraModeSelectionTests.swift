@@ -100,7 +100,7 @@ struct CameraModeSelectionTests {
         let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 1000, height: 700, framesPerSecond: 60),
                             context: context, io: EmulatedDeviceIO([device]))
         try camera.start()
-        defer { camera.stop() }
+        defer { camera.cancel() }
         let choice = try #require(camera.modeChoice)
         #expect(choice.mode.fourCC == .mjpeg)
         #expect(choice.mode.width == 1280 && choice.mode.height == 720)

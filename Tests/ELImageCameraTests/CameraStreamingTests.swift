@@ -18,7 +18,7 @@ struct CameraStreamingTests {
         camera --> sink
         try camera.start()
         #expect(await waitUntil { camera.statistics.produced >= 120 })
-        camera.stop()
+        await camera.finish()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle })
 
         let counters = device.counters
@@ -59,7 +59,7 @@ struct CameraStreamingTests {
             device.emitFrames()
             #expect(await sink.waitForFrames(frame))
         }
-        camera.stop()
+        await camera.finish()
         let images = sink.received
         // The emulated driver stamps frame n at start + n × 33333 µs: exactly what arrives.
         #expect(images.map(\.timestamp) == (0..<6).map { MediaTime(microseconds: Int64($0) * 33333) })
@@ -82,7 +82,7 @@ struct CameraStreamingTests {
         #expect(await sink.waitForFrames(1))
         device.emitFrames()
         #expect(await sink.waitForFrames(2))
-        camera.stop()
+        await camera.finish()
         let times = sink.received.map { $0.timestamp.converted(to: 1_000_000).value }
         #expect(times.count == 2)
         #expect(times.first.map { $0 >= before && $0 <= EmulatedVideoDevice.monotonicMicroseconds() } == true)
@@ -111,7 +111,7 @@ struct CameraStreamingTests {
         #expect(await waitUntil { camera.statistics.damaged == 1 })
         device.emitFrames()
         #expect(await sink.waitForFrames(2))
-        camera.stop()
+        await camera.finish()
         #expect(sink.received.map(EmulatedVideoDevice.frameNumber(in:)) == [0, 2])
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(camera.statistics.produced == 2 && camera.statistics.damaged == 1)
@@ -132,15 +132,15 @@ struct CameraStreamingTests {
         #expect(await sink.waitForFrames(1))
         device.emitFrames()
         #expect(await sink.waitForFrames(2))
-        camera.stop()
-        camera.stop()
+        await camera.finish()
+        await camera.finish()
         #expect(await sink.waitForEndOfStream())
         #expect(!camera.isRunning)
         try camera.start()
         #expect(camera.statistics.produced == 0)
         device.emitFrames()
         #expect(await sink.waitForFrames(3))
-        camera.stop()
+        await camera.finish()
         #expect(await sink.waitForEndOfStream(2))
         #expect(sink.received.map(\.timestamp) == [.zero, MediaTime(microseconds: 33333), .zero])
         #expect(device.counters.opens == 2 && device.counters.openDescriptors == 0)

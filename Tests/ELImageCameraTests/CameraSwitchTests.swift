@@ -40,7 +40,7 @@ struct CameraSwitchTests {
         let atSecondSwitch = sink.count
         #expect(await sink.waitForFrames(atSecondSwitch + 5))
         #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"] && camera.isCapturing)
-        camera.stop()
+        await camera.finish()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle && !camera.isCapturing })
         // Every frame taken from either device is counted, delivered or dropped, in one stream.
         let statistics = camera.statistics
@@ -81,7 +81,7 @@ struct CameraSwitchTests {
         #expect(await sink.waitForFrames(before + 3))  // still streaming
         #expect(await failures.waitForFailures(1))
         #expect(sink.endOfStreamCount == 0)
-        camera.stop()
+        await camera.finish()
     }
 
     @Test("Restart with new settings: same stream, new mode, no end-of-stream")
@@ -99,7 +99,7 @@ struct CameraSwitchTests {
         try camera.restart(with: testSettings(width: 32, height: 24))
         #expect(camera.mode?.width == 32)
         #expect(await sink.waitForFrame { $0.width == 32 })
-        camera.stop()
+        await camera.finish()
         #expect(await sink.waitForEndOfStream())
         let widths = sink.received.map(\.width)
         #expect(widths.first == 64 && widths.last == 32)
@@ -119,6 +119,6 @@ struct CameraSwitchTests {
         #expect(!camera.isRunning && second.counters.opens == 0)
         try camera.start()
         #expect(second.isStreaming)
-        camera.stop()
+        await camera.finish()
     }
 }

@@ -51,7 +51,8 @@ public actor RenderContext {
     public var poolStatistics: FramePool.Statistics { framePool.statistics }
 
     private var emptyVertexArray: GLuint = 0
-    private let errorHandler = Locked<(@Sendable (NodeFailure) -> Void)?>(nil)
+    /// Where failures, drops and ends go (`events`, `setErrorHandler`).
+    private nonisolated let eventHub = EventHub()
 
     /// Draw calls issued by ELImage's nodes on this context since it was made.
     public private(set) var drawCallCount = 0
@@ -120,6 +121,7 @@ public actor RenderContext {
         thread.stop()
         thread.abandon()
         threads.abandonAll()
+        eventHub.close()
     }
 
     // MARK: End of life
@@ -149,7 +151,8 @@ public actor RenderContext {
     /// 5. the render thread ends and is joined.
     ///
     /// Idempotent and safe from any task, including one started from a frame callback: a second
-    /// call waits for the first to finish. Failures met while draining go to the error handler.
+    /// call waits for the first to finish. Failures met while draining are `.failed` events; the
+    /// last event is `.closed`, and every `events` sequence ends after it.
     /// After `close()`, `perform` and `performAndWait` throw `ELImageError.closed`.
     public nonisolated func close() async {
         guard lifecycle.beginClose() else {
@@ -158,7 +161,7 @@ public actor RenderContext {
         }
         for stage in CloseStage.allCases {
             while case let nodes = lifecycle.takeUnclosed(stage), !nodes.isEmpty {
-                for node in nodes { await node.close() }
+                for node in nodes { await Self.end(node, at: stage) }
             }
         }
         await threads.joinAll()
@@ -166,7 +169,18 @@ public actor RenderContext {
         await tearDownEGL()
         thread.stop()
         await thread.join()
+        eventHub.close()
         lifecycle.finishClose()
+    }
+
+    /// Sinks that can drain are finished (what reached them is written); every other node is
+    /// closed. A sink's failure is already an event: what `finish()` throws is not a second one.
+    private static func end(_ node: any ClosableNode, at stage: CloseStage) async {
+        if stage == .sink, let sink = node as? any FinishableNode {
+            _ = try? await sink.finish()
+        } else {
+            await node.close()
+        }
     }
 
     /// Deletes the GL objects, destroys the EGL context and lets go of the display, on the render
@@ -230,30 +244,48 @@ public actor RenderContext {
         }
     }
 
-    // MARK: Errors from nodes
+    // MARK: Events: failures, drops, ends
 
-    /// Sets the closure that hears about failing nodes. It is called on the thread where the
-    /// failure was found: the render thread, or a sink's worker thread (an encoder that hit a full
-    /// disk); keep it short. Without one, failures are written to standard error. A failing node
-    /// never stops the others.
-    public nonisolated func setErrorHandler(_ handler: (@Sendable (NodeFailure) -> Void)?) {
-        errorHandler.withLock { $0 = handler }
+    /// The context's events from now on: every node's failure (once, with the node), frames
+    /// dropped, sources' and sinks' ends, and `.closed`, after which the sequence ends. Each use
+    /// makes a new subscriber with its own buffer (see `RenderEvents` for the policy); publishing
+    /// never waits for it.
+    public nonisolated var events: RenderEvents { events(capacity: 256) }
+
+    /// `events`, keeping up to `capacity` events the consumer has not taken.
+    public nonisolated func events(capacity: Int) -> RenderEvents {
+        RenderEvents(subscription: EventSubscription(hub: eventHub, capacity: capacity))
     }
 
-    /// Reports a node's failure to the error handler (on the calling thread).
+    /// Sets a closure that hears the `.failed` events as they happen, on the thread where the
+    /// failure was found (the render thread, a sink's worker); keep it short. As before the event
+    /// stream, it does not hear a source's failure that `run(on:)` throws. Without a handler and
+    /// without an `events` subscriber, failures are written to standard error. A failing node
+    /// never stops the others. New code iterates `events` instead.
+    public nonisolated func setErrorHandler(_ handler: (@Sendable (NodeFailure) -> Void)?) {
+        eventHub.setErrorHandler(handler)
+    }
+
+    /// Reports a node's failure: a `.failed` event (on the calling thread).
     public nonisolated func report(_ error: Error, from node: AnyObject) {
-        report(error, fromNodeNamed: NodeFailure.name(of: node))
+        report(error, from: NodeReference(node))
     }
 
     /// Reports the failure of the node named `name` (`NodeFailure.name(of:)`): for the workers of a
     /// node, which report without holding it.
     package nonisolated func report(_ error: Error, fromNodeNamed name: String) {
-        let failure = NodeFailure(node: name, error: error)
-        if let handler = errorHandler.withLock({ $0 }) {
-            handler(failure)
-        } else {
-            FileHandle.standardError.write(Data("ELImage: \(failure)\n".utf8))
-        }
+        report(error, from: NodeReference(name: name, id: nil))
+    }
+
+    /// Reports the failure of `node`; `thrownByRun`: a source's failure that its `run(on:)` also
+    /// throws (not handed to the error handler).
+    package nonisolated func report(_ error: Error, from node: NodeReference, thrownByRun: Bool = false) {
+        publish(.failed(NodeFailure(reference: node, error: error, isThrownByRun: thrownByRun)))
+    }
+
+    /// Hands `event` to the event stream's subscribers (on the calling thread, never waiting).
+    package nonisolated func publish(_ event: RenderEvent) {
+        eventHub.publish(event)
     }
 
     // MARK: Shared contexts and fences
@@ -342,11 +374,21 @@ public actor RenderContext {
     }
 }
 
-/// A node's failure, as reported to the context's error handler.
+/// A node's failure, as the context's events (`.failed`) and error handler tell it.
 public struct NodeFailure: Error, Sendable, CustomStringConvertible {
     /// The failing node's type name and identity, e.g. "Grayscale#3f2a".
-    public let node: String
+    public var node: String { reference.name }
+    /// The failing node.
+    public let reference: NodeReference
     public let error: Error
+    /// A source's failure that its `run(on:)` also throws.
+    let isThrownByRun: Bool
+
+    init(reference: NodeReference, error: Error, isThrownByRun: Bool) {
+        self.reference = reference
+        self.error = error
+        self.isThrownByRun = isThrownByRun
+    }
 
     package static func name(of node: AnyObject) -> String {
         let id = UInt(bitPattern: ObjectIdentifier(node).hashValue) & 0xFFFF

@@ -13,7 +13,7 @@
 /// ```
 ///
 /// For an async sequence of frames instead of a closure, use `FrameStream`.
-public final class RawDataOutput: ImageInput, ClosableNode, Sendable, PlanDescribing {
+public final class RawDataOutput: ImageInput, FinishableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     private let runs: ReadbackRuns
 
@@ -59,13 +59,14 @@ public final class RawDataOutput: ImageInput, ClosableNode, Sendable, PlanDescri
 
     /// Waits until the closure has seen every frame taken so far and the worker has ended;
     /// returns the frames delivered in all. The output takes frames again afterwards.
-    /// - Throws: the failure that stopped a readback (also reported to the error handler).
+    /// - Throws: the failure that stopped a readback (also a `.failed` event of the context).
     @discardableResult
     public func finish() async throws -> Int {
         try await runs.finish()
     }
 
-    /// Delivers what is queued and joins the worker; called by the context's `close()`.
+    /// Stops: the frames still queued are dropped (counted in `framesDropped`), the worker is
+    /// joined; takes no frames afterwards. (The render context's `close()` calls `finish()`.)
     public func close() async {
         await runs.close()
     }

@@ -1,11 +1,17 @@
+import Dispatch
+
 /// The readback of a sink that takes any number of streams one after the other (a frame
 /// callback: `RawDataOutput`, `YUVDataOutput`): one `ReadbackSink` run at a time, finished at each
 /// end of stream; the next frame starts the next run. Frames are read back on the run's worker
-/// thread and handed to the writer there, never on the render thread.
+/// thread and handed to the writer there, never on the render thread. A run's writer opens only
+/// once the run before it has ended, so the writer (a user's closure) sees the streams' frames in
+/// order, never two runs at once.
 final class ReadbackRuns: Sendable {
     private struct State {
         /// Runs not yet known to have ended, oldest first; the last one takes new frames.
         var runs: [ReadbackSink] = []
+        /// The end of the newest run, which the next run's writer waits for.
+        var lastRunEnded: RunEnded?
         /// Frames written and dropped by the runs taken out of `runs`.
         var writtenByEndedRuns = 0
         var droppedByEndedRuns = 0
@@ -59,8 +65,14 @@ final class ReadbackRuns: Sendable {
             if let current = state.runs.last, !current.isClosing { return current }
             Self.remove(state.runs.filter { $0.counts.ended }, from: &state)
             let writer = makeWriter
-            let next = ReadbackSink(configuration, open: { _ in writer() })
+            let previous = state.lastRunEnded
+            let ended = RunEnded()
+            let next = ReadbackSink(configuration, open: { _ in
+                previous?.wait()  // on this run's worker: the last run's frames are all written first
+                return writer()
+            }, onEnd: { _, _ in ended.signal() })
             state.runs.append(next)
+            state.lastRunEnded = ended
             return next
         }
         guard let run else { return }
@@ -94,9 +106,31 @@ final class ReadbackRuns: Sendable {
         return written
     }
 
-    /// Takes no more frames, then finishes as `finish()` (failures went to the error handler).
+    /// Takes no more frames and stops every run: what is queued is let go; returns once every
+    /// worker is joined (failures are the context's events).
     func close() async {
-        state.withLock { $0.closed = true }
-        _ = try? await finish()
+        let runs = state.withLock { state in
+            state.closed = true
+            return state.runs
+        }
+        for run in runs {
+            run.requestStop()
+            _ = await run.outcome()
+        }
+        state.withLock { Self.remove(runs, from: &$0) }
+    }
+}
+
+/// The end of one run, waited for on the next run's worker thread.
+final class RunEnded: Sendable {
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// The run ended (once).
+    func signal() { semaphore.signal() }
+
+    /// Blocks until the run has ended; returns at once afterwards.
+    func wait() {
+        semaphore.wait()
+        semaphore.signal()
     }
 }

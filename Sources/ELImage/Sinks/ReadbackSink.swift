@@ -8,7 +8,7 @@ import Foundation
 /// disk, only for room in the queue with the `.wait` policy.
 ///
 /// Owned by one node (or recording); it holds nothing of its owner. Failures go to the render
-/// context's error handler under the owner's name, and, with every other ending, to `onEnd` (on
+/// context's events under the owner's name, and, with every other ending, to `onEnd` (on
 /// the thread that ends the run) and to whoever awaits `outcome()`, which joins the worker.
 package final class ReadbackSink: Sendable {
     /// What the sink reads back and how it queues.
@@ -102,8 +102,8 @@ package final class ReadbackSink: Sendable {
         var cancelRequested = false
         var threadStarted = false
         var context: RenderContext?
-        /// The owner's name in failures (`NodeFailure.name(of:)`), given with its first frame.
-        var nodeName = "ReadbackSink"
+        /// The owner in failures and events, given with its first frame.
+        var node = NodeReference(name: "ReadbackSink", id: nil)
         var framesTaken = 0
         var counts = Counts()
     }
@@ -160,7 +160,7 @@ package final class ReadbackSink: Sendable {
                       in context: isolated RenderContext) throws -> Bool {
         let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
             guard !state.closing else { return nil }
-            if state.context == nil { state.nodeName = NodeFailure.name(of: owner) }
+            if state.context == nil { state.node = NodeReference(owner) }
             state.context = context
             state.framesTaken += 1
             defer { state.threadStarted = true }
@@ -198,9 +198,14 @@ package final class ReadbackSink: Sendable {
         case .drop: .refuse
         case .replaceOldest: .replaceOldest
         }
-        queue.push(.frame(FrameHandoff(pending), time: time, number: ticket.number),
-                   whenFull: configuration.waitsUntilWritten ? .wait : whenFull,
-                   waitUntilHandled: configuration.waitsUntilWritten)
+        let outcome = queue.push(.frame(FrameHandoff(pending), time: time, number: ticket.number),
+                                 whenFull: configuration.waitsUntilWritten ? .wait : whenFull,
+                                 waitUntilHandled: configuration.waitsUntilWritten)
+        if outcome == .refused || outcome == .replacedOlder {
+            let statistics = queue.statistics
+            let node = state.withLock { $0.node }
+            context.publish(.dropped(FrameDrop(node: node, count: 1, total: statistics.rejected + statistics.replaced)))
+        }
         return ticket.startThread
     }
 
@@ -215,6 +220,14 @@ package final class ReadbackSink: Sendable {
 
     /// No more frames: the worker writes what is queued, finishes and publishes the output.
     package func requestFinish() { close(with: .finish, cancelling: false) }
+
+    /// Stops at once: the frames still queued are let go (counted as lost); the worker completes
+    /// and publishes the output with the frames it wrote (also when a finish is already on its
+    /// way).
+    package func requestStop() {
+        close(with: .finish, cancelling: false)
+        queue.discardWaiting()
+    }
 
     /// Stops at once and removes the output (also when a finish is already on its way: the
     /// worker sees the cancel before it publishes).
@@ -326,7 +339,7 @@ package final class ReadbackSink: Sendable {
     }
 
     /// Ends the run after `error`: the writer keeps what it wrote (a cancelled run's output is
-    /// removed), the error goes to the context's error handler and to `outcome()`.
+    /// removed), the error is a `.failed` event of the context and goes to `outcome()`.
     private func fail(_ error: ELImageError, writer: (any FrameWriter)?) {
         let cancelled = state.withLock { state -> Bool in
             state.closing = true  // no frame is taken in from now on
@@ -342,19 +355,35 @@ package final class ReadbackSink: Sendable {
     }
 
     private func report(_ error: ELImageError) {
-        let (context, name) = state.withLock { ($0.context, $0.nodeName) }
-        context?.report(error, fromNodeNamed: name)
+        let (context, node) = state.withLock { ($0.context, $0.node) }
+        context?.report(error, from: node)
         end(.failure(error))
     }
 
-    /// Records how the run ended (the worker's last act, when it ran).
+    /// Records how the run ended (the worker's last act, when it ran), and says so on the
+    /// context's events.
     private func end(_ outcome: Result<Ending, ELImageError>) {
-        state.withLock { state in
+        let (context, node) = state.withLock { state in
             state.closing = true
             state.counts.ended = true
+            return (state.context, state.node)
         }
+        let counts = self.counts
         onEnd(outcome, counts)
+        context?.publish(.sinkFinished(SinkEnd(
+            node: node, path: path, outcome: Self.outcome(of: outcome), framesWritten: counts.written,
+            framesDropped: counts.rejected + counts.replaced + counts.lost)))
         result.record(outcome)
+    }
+
+    private static func outcome(of result: Result<Ending, ELImageError>) -> SinkEnd.Outcome {
+        switch result {
+        case .success(.finished): .finished
+        case .success(.full): .limitReached
+        case .success(.cancelled): .cancelled
+        case .success(.empty): .empty
+        case .failure: .failed
+        }
     }
 
     /// `error` as a failure of the output at `path`, naming the frame when it is known.

@@ -6,7 +6,7 @@
 /// closure. The closure runs on that worker thread, one frame at a time, in order; the buffer is
 /// reused for the next frame unless the closure keeps it (then the closure's copy is its own).
 /// `finish()` returns once the closure has seen every frame delivered so far.
-public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendable, PlanDescribing {
+public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
     public let format: PixelFormat
@@ -66,13 +66,14 @@ public final class YUVDataOutput: ImageInput, PackingSink, ClosableNode, Sendabl
 
     /// Waits until the closure has seen every frame taken so far and the worker has ended;
     /// returns the frames delivered in all. The output takes frames again afterwards.
-    /// - Throws: the failure that stopped a readback (also reported to the error handler).
+    /// - Throws: the failure that stopped a readback (also a `.failed` event of the context).
     @discardableResult
     public func finish() async throws -> Int {
         try await runs.finish()
     }
 
-    /// Delivers what is queued and joins the worker; called by the context's `close()`.
+    /// Stops: the frames still queued are dropped (counted in `framesDropped`), the worker is
+    /// joined; takes no frames afterwards. (The render context's `close()` calls `finish()`.)
     public func close() async {
         await runs.close()
     }

@@ -22,21 +22,22 @@ public enum ProducedFrame: Sendable {
 /// What a producer may ask of its runner while it works.
 public struct ProducerControl: Sendable {
     let queue: SourceQueue
-    let statistics: Locked<SourceStatistics>
+    /// Changes the run's counters (and says what it newly dropped).
+    let counter: @Sendable (_ change: (inout SourceStatistics) -> Void) -> Void
 
     /// True once the run is cancelled or has failed: the producer should stop and return
     /// `.endOfStream`.
     public var isCancelled: Bool { queue.isCancelled }
 
     /// Reports damage the producer recovered from (a concealed frame, a rejected packet): counted
-    /// in `SourceStatistics.damaged` and passed to the context's error handler, in order with the
-    /// frames; the run goes on.
+    /// in `SourceStatistics.damaged` and a `.failed` event on the context's stream, in order with
+    /// the frames; the run goes on.
     public func reportDamage(_ error: any Error) {
         queue.post(.damage(error))
     }
 
-    /// Passes `error` to the context's error handler, in order with the frames, without counting
-    /// it (a camera's device failure before it ends the stream).
+    /// Reports `error` as a `.failed` event, in order with the frames, without counting it (a
+    /// camera's device failure before it ends the stream).
     package func report(_ error: any Error) {
         queue.post(.report(error))
     }
@@ -44,6 +45,6 @@ public struct ProducerControl: Sendable {
     /// Changes the run's counters (a camera's own counts: frames it discarded for newer ones,
     /// damaged frames it does not report, driver skips, intervals).
     package func count(_ change: (inout SourceStatistics) -> Void) {
-        statistics.withLock { change(&$0) }
+        counter(change)
     }
 }

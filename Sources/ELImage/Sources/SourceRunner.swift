@@ -21,8 +21,10 @@ import Synchronization
 ///   the newest picture wins and the dropped ones are counted.
 /// - Pacing (`SourcePacing`): as fast as the graph takes frames, or in real time (on the context's
 ///   `clock`) with late frames dropped.
-/// - Errors: damage goes to the context's error handler and the run goes on; a producer's thrown
-///   error ends the run after the frames before it and end-of-stream, and `finish`/`run` throw it.
+/// - Errors: damage is a `.failed` event on the context's stream and the run goes on; a
+///   producer's thrown error ends the run after the frames before it and end-of-stream: it is a
+///   `.failed` event, and `finish`/`run` throw it. The end is a `.sourceEnded` event, drops are
+///   `.dropped` events.
 /// - `cancel()` stops the run, dropping what waits; `close()` also returns once every thread the
 ///   runner started is joined.
 public final class SourceRunner: Sendable {
@@ -30,8 +32,8 @@ public final class SourceRunner: Sendable {
     private final class Run: Sendable {
         let queue: SourceQueue
         weak let node: (any ImageOutput & ClosableNode)?
-        /// The node's name for error reports (`Camera#1a2b`), kept when the node itself is gone.
-        let nodeName: String
+        /// The node in failures and events (`Camera#1a2b`), kept when the node itself is gone.
+        let nodeReference: NodeReference
         let context: RenderContext
         let pacing: SourcePacing
         let frameInterval: Duration
@@ -46,14 +48,20 @@ public final class SourceRunner: Sendable {
              pacing: SourcePacing, frameInterval: Duration) {
             self.queue = queue
             self.node = node
-            nodeName = NodeFailure.name(of: node)
+            nodeReference = NodeReference(node)
             self.context = context
             self.pacing = pacing
             self.frameInterval = frameInterval
         }
 
+        /// Changes the counters; frames newly counted as dropped are a `.dropped` event.
         func count(_ change: (inout SourceStatistics) -> Void) {
-            statistics.withLock { change(&$0) }
+            let (dropped, total) = statistics.withLock { statistics in
+                let before = statistics.dropped
+                change(&statistics)
+                return (statistics.dropped - before, statistics.dropped)
+            }
+            if dropped > 0 { context.publish(.dropped(FrameDrop(node: nodeReference, count: dropped, total: total))) }
         }
     }
 
@@ -196,7 +204,7 @@ public final class SourceRunner: Sendable {
     private func producerThread(_ producer: sending any FrameProducer, _ run: Run) -> JoinableThread {
         nonisolated(unsafe) var producer = producer  // handed to the producer thread, used by it alone
         let queue = run.queue
-        let control = ProducerControl(queue: queue, statistics: run.statistics)
+        let control = ProducerControl(queue: queue) { change in run.count(change) }
         return JoinableThread(name: name, group: run.context.threads) { [policy] in
             defer {
                 run.producing.store(false, ordering: .releasing)
@@ -252,16 +260,16 @@ public final class SourceRunner: Sendable {
                 } catch {
                     run.count { $0.dropped += 1 }
                     if policy == .newestWins {
-                        context.report(error, fromNodeNamed: run.nodeName)  // a live source goes on with the next picture
+                        context.report(error, from: run.nodeReference)  // a live source goes on with the next picture
                     } else {
                         fail(run, error)
                     }
                 }
             case .damage(let error):
                 run.count { $0.damaged += 1 }
-                context.report(error, fromNodeNamed: run.nodeName)
+                context.report(error, from: run.nodeReference)
             case .report(let error):
-                context.report(error, fromNodeNamed: run.nodeName)
+                context.report(error, from: run.nodeReference)
             case .failure(let error):
                 fail(run, error)
             case .endOfStream:
@@ -269,13 +277,20 @@ public final class SourceRunner: Sendable {
                 _ = try? context.performAndWait { context in node.deliverEndOfStream(in: context) }
             }
         }
+        let failed = run.failure.withLock { $0 != nil }
+        context.publish(.sourceEnded(SourceEnd(node: run.nodeReference, statistics: run.statistics.withLock { $0 },
+                                               failed: failed)))
     }
 
-    /// Ends the run with `error` (the first one wins).
+    /// Ends the run with `error` (the first one wins), which is a `.failed` event and what
+    /// `finish`/`run` throw.
     private static func fail(_ run: Run, _ error: any Error) {
         run.queue.cancel()
-        run.failure.withLock { failure in
-            if failure == nil { failure = error }
+        let first = run.failure.withLock { failure -> Bool in
+            guard failure == nil else { return false }
+            failure = error
+            return true
         }
+        if first { run.context.report(error, from: run.nodeReference, thrownByRun: true) }
     }
 }

@@ -164,6 +164,21 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Lets go of the counted items still waiting (returned, so their owner can release them);
+    /// control messages stay, so a `close(with:)` message still ends the consumer's work.
+    @discardableResult
+    package func discardWaiting() -> [Element] {
+        locked {
+            let waiting = entries[head...]
+            let rest = waiting.filter(\.counted).map(\.element)
+            entries = waiting.filter { !$0.counted }
+            head = 0
+            waitingItems = 0
+            condition.broadcast()
+            return rest
+        }
+    }
+
     /// The oldest item, waiting for one until `deadline` (nil: as long as it takes); nil when none
     /// came in time, or once the queue is finished and empty. The consumer counts as busy
     /// (`isIdle` false) until its next `pop()`.

@@ -7,7 +7,7 @@ import Foundation
 /// `ReadbackSink` writing with an `H264FrameWriter`.
 ///
 /// Events go one way, to `emit`, given at construction (on the encoder thread, or on the thread
-/// that ends a recording without frames); failures go to the render context's error handler
+/// that ends a recording without frames); failures are the render context's `.failed` events
 /// through the sink. The session holds nothing of its node.
 final class RecordingSession: Sendable {
     enum Phase: Equatable {
@@ -145,6 +145,22 @@ final class RecordingSession: Sendable {
             return true
         }
         if open { sink.requestFinish() }
+    }
+
+    /// Asks the encoder thread to stop at once: the frames still queued are let go, the file is
+    /// completed with the frames encoded.
+    func requestStop() {
+        let running = state.withLock { state -> Bool in
+            switch state.phase {
+            case .recording, .paused:
+                state.phase = .closing
+                state.stopReason = .requested
+                return true
+            case .closing: return true
+            case .ended: return false
+            }
+        }
+        if running { sink.requestStop() }
     }
 
     /// Asks the encoder thread to stop at once and remove the file.

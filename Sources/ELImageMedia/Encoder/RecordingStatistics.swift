@@ -87,7 +87,7 @@ public enum RecordingEvent: Sendable {
     case fragmentWritten(FragmentInfo)
     /// The recording ended and its file is complete.
     case finished(RecordingSummary)
-    /// The recording failed (also reported to the render context's error handler); what was
+    /// The recording failed (also a `.failed` event of the render context); what was
     /// flushed before stays playable.
     case failed(path: String, error: ELImageError)
     /// The recording was cancelled and its file removed.

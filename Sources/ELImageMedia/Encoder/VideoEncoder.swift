@@ -10,8 +10,14 @@ import Foundation
 /// try encoder.start(recordingTo: "clip.mp4")
 /// ...
 /// encoder.pause(); encoder.resume()          // no gap in the timestamps
-/// let summary = try await encoder.stop()     // the file is complete
+/// let summary = try await encoder.finish()   // the file is complete
 /// ```
+///
+/// **Ending.** `finish()` encodes the frames already taken in and completes the file; `close()`
+/// stops at once, dropping the frames still queued, and completes the file with those encoded;
+/// `cancel()` stops and removes the file. End-of-stream finishes by itself
+/// (`EncoderSettings.finishesAtEndOfStream`), as do the limits. Every end is a `.sinkFinished`
+/// event on the render context's stream.
 ///
 /// **Threads.** On the render thread, `receive` converts each RGBA frame to I420 on the GPU
 /// (`packPlanes`, with the matrix and range of `EncoderSettings.colorSpace`), inserts a fence and
@@ -32,9 +38,9 @@ import Foundation
 /// same way, so timestamps always increase.
 ///
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
-/// error goes to the render context's error handler (and is thrown by `stop()`), the fragments
-/// already flushed stay playable, and the rest of the graph keeps running.
-public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable, PlanDescribing {
+/// error is a `.failed` event on the render context's stream (and is thrown by `finish()`), the
+/// fragments already flushed stay playable, and the rest of the graph keeps running.
+public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendable, PlanDescribing {
 
     public let inputSlots = InputSlots(count: 1)
     /// How frames are encoded.
@@ -68,7 +74,7 @@ public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable
     }
 
     /// The safety net for an encoder released while recording: the encoder thread finishes the
-    /// file in the background (never waited for here). Call `stop()` or the context's `close()`.
+    /// file in the background (never waited for here). Call `finish()` or the context's `close()`.
     deinit {
         session?.requestFinish(.requested)
     }
@@ -118,7 +124,7 @@ public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable
             if let current, current.phase == .recording || current.phase == .paused {
                 throw ELImageError.invalidState(
                     node: "VideoEncoder",
-                    reason: "a recording to \(current.path) is running; stop() or cancel() it before starting \(writer.path)")
+                    reason: "a recording to \(current.path) is running; finish() or close() it before starting \(writer.path)")
             }
             current = session
         }
@@ -131,22 +137,29 @@ public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable
     public func resume() { session?.resume() }
 
     /// Finishes the recording: the frames already taken in are encoded, the file is completed
-    /// and closed. Returns once it is. After a recording ended by itself (a limit, end of stream),
-    /// returns its summary.
-    /// - Throws: the error that ended the recording (`ELImageError.io` for a full disk, ...);
-    ///   `ELImageError.invalidState` when nothing was recorded (no frame arrived: the empty file
-    ///   is removed) or no recording was started.
+    /// and closed. Returns once it is. After a recording ended by itself (a limit, end of stream,
+    /// a failure), returns how it ended without waiting. The render context's `close()` calls it.
+    /// - Throws: the error that ended the recording (`ELImageError.io` for a full disk, ...: the
+    ///   same failure the context's events reported); `ELImageError.invalidState` when nothing was
+    ///   recorded (no frame arrived: the empty file is removed) or no recording was started.
     @discardableResult
-    public func stop() async throws -> RecordingSummary {
+    public func finish() async throws -> RecordingSummary {
         guard let session else {
-            throw ELImageError.invalidState(node: "VideoEncoder", reason: "stop() was called, but no recording was started")
+            throw ELImageError.invalidState(node: "VideoEncoder", reason: "finish() was called, but no recording was started")
         }
         session.requestFinish(.requested)
         return try await session.outcome().get()
     }
 
-    /// Waits until the current recording ends (by `stop()`, a limit, end of stream or a failure)
-    /// and returns its summary.
+    /// `finish()`.
+    @available(*, deprecated, renamed: "finish()")
+    @discardableResult
+    public func stop() async throws -> RecordingSummary {
+        try await finish()
+    }
+
+    /// Waits until the current recording ends and returns its summary.
+    @available(*, deprecated, message: "call finish() (after a recording ended by itself it returns that recording's summary), or wait for the context's .sinkFinished event")
     @discardableResult
     public func waitUntilFinished() async throws -> RecordingSummary {
         guard let session else {
@@ -155,16 +168,17 @@ public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable
         return try await session.outcome().get()
     }
 
-    /// Finishes a recording still running (as `stop()`, failures go to the error handler) and
-    /// returns once its file is complete and the encoder thread has ended. Called by the render
-    /// context's `close()`; idempotent.
+    /// Stops the recording at once: the frames still queued are dropped (counted in the
+    /// statistics), the file is completed with the frames encoded; returns once it is and the
+    /// encoder thread has ended. Idempotent; a failure is a `.failed` event.
     public func close() async {
         guard let session else { return }
-        session.requestFinish(.requested)
+        session.requestStop()
         _ = await session.outcome()
     }
 
-    /// Abandons the recording and removes its file. Returns once the file is gone.
+    /// Stops the recording at once (as `close()`) and removes its file. Returns once the file is
+    /// gone.
     public func cancel() async {
         guard let session else { return }
         session.requestCancel()
@@ -232,7 +246,7 @@ public final class VideoEncoder: ImageInput, PackingSink, ClosableNode, Sendable
         if let current = session, current.phase == .recording || current.phase == .paused {
             throw ELImageError.invalidState(
                 node: "VideoEncoder",
-                reason: "a recording to \(current.path) is running; stop() or cancel() it before starting \(path)")
+                reason: "a recording to \(current.path) is running; finish() or close() it before starting \(path)")
         }
     }
 }

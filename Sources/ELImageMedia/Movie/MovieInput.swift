@@ -23,9 +23,10 @@ import Foundation
 /// counted in `statistics.dropped` (preview).
 ///
 /// Damage: a frame the decoder could only conceal, or a packet it rejected, is reported to the
-/// context's error handler (`ELImageError.malformedMedia` with the file and frame number) and the
+/// context's events as `.failed` (`ELImageError.malformedMedia` with the file and frame number) and the
 /// run goes on. A file that cannot be read on (cut short, damaged container) ends the run: the
-/// frames before the fault are delivered, then end-of-stream, then `run(on:)` throws.
+/// frames before the fault are delivered, then end-of-stream, then `run(on:)` throws (the same
+/// failure, once, on the context's events). The end is a `.sourceEnded` event.
 public final class MovieInput: ImageOutput, ClosableNode {
     public let outputs = OutputTargets()
 

@@ -15,9 +15,10 @@ import Foundation
 ///
 /// The render thread only queues the converted planes; the queue waits when full (`.wait`) or
 /// drops the frame and counts it (`.drop`). The file is written under a temporary name and put in
-/// place when the sink finishes with frames in it. Failures (a full disk) go to the render
-/// context's error handler and are thrown by `finish()`; the frames written before stay in the file.
-public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable, PlanDescribing {
+/// place when the sink ends with frames in it: `finish()` (or end-of-stream) writes what is queued
+/// first, `close()` lets it go. A failure (a full disk) is a `.failed` event on the render
+/// context's stream and is thrown by `finish()`; the frames written before stay in the file.
+public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     private let sink: ReadbackSink
     /// The frame format the sink accepts (`rgba8`), or nil for any.
@@ -147,10 +148,11 @@ public final class FileOutput: ImageInput, PackingSink, ClosableNode, Sendable, 
         return sink.counts.written
     }
 
-    /// Finishes the file (as `finish()`, failures go to the error handler) and returns once the
-    /// worker thread has ended. Called by the render context's `close()`; idempotent.
+    /// Stops: the frames still queued are dropped (counted in `dropped`), the file is completed
+    /// with the frames written and put in place; returns once the worker thread has ended.
+    /// Idempotent; a failure is a `.failed` event. (The render context's `close()` calls `finish()`.)
     public func close() async {
-        sink.requestFinish()
+        sink.requestStop()
         _ = await sink.outcome()
     }
 

@@ -98,7 +98,7 @@ struct CloseTests {
         await context.close()
         #expect(context.runningThreadNames.isEmpty)
         #expect(throws: ELImageError.self) { try camera.start() }
-        await #expect(throws: ELImageError.self) { try await encoder.stop() }
+        await #expect(throws: ELImageError.self) { try await encoder.finish() }
     }
 
     @Test("Close finishes a recording nobody stopped, a Y4M file nobody finished, and fails a pending snapshot")

@@ -36,7 +36,7 @@ struct LifecycleSoakTests {
             try encoder.start(recordingTo: path)
             try await EncoderFixtures.feed(frames, into: input, on: context)
             try await context.perform { context in input.finish(in: context) }
-            let summary = try await encoder.waitUntilFinished()
+            let summary = try await encoder.finish()
             #expect(summary.statistics.encoded == frames.count)
         }
     }

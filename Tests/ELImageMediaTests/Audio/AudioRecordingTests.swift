@@ -82,7 +82,7 @@ struct AudioRecordingTests {
         try await feed(25..<50)
         encoder.resume()
         try await feed(50..<75)
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         #expect(summary.statistics.encoded == 50)
         #expect(summary.statistics.audio.packetsDropped > 0, "the paused second's audio is left out")
         let video = try #require(try AudioProbe.streams(path, kind: "v").first)

@@ -33,7 +33,7 @@ struct ChromaSitingEncodeTests {
         input --> encoder
         try encoder.start(recordingTo: path)
         try await input.run(on: context)
-        let summary = try await encoder.waitUntilFinished()
+        let summary = try await encoder.finish()
         #expect(failures.count == 0)
         return summary
     }
@@ -115,7 +115,7 @@ struct ChromaSitingEncodeTests {
                                          timestamp: MediaTime(frame: Int64(index), framesPerSecond: 30), chromaLocation: siting)
             try await input.process(buffer, on: context)
         }
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         #expect(summary.statistics.encoded == sitings.count)
         #expect(failures.count == 0)
         #expect(try EncoderFixtures.probeStream(path)["chroma_location"] == "center")

@@ -129,14 +129,14 @@ struct CrashSafetyTests {
         sizing --> whole
         try whole.start(recordingTo: folder.path("whole.mp4"), container: .mp4(fragmentDuration: .milliseconds(200)))
         try await EncoderFixtures.feed(frames, into: sizing, on: context)
-        let capacity = try await whole.stop().statistics.bytesWritten * 3 / 4
+        let capacity = try await whole.finish().statistics.bytesWritten * 3 / 4
 
         let path = folder.path("full.mp4")
         try encoder.start(writingTo: try FillingDiskWriter(path: path, capacity: capacity),
                           container: .mp4(fragmentDuration: .milliseconds(200)))
         try await EncoderFixtures.feed(frames, into: input, on: context)
 
-        await #expect(throws: ELImageError.self) { try await encoder.stop() }
+        await #expect(throws: ELImageError.self) { try await encoder.finish() }
         #expect(await failures.waitForCount(1))
         let failure = try #require(failures.values.first)
         guard case let .io(file, _, code, _)? = failure.error as? ELImageError else {
@@ -172,7 +172,7 @@ struct CrashSafetyTests {
         let frames = try EncoderFixtures.pannedAstronaut(width: 160, height: 120, count: 20)
         try await EncoderFixtures.feed(frames, into: input, on: context)
         do {
-            try await encoder.stop()
+            try await encoder.finish()
             Issue.record("writing to /dev/full succeeded")
         } catch let ELImageError.io(file, _, code, hint) {
             #expect(file == "/dev/full")
@@ -208,7 +208,7 @@ struct CrashSafetyTests {
         try encoder.start(recordingTo: path)
         let frames = try EncoderFixtures.pannedAstronaut(width: 161, height: 121, count: 5)
         try await EncoderFixtures.feed(frames, into: input, on: context)
-        await #expect(throws: ELImageError.self) { try await encoder.stop() }
+        await #expect(throws: ELImageError.self) { try await encoder.finish() }
         #expect(await failures.waitForCount(1))
         #expect(images.count == frames.count)
         #expect(!FileManager.default.fileExists(atPath: path))

@@ -64,7 +64,7 @@ struct FusedSinkTests {
         let encoder = try VideoEncoder(settings: EncoderSettings())
         try encoder.start(recordingTo: path)
         let draws = try await Self.run(frames, through: ["brightness", "grayscale"], fusing: true, into: encoder, context: context)
-        try await encoder.stop()
+        try await encoder.finish()
         #expect(draws == frames.count, "one fused draw a frame, got \(draws)")
         #expect(try EncoderFixtures.decodedFrameCount(path) == frames.count)
         let decoded = try EncoderFixtures.decode(path, pixelFormat: "yuv420p")

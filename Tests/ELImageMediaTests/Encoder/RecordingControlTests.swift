@@ -68,7 +68,7 @@ struct RecordingControlTests {
         try await EncoderFixtures.feed(Array(frames[10..<20]), into: input, on: context, timestamps: Array(times[10..<20]))
         encoder.resume()
         try await EncoderFixtures.feed(Array(frames[20..<30]), into: input, on: context, timestamps: Array(times[20..<30]))
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         #expect(summary.statistics.framesIn == 20)
         #expect(summary.statistics.encoded == 20)
 
@@ -90,13 +90,13 @@ struct RecordingControlTests {
         let times = (0..<30).map { MediaTime(frame: Int64($0), framesPerSecond: 30) }
         try encoder.start(recordingTo: folder.path("first.mp4"))
         try await EncoderFixtures.feed(Array(frames[0..<12]), into: input, on: context, timestamps: Array(times[0..<12]))
-        let first = try await encoder.stop()
+        let first = try await encoder.finish()
         #expect(encoder.currentState == .idle)
         // Frames between two recordings are not recorded.
         try await EncoderFixtures.feed(Array(frames[12..<15]), into: input, on: context, timestamps: Array(times[12..<15]))
         try encoder.start(recordingTo: folder.path("second.mp4"))
         try await EncoderFixtures.feed(Array(frames[15..<30]), into: input, on: context, timestamps: Array(times[15..<30]))
-        let second = try await encoder.stop()
+        let second = try await encoder.finish()
         #expect(first.statistics.encoded == 12)
         #expect(second.statistics.encoded == 15)
         for (name, count) in [("first.mp4", 12), ("second.mp4", 15)] {
@@ -105,7 +105,7 @@ struct RecordingControlTests {
             #expect(probed.enumerated().allSatisfy { abs($1 - Double($0) / 30) < 1e-6 }, "\(name): \(probed)")
         }
         // stop() again returns the same summary; a second start while recording is refused.
-        #expect(try await encoder.stop() == second)
+        #expect(try await encoder.finish() == second)
         try encoder.start(recordingTo: folder.path("third.mp4"))
         #expect(throws: ELImageError.self) { try encoder.start(recordingTo: folder.path("fourth.mp4")) }
         await encoder.cancel()
@@ -127,7 +127,7 @@ struct RecordingControlTests {
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(encoder.currentState == .idle)
         #expect(events.values.contains { if case .cancelled = $0 { true } else { false } })
-        await #expect(throws: ELImageError.self) { try await encoder.stop() }
+        await #expect(throws: ELImageError.self) { try await encoder.finish() }
 
         let early = folder.path("early.mp4")
         try encoder.start(recordingTo: early)
@@ -138,7 +138,7 @@ struct RecordingControlTests {
         // A stop without frames also leaves no (empty, unplayable) file.
         let empty = folder.path("empty.mp4")
         try encoder.start(recordingTo: empty)
-        await #expect(throws: ELImageError.self) { try await encoder.stop() }
+        await #expect(throws: ELImageError.self) { try await encoder.finish() }
         #expect(!FileManager.default.fileExists(atPath: empty))
     }
 
@@ -153,7 +153,7 @@ struct RecordingControlTests {
         let path = folder.path("limited.mp4")
         try encoder.start(recordingTo: path, limits: RecordingLimits(maximumDuration: .milliseconds(500)))
         try await EncoderFixtures.feed(frames, into: input, on: context)
-        let summary = try await encoder.waitUntilFinished()
+        let summary = try await encoder.finish()
         #expect(summary.reason == .durationLimit)
         #expect(summary.statistics.encoded == 15)  // 0 ..< 0.5 s at 30 fps
         #expect(try EncoderFixtures.probeFrameTimes(path).count == 15)
@@ -173,7 +173,7 @@ struct RecordingControlTests {
         input --> whole
         try whole.start(recordingTo: folder.path("whole.mp4"), container: .mp4(fragmentDuration: .milliseconds(200)))
         try await EncoderFixtures.feed(many, into: input, on: context)
-        let limit = try await whole.stop().statistics.bytesWritten / 2
+        let limit = try await whole.finish().statistics.bytesWritten / 2
         input.removeAllTargets()
 
         let encoder = try VideoEncoder(settings: settings)
@@ -182,7 +182,7 @@ struct RecordingControlTests {
         try encoder.start(recordingTo: path, container: .mp4(fragmentDuration: .milliseconds(200)),
                           limits: RecordingLimits(maximumBytes: limit))
         try await EncoderFixtures.feed(many, into: input, on: context)
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         print("size limit \(limit) bytes: file of \(size) bytes, \(summary.statistics.encoded) of \(many.count) frames")
         #expect(summary.reason == .sizeLimit)
@@ -216,7 +216,7 @@ struct RecordingControlTests {
         // Each frame's write takes 15 ms and at most 2 frames wait in the queue (one more in the
         // encoder's hands): the source was held back to the encoder's pace.
         #expect(feeding >= .milliseconds(15 * (frames.count - 4)), "fed \(frames.count) frames in \(feeding)")
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         #expect(summary.statistics.dropped == 0)
         #expect(summary.statistics.encoded == frames.count)
         #expect(try EncoderFixtures.decodedFrameCount(path) == frames.count)
@@ -248,7 +248,7 @@ struct RecordingControlTests {
         gate.open()
         try await feeding.value
         #expect(neverWaited, "the source waited for a stuck encoder")
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         let statistics = summary.statistics
         #expect(statistics.framesIn == live.count)
         #expect(statistics.dropped >= live.count - 3, "\(statistics)")  // one in x264's hands, one queued

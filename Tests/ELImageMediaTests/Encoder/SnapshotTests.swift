@@ -32,7 +32,7 @@ struct SnapshotTests {
         #expect(await waitUntil { snapshot.pendingCount == 2 })
         try await EncoderFixtures.feed(frames, into: input, on: context)
         let (pngCapture, jpegCapture) = try await (png, jpeg)
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
 
         #expect(pngCapture.timestamp == pngTime)
         #expect(jpegCapture.timestamp == jpegTime)

@@ -31,7 +31,7 @@ struct VideoEncoderTests {
         try encoder.start(recordingTo: path)
         let timestamps = (0..<count).map { MediaTime(frame: Int64($0), framesPerSecond: 25) }
         try await EncoderFixtures.feed(frames, into: pipeline, timestamps: timestamps)
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         #expect(summary.statistics.framesIn == count)
         #expect(summary.statistics.encoded == count)
         #expect(summary.statistics.dropped == 0)
@@ -108,7 +108,7 @@ struct VideoEncoderTests {
         let path = folder.path("vfr.mp4")
         try encoder.start(recordingTo: path)
         try await EncoderFixtures.feed(frames, into: pipeline, timestamps: timestamps)
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         #expect(summary.timescale == 1_000_000)
 
         let times = try EncoderFixtures.probeFrameTimes(path)
@@ -145,7 +145,7 @@ struct VideoEncoderTests {
         let path = folder.path("copy.mp4")
         try encoder.start(recordingTo: path)
         try await movie.run(on: context)
-        let summary = try await encoder.waitUntilFinished()
+        let summary = try await encoder.finish()
         #expect(summary.reason == .endOfStream)
         #expect(summary.statistics.encoded == 40)
         #expect(try MovieFixtures.probeTimeBase(path) == (1, Int64(MovieFixtures.bunnyTimescale)))
@@ -172,7 +172,7 @@ struct VideoEncoderTests {
         let path = folder.path("raw.h264")
         try encoder.start(recordingTo: path)  // container from the extension
         try await EncoderFixtures.feed(frames, into: pipeline)
-        let summary = try await encoder.stop()
+        let summary = try await encoder.finish()
         #expect(summary.statistics.encoded == frames.count)
 
         let stream = try EncoderFixtures.probeStream(path)

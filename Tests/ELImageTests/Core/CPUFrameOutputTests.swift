@@ -96,7 +96,12 @@ struct CPUFrameOutputTests {
     func secondStream() async throws {
         let pictures = Self.pictures(count: 2)
         let received = Collector<MediaTime>()
-        let output = RawDataOutput { received.append($0.timestamp) }
+        // The first stream's closure is slow (a consumer, not a synchronisation): the second
+        // stream's frames must still come after it, in order.
+        let output = RawDataOutput { image in
+            if image.timestamp < Self.time(10) { usleep(100_000) }
+            received.append(image.timestamp)
+        }
         let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
         for run in 0..<2 {
             try await pipeline.send(Self.images(pictures, from: run * 10))

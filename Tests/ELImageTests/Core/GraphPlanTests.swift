@@ -153,4 +153,24 @@ struct GraphPlanTests {
                                       orientation: Orientation(rotation: .clockwise90, mirrored: false))
         #expect(turned.contains("not fused: the picture is turned"), "\(turned)")
     }
+
+    @Test("A source's plan keeps neither the source nor its graph alive (no cycle through the cache)")
+    func planMakesNoCycle() async throws {
+        let context = try TestContexts.make()
+        weak var weakInput: RawDataInput?
+        weak var weakGray: Grayscale?
+        do {
+            let input = RawDataInput()
+            let gray = Grayscale()
+            let output = try YUVDataOutput(format: .i420) { _ in }
+            input --> gray --> output
+            try await input.process(try Self.picture(0), on: context)
+            #expect(input.outputs.plans.compilations == 1)
+            #expect(try await output.finish() == 1)
+            weakInput = input
+            weakGray = gray
+        }
+        #expect(weakInput == nil, "the source outlived its last reference")
+        #expect(weakGray == nil, "the graph outlived its source")
+    }
 }

@@ -26,7 +26,7 @@ package struct GraphPlan: Sendable {
     }
 
     /// The outputs the walk went through and the versions it saw.
-    private let walked: [(outputs: OutputTargets, version: UInt64)]
+    private let walked: [WalkedOutputs]
     /// The targets of the node the plan is for.
     package let targets: [Stage]
     /// The line a Y'CbCr picture can take fused, or why there is none.
@@ -41,16 +41,23 @@ package struct GraphPlan: Sendable {
     }
 
     /// Whether the graph is still wired as it was walked (no connection made or removed since).
-    var isCurrent: Bool { walked.allSatisfy { $0.outputs.isUnchanged(since: $0.version) } }
+    var isCurrent: Bool { walked.allSatisfy { $0.outputs?.isUnchanged(since: $0.version) == true } }
+
+    /// Outputs the walk went through, held weakly: the plan lives in the first of them (the
+    /// source's), which must not keep itself alive.
+    private struct WalkedOutputs: Sendable {
+        weak let outputs: OutputTargets?
+        let version: UInt64
+    }
 
     /// The walk's memory: the nodes met so far.
     private struct Walk {
         var met: Set<ObjectIdentifier> = []
-        var walked: [(outputs: OutputTargets, version: UInt64)] = []
+        var walked: [WalkedOutputs] = []
 
         mutating func stages(for outputs: OutputTargets, depth: Int) -> [Stage] {
             let (connections, version) = outputs.versioned
-            walked.append((outputs, version))
+            walked.append(WalkedOutputs(outputs: outputs, version: version))
             return connections.map { stage(for: $0, depth: depth) }
         }
 

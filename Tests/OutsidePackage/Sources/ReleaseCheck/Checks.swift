@@ -83,9 +83,9 @@ func checkEmulatedCamera(context: RenderContext) async throws {
     camera --> stream
     try camera.start()
     var sizes: [String] = []
-    for try await frame in stream.frames {  // ends at the camera's end of stream, after stop()
+    for try await frame in stream.frames {  // ends at the camera's end of stream, after cancel()
         sizes.append("\(frame.width)x\(frame.height)")
-        if sizes.count == 3 { camera.stop() }
+        if sizes.count == 3 { camera.cancel() }
     }
     try await stream.finish()
     await camera.close()

@@ -1,0 +1,366 @@
+import Dispatch
+import ELImage
+import ELImageCamera
+import ELImageMedia
+import ELImageTestSupport
+import ELImageTesting
+import Foundation
+import Testing
+
+// The render context's event stream (failures with their node, drops, ends, close) and the end
+// verbs it reports: finish() drains, close() stops.
+
+@Suite("Render context events", .closesContexts, .timeLimit(.minutes(2)))
+struct RenderEventTests {
+    @Test("A failure is one event, in order, with its node; the error handler hears what it heard before")
+    func failuresOnceInOrder() async throws {
+        let context = try TestContexts.make()
+        let events = context.events
+        let heard = Locked<[NodeFailure]>([])
+        context.setErrorHandler { failure in heard.withLock { $0.append(failure) } }
+        let source = EventSource(policy: .backPressure(capacity: 2))
+        let sink = FailingSink(failingAt: [1])
+        source --> sink
+        let thrown = await #expect(throws: ELImageError.self) {
+            try await source.run(Pictures(count: 6, damagedAt: 2, failingAt: 4), on: context)
+        }
+        await context.close()
+        let all = await Array(events)
+
+        let failures = all.compactMap { event -> NodeFailure? in
+            if case .failed(let failure) = event { return failure }
+            return nil
+        }
+        #expect(failures.map { "\($0.error)" } == ["FailingSink: the sink refuses frame 1", "synthetic, frame 2: damaged on purpose",
+                                                   "synthetic, frame 4: the test fails here"])
+        #expect(failures.map { $0.reference.refers(to: sink) } == [true, false, false])
+        #expect(failures.map { $0.reference.refers(to: source) } == [false, true, true])
+        // What run(on:) threw is the last failure event: one failure, not a second one.
+        #expect(thrown.map { "\($0)" } == failures.last.map { "\($0.error)" })
+        // The handler keeps its scope: the failures nobody throws.
+        #expect(heard.withLock { $0.map { "\($0.error)" } } == failures.dropLast().map { "\($0.error)" })
+
+        guard case .sourceEnded(let end)? = all.dropLast().last else {
+            Issue.record("the source's end is not the event before .closed: \(all)")
+            return
+        }
+        #expect(end.node.refers(to: source) && end.failed)
+        #expect(end.statistics.delivered == 4 && end.statistics.damaged == 1)
+        guard case .closed? = all.last else {
+            Issue.record("the last event is not .closed: \(all)")
+            return
+        }
+        #expect(!all.contains { if case .lost = $0 { true } else { false } })
+    }
+
+    @Test("A consumer that never reads holds no frame back; it loses the oldest failures, counted, never an end")
+    func slowConsumerNeverBlocks() async throws {
+        let context = try TestContexts.make()
+        let events = context.events(capacity: 1)
+        let source = EventSource(policy: .backPressure(capacity: 2))
+        let sink = FailingSink(failingAt: Set(0..<50))
+        source --> sink
+        // 50 failures into a buffer of 1 that nobody reads: a publisher that waited would hang here.
+        try await source.run(Pictures(count: 50), on: context)
+        #expect(sink.received == 50)
+        await context.close()
+
+        var (failed, lost, ends) = (0, 0, [String]())
+        for await event in events {
+            switch event {
+            case .failed: failed += 1
+            case .lost(let count): lost += count
+            case .sourceEnded: ends.append("sourceEnded")
+            case .closed: ends.append("closed")
+            default: break
+            }
+        }
+        #expect(failed + lost == 50, "every failure is either there or counted as lost")
+        #expect(failed <= 1 && lost >= 49)
+        #expect(ends == ["sourceEnded", "closed"], "ends are kept beyond the buffer's size")
+    }
+
+    @Test("The stream ends with .closed when the context closes; one made later ends at once; cancelling ends it")
+    func streamEndsWithTheContext() async throws {
+        let context = try TestContexts.make()
+        let events = context.events
+        let reader = Task { await Array(events) }
+        await context.close()
+        let all = await reader.value
+        #expect(all.count == 1)
+        guard case .closed? = all.first else {
+            Issue.record("expected .closed, got \(all)")
+            return
+        }
+        #expect(await Array(context.events).isEmpty)
+
+        let open = try TestContexts.make()
+        let waiting = Task { await Array(open.events) }
+        waiting.cancel()
+        #expect(await waiting.value.isEmpty, "a cancelled iteration ends without waiting for the context")
+    }
+
+    @Test("Drops name their node; merged while not taken, their counts add up to the source's own")
+    func dropsAddUp() async throws {
+        let context = try TestContexts.make()
+        let events = context.events
+        let source = EventSource(policy: .newestWins)
+        let producedAll = DispatchSemaphore(value: 0)
+        // The sink holds the first frame until every picture is made: the newest wins, the rest drop.
+        let sink = FailingSink(failingAt: [], holdFirst: producedAll)
+        source --> sink
+        try await source.run(Pictures(count: 20) { index in if index == 20 { producedAll.signal() } }, on: context)
+        await context.close()
+        let drops = await Array(events).compactMap { event -> FrameDrop? in
+            if case .dropped(let drop) = event { return drop }
+            return nil
+        }
+        let statistics = source.runner.statistics
+        #expect(statistics.dropped > 0 && statistics.produced == 20)
+        #expect(drops.allSatisfy { $0.node.refers(to: source) })
+        #expect(drops.map(\.count).reduce(0, +) == statistics.dropped)
+        #expect(drops.last?.total == statistics.dropped)
+    }
+
+    @Test("close() lets go of the frames still queued and keeps those written; finish() writes them all")
+    func closeStopsFinishDrains() async throws {
+        for stops in [true, false] {
+            let context = try TestContexts.make()
+            let events = context.events
+            let writer = GatedWriter()
+            let sink = ReadbackSink(.init(path: "gated", threadName: "test-gated", format: .rgba, capacity: 4),
+                                    open: { _ in writer })
+            // The first frame is held in the writer, three wait in the queue.
+            try await context.perform { context in
+                for index in 0..<4 {
+                    let buffer = try PixelBuffer(format: .rgba, width: 2, height: 2, data: [UInt8](repeating: UInt8(index), count: 16))
+                    try sink.take(try context.makeFrame(from: buffer), time: Int64(index), owner: writer, in: context)
+                }
+            }
+            await writer.entered.wait()
+            if stops { sink.requestStop() } else { sink.requestFinish() }
+            writer.gate.signal()
+            #expect(try await sink.outcome().get() == .finished)
+            let counts = sink.counts
+            #expect(counts.written == (stops ? 1 : 4) && counts.lost == (stops ? 3 : 0), "stops: \(stops), \(counts)")
+            #expect(writer.written.withLock { $0 } == (stops ? [0] : [0, 1, 2, 3]))
+            #expect(writer.published.withLock { $0 }, "the output is completed and put in place either way")
+            await context.close()
+            let ends = await Array(events).compactMap { event -> SinkEnd? in
+                if case .sinkFinished(let end) = event { return end }
+                return nil
+            }
+            #expect(ends.map(\.outcome) == [.finished])
+            #expect(ends.map(\.framesWritten) == [stops ? 1 : 4] && ends.map(\.framesDropped) == [stops ? 3 : 0])
+            #expect(ends.first?.node.refers(to: writer) == true)
+        }
+    }
+
+    @Test("Closing the context closes sources and finishes sinks, once each")
+    func contextEndsEachNodeWithItsVerb() async throws {
+        let context = try TestContexts.make()
+        let (source, filter, sink) = (VerbRecorder(), VerbRecorder(), VerbRecorder())
+        context.register(source, stage: .source)
+        context.register(filter, stage: .filter)
+        context.register(sink, stage: .sink)
+        await context.close()
+        await context.close()
+        #expect(source.calls == ["close"] && filter.calls == ["close"])
+        #expect(sink.calls == ["finish"], "a sink drains: what reached it is written")
+    }
+
+    @Test("Closing the context finishes file sinks: every frame that reached one is in the file")
+    func contextCloseDrainsSinks() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.path("drained.rgba")
+        let context = try TestContexts.make()
+        let events = context.events
+        let input = RawDataInput()
+        let output = try FileOutput.rawRGBA(path: path)
+        input --> output
+        for index in 0..<12 {
+            let buffer = try PixelBuffer(format: .rgba, width: 4, height: 2, data: [UInt8](repeating: UInt8(index), count: 32))
+            try await input.process(buffer, on: context)
+        }
+        await context.close()  // no finish(): the context's close drains the sink
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(bytes.count == 12 * 32)
+        #expect(stride(from: 0, to: bytes.count, by: 32).map { bytes[$0] } == (0..<12).map { UInt8($0) })
+        let ends = await Array(events).compactMap { event -> SinkEnd? in
+            if case .sinkFinished(let end) = event { return end }
+            return nil
+        }
+        #expect(ends.map(\.framesWritten) == [12] && ends.first?.node.refers(to: output) == true)
+    }
+
+    @Test("A camera's end is an event: cancel() from a frame callback ends the stream; finish() waits and it can start again")
+    func cameraEndIsAnEvent() async throws {
+        let context = try TestContexts.make()
+        let device = EmulatedVideoDevice(path: "/dev/video0", formats: [
+            .init(fourCC: .yuyv, sizes: [.init(width: 64, height: 48, framesPerSecond: [200])]),
+        ])
+        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 64, height: 48, framesPerSecond: 200),
+                            context: context, io: EmulatedDeviceIO([device]))
+        let collector = FrameCollector()
+        camera --> collector
+        camera --> FrameCounter { [weak camera] count in if count == 3 { camera?.cancel() } }  // on the render thread
+        let events = context.events
+        try camera.start()
+        let end = await events.end(of: camera)
+        guard case .sourceEnded(let ended)? = end else {
+            Issue.record("no end of the camera: \(String(describing: end))")
+            return
+        }
+        #expect(!ended.failed && ended.statistics.delivered >= 3)
+        await camera.finish()  // already ended: returns once its threads are joined
+        #expect(collector.endOfStreamCount == 1 && !camera.isRunning)
+
+        let again = context.events
+        try camera.start()
+        await camera.finish()
+        #expect(collector.endOfStreamCount == 2)
+        #expect(await again.end(of: camera) != nil, "the second stream's end is an event too")
+        await camera.close()
+    }
+}
+
+// MARK: Test nodes
+
+/// A source node around a runner, as the media inputs are.
+private final class EventSource: ImageOutput, ClosableNode {
+    let outputs = OutputTargets()
+    let runner: SourceRunner
+
+    init(policy: SourcePolicy) { runner = SourceRunner(name: "ELImage.event-test", policy: policy) }
+
+    func run(_ producer: Pictures, on context: RenderContext) async throws {
+        try await runner.run(producer, for: self, on: context)
+    }
+
+    func close() async { await runner.close() }
+}
+
+/// `count` 2x2 pictures stamped n/25 s; damage or a failure at a chosen picture.
+private struct Pictures: FrameProducer {
+    let count: Int
+    var damagedAt: Int?
+    var failingAt: Int?
+    /// Called before each picture is made (and once more at the end) with its number.
+    var onNext: @Sendable (Int) -> Void = { _ in }
+    private var index = 0
+
+    init(count: Int, damagedAt: Int? = nil, failingAt: Int? = nil, onNext: @escaping @Sendable (Int) -> Void = { _ in }) {
+        (self.count, self.damagedAt, self.failingAt, self.onNext) = (count, damagedAt, failingAt, onNext)
+    }
+
+    mutating func next(_ control: ProducerControl) throws -> ProducedFrame {
+        onNext(index)
+        guard index < count, !control.isCancelled else { return .endOfStream }
+        if index == failingAt {
+            throw ELImageError.malformedMedia(file: "synthetic", frame: index, reason: "the test fails here")
+        }
+        if index == damagedAt {
+            control.reportDamage(ELImageError.malformedMedia(file: "synthetic", frame: index, reason: "damaged on purpose"))
+        }
+        var buffer = try PixelBuffer(format: .rgba, width: 2, height: 2, data: [UInt8](repeating: UInt8(index), count: 16))
+        buffer.timestamp = MediaTime(value: Int64(index), timescale: 25)
+        index += 1
+        return .picture(buffer)
+    }
+}
+
+/// Counts the frames it gets and refuses those whose number is in `failingAt`; with `holdFirst`,
+/// holds the render thread at the first frame until it is signalled.
+private final class FailingSink: ImageInput, Sendable {
+    let inputSlots = InputSlots(count: 1)
+    private let failingAt: Set<Int>
+    private let holdFirst: DispatchSemaphore?
+    private let count = Locked(0)
+
+    init(failingAt: Set<Int>, holdFirst: DispatchSemaphore? = nil) {
+        self.failingAt = failingAt
+        self.holdFirst = holdFirst
+    }
+
+    var received: Int { count.withLock { $0 } }
+
+    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        let number = count.withLock { count in
+            defer { count += 1 }
+            return count
+        }
+        if number == 0 { holdFirst?.wait() }
+        if failingAt.contains(number) {
+            throw ELImageError.invalidState(node: "FailingSink", reason: "the sink refuses frame \(number)")
+        }
+    }
+}
+
+/// A node that records which end verb it was called with.
+private final class VerbRecorder: FinishableNode {
+    let verbs = Locked<[String]>([])
+    var calls: [String] { verbs.withLock { $0 } }
+
+    func close() async { verbs.withLock { $0.append("close") } }
+
+    func finish() async throws -> Int {
+        verbs.withLock { $0.append("finish") }
+        return 0
+    }
+}
+
+/// A writer that says when it got its first frame and holds it until `gate` is signalled.
+private final class GatedWriter: FrameWriter, Sendable {
+    let gate = DispatchSemaphore(value: 0)
+    let entered = Signal()
+    let written = Locked<[UInt8]>([])
+    let published = Locked(false)
+
+    func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
+        if number == 0 {
+            entered.fire()
+            gate.wait()
+        }
+        written.withLock { $0.append(buffer.data[0]) }
+        return .more
+    }
+
+    func finish() {}
+    func publish() { published.withLock { $0 = true } }
+    func salvage(after error: ELImageError) {}
+    func discard() {}
+}
+
+/// Something that happens once, awaited by a task.
+private final class Signal: Sendable {
+    private let state = Locked<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let fired = state.withLock { state in
+                if !state.fired { state.waiters.append(continuation) }
+                return state.fired
+            }
+            if fired { continuation.resume() }
+        }
+    }
+}
+
+extension Array where Element == RenderEvent {
+    /// Every event of `events` until it ends.
+    init(_ events: RenderEvents) async {
+        var all: [RenderEvent] = []
+        for await event in events { all.append(event) }
+        self = all
+    }
+}
