@@ -108,8 +108,8 @@ MESA_DRIVER := $(firstword $(wildcard /usr/lib/*/dri/swrast_dri.so))
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1 \
             LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp:print_suppressions=0 \
             LD_PRELOAD=$(MESA_DRIVER)
-# The suites where threads meet: graph, render context and its events, closing, encoder and file
-# sinks, camera, and the test clock whose waits block framework threads.
+# The suites where threads meet: graph, render context, events, closing, encoder and file sinks,
+# camera, and the test clock whose waits block framework threads.
 TSAN_SUITES := GraphTests|RenderEventTests|CPUFrameOutputTests|DetectorOutput|UniformParameterTests|HandoffQueue|EmbeddedPipeline|ManualClockTests|RenderContextTests|CloseTests|RecordingControlTests|VideoEncoderTests|FileSinkTests|CameraStreamingTests|CameraDropTests|CameraSwitchTests|CameraFailureTests|SourceRunnerTests|SnapshotTests|ReadbackSinkTests
 CLI_STRESS_RUNS ?= 100
 

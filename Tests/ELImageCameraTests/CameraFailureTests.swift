@@ -33,7 +33,7 @@ struct CameraFailureTests {
         // Frames delivered before the failure all came before the end-of-stream, and a stop has
         // nothing left to stop: once the camera's threads are joined, nothing more came.
         let delivered = sink.count
-        await camera.finish()  // nothing left to stop
+        await camera.finish()
         await camera.close()
         #expect(sink.count == delivered)
         #expect(sink.endOfStreamCount == 1)
