@@ -107,7 +107,7 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1 \
             LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Sanitizers/lsan.supp:print_suppressions=0 \
             LD_PRELOAD=$(MESA_DRIVER)
 # The suites where threads meet: graph, render context, closing, encoder and file sinks, camera.
-TSAN_SUITES := GraphTests|CPUFrameOutputTests|DetectorOutput|UniformParameterTests|HandoffQueue|EmbeddedPipeline|RenderContextTests|CloseTests|RecordingControlTests|VideoEncoderTests|FileSinkTests|CameraStreamingTests|CameraDropTests|CameraSwitchTests|CameraFailureTests|SourceRunnerTests|SnapshotTests|ReadbackSinkTests
+TSAN_SUITES := GraphTests|CPUFrameOutputTests|DetectorOutput|DetectorDelivery|UniformParameterTests|HandoffQueue|EmbeddedPipeline|RenderContextTests|CloseTests|RecordingControlTests|VideoEncoderTests|FileSinkTests|CameraStreamingTests|CameraDropTests|CameraSwitchTests|CameraFailureTests|SourceRunnerTests|SnapshotTests|ReadbackSinkTests
 CLI_STRESS_RUNS ?= 100
 
 ## AddressSanitizer (suite + CLI stress loop), ThreadSanitizer (concurrency suites), fuzzing.
