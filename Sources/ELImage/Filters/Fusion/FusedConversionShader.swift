@@ -6,11 +6,16 @@
 /// between pieces, after the last piece) with the same expressions they use, so the fused pass
 /// computes what the separate passes compute.
 enum FusedConversionShader {
-    /// The program's cache name, e.g. "yuv_fused[grayscale]#1f…[PLANE_KIND=0,…]": the pieces'
-    /// names, a hash of their sources, and the pack's defines.
-    static func programName(for pieces: [ColorPiece], defines: [(String, Int)]) -> String {
-        let chain = ColorShader.programName(for: pieces).replacingOccurrences(of: "color_chain[", with: "yuv_fused[")
-        return chain + "[" + defines.map { "\($0.0)=\($0.1)" }.joined(separator: ",") + "]"
+    /// The part of the program's cache name that depends on the pieces alone, e.g.
+    /// "yuv_fused[grayscale]#1f…": their names and a hash of their sources.
+    static func chainName(for pieces: [ColorPiece]) -> String {
+        ColorShader.programName(for: pieces).replacingOccurrences(of: "color_chain[", with: "yuv_fused[")
+    }
+
+    /// The program's cache name, e.g. "yuv_fused[grayscale]#1f…[PLANE_KIND=0,…]": the chain's name
+    /// (`chainName(for:)`) and the pack's defines.
+    static func programName(chain: String, defines: [(String, Int)]) -> String {
+        chain + "[" + defines.map { "\($0.0)=\($0.1)" }.joined(separator: ",") + "]"
     }
 
     /// GLSL ES 3.00 source converting planes of `PLANE_LAYOUT` 1 (Y' + interleaved chroma), applying

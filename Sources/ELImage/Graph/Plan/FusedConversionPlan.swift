@@ -29,12 +29,10 @@ import CGLES
 /// The line is walked once per wiring (`GraphPlan`), so the graph can be rewired while frames
 /// flow; this is what one picture on it costs.
 struct FusedConversionPlan: Sendable {
-    /// The colour operations, first to last.
-    let operations: [any ColorOperation]
+    /// The line: its colour operations, the sink it ends in, the observers beside it.
+    let line: FusableLine
     /// The sink the line ends in.
-    let output: any PackingSink
-    /// The observers beside the line, in the order the walk met them.
-    let observers: [any FrameObserver]
+    var output: any PackingSink { line.sink }
     /// Whether the output is gray: only Y' is computed.
     let monochrome: Bool
 
@@ -69,9 +67,7 @@ struct FusedConversionPlan: Sendable {
     }
 
     private init(line: FusableLine, buffer: PixelBuffer) {
-        operations = line.operations
-        output = line.sink
-        observers = line.observers.map(\.observer)
+        self.line = line
         monochrome = line.operations.last?.producesMonochrome ?? false
         sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
             : buffer.chromaLocation == .center ? 4 : 3
@@ -79,7 +75,7 @@ struct FusedConversionPlan: Sendable {
 
     /// What the fused passes do, for `--explain`.
     var summary: String {
-        let pieces = operations.map(\.colorPiece.name).joined(separator: " → ")
+        let pieces = line.pieces.map(\.name).joined(separator: " → ")
         return monochrome
             ? "1 pass from the uploaded planes: Y'CbCr → \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
             : "1 pass from the uploaded planes: Y'CbCr → \(pieces) → RGBA, then \(NodeFailure.name(of: output)) packs it"
@@ -92,7 +88,7 @@ struct FusedConversionPlan: Sendable {
     func run(_ buffer: PixelBuffer, in context: isolated RenderContext) throws {
         let layout = PlaneTextureLayout(buffer.format)
         let planes = try context.uploadPlanes(of: buffer, layout: layout, lumaQuads: readsLumaQuads)
-        for observer in observers {
+        for (observer, _) in line.observers {
             do {
                 try observer.observe(width: buffer.width, height: buffer.height, timestamp: buffer.timestamp, in: context)
             } catch {
@@ -122,7 +118,6 @@ struct FusedConversionPlan: Sendable {
     /// generated only the first time the context meets its name.
     func program(format: PixelFormat, chromaLocation: ChromaLocation, chromaDownsampling: ChromaDownsampling,
                  in context: isolated RenderContext) throws -> ShaderProgram {
-        let pieces = operations.map(\.colorPiece)
         var defines: [(String, Int)] = []
         if monochrome {
             defines = [("PLANE_KIND", Int(RenderContext.PlaneKind.luma.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
@@ -133,8 +128,8 @@ struct FusedConversionPlan: Sendable {
                 if readsLumaQuads { defines.append(("FUSED_LUMA_QUADS", 1)) }
             }
         }
-        return try context.program(named: FusedConversionShader.programName(for: pieces, defines: defines),
-                                   fragment: FusedConversionShader.fragmentSource(for: pieces, defines: defines))
+        return try context.program(named: FusedConversionShader.programName(chain: line.chainName, defines: defines),
+                                   fragment: FusedConversionShader.fragmentSource(for: line.pieces, defines: defines))
     }
 
     /// Sets the fused program's uniforms: the planes, the picture size, the output matrix and the
@@ -148,7 +143,7 @@ struct FusedConversionPlan: Sendable {
         program.set(.int(format == .yv12 ? 1 : 0), for: "swapOutputChroma")
         program.set(.mat3(conversion.matrix), for: "yuvMatrix")
         program.set(.vec3(conversion.offset), for: "yuvOffset")
-        for (index, operation) in operations.enumerated() {
+        for (index, operation) in line.operations.enumerated() {
             let prefix = operation.colorPiece.prefix(at: index)
             for (name, value) in operation.colorUniforms { program.set(value, for: prefix + name) }
         }

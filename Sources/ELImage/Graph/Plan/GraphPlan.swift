@@ -12,8 +12,6 @@ package struct GraphPlan: Sendable {
     package struct Stage: Sendable {
         /// The node, as the plan prints it: type and a short identity (`NodeFailure.name`).
         package let name: String
-        /// What it does with a frame (its `PlanDescribing` line), if it says.
-        package let summary: String?
         /// The input it is connected on.
         package let index: Int
         package let node: any ImageInput
@@ -78,8 +76,7 @@ package struct GraphPlan: Sendable {
                     break
                 }
             }
-            return Stage(name: NodeFailure.name(of: node), summary: (node as? any PlanDescribing)?.planSummary,
-                         index: connection.index, node: node, role: role, targets: targets, repeated: repeated)
+            return Stage(name: NodeFailure.name(of: node), index: connection.index, node: node, role: role, targets: targets, repeated: repeated)
         }
     }
 }
@@ -99,14 +96,25 @@ package struct FusableLine: Sendable {
     package let sink: any PackingSink
     /// The observers beside the line, with the inputs they are connected on, in walk order.
     package let observers: [(observer: any FrameObserver, index: Int)]
-    /// The nodes the line passes through, first to last, as the plan names them.
-    package let route: [String]
+    /// The operations' pieces, and the part of the fused program's name they make (hashed once
+    /// per wiring, not per picture).
+    let pieces: [ColorPiece]
+    let chainName: String
+
+    private init(operations: [any ColorOperation], sink: any PackingSink,
+                 observers: [(observer: any FrameObserver, index: Int)]) {
+        self.operations = operations
+        self.sink = sink
+        self.observers = observers
+        pieces = operations.map(\.colorPiece)
+        chainName = FusedConversionShader.chainName(for: pieces)
+    }
 
     /// The line through `targets`, if they form one.
     static func derive(from targets: [GraphPlan.Stage]) -> Result<FusableLine, NotFused> {
         var operations: [any ColorOperation] = []
         var observers: [(observer: any FrameObserver, index: Int)] = []
-        var route: [String] = []
+        var previous: String?  // the last node the line went through
         var level = targets
         while true {
             var next: [GraphPlan.Stage] = []
@@ -118,8 +126,8 @@ package struct FusableLine: Sendable {
                 }
             }
             guard let stage = next.first else {
-                return .failure(NotFused(reason: route.isEmpty ? "nothing but observers is connected"
-                                         : "\(route.last ?? "") has no target but observers"))
+                return .failure(NotFused(reason: previous.map { "\($0) has no target but observers" }
+                                         ?? "nothing but observers is connected"))
             }
             guard next.count == 1 else {
                 return .failure(NotFused(reason: "fan-out to \(next.map(\.name).joined(separator: " and ")) "
@@ -128,7 +136,7 @@ package struct FusableLine: Sendable {
             guard stage.index == 0, !stage.repeated else {
                 return .failure(NotFused(reason: "\(stage.name) takes frames on input \(stage.index) (a blend or mix)"))
             }
-            if case .relay = stage.role {} else { route.append(stage.name) }
+            if case .relay = stage.role {} else { previous = stage.name }
             switch stage.role {
             case .colorOperations(let more, _):
                 operations += more
@@ -141,7 +149,7 @@ package struct FusableLine: Sendable {
                 guard !operations.isEmpty else {
                     return .failure(NotFused(reason: "no colour filter before \(stage.name) (a plain conversion packs as usual)"))
                 }
-                return .success(FusableLine(operations: operations, sink: sink, observers: observers, route: route))
+                return .success(FusableLine(operations: operations, sink: sink, observers: observers))
             case .opaque:
                 return .failure(NotFused(reason: "\(stage.name) is not a per-pixel colour filter or a Y'CbCr sink"))
             }

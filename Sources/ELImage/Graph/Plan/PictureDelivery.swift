@@ -12,7 +12,7 @@ extension ImageOutput {
         case .success(let line) where fusing:
             switch FusedConversionPlan.make(line: line, buffer: buffer, orientation: orientation, in: context) {
             case .success(let fused):
-                plans.took(.fused(line, fused))
+                plans.took(.fused(fused))
                 try fused.run(buffer, in: context)
                 return
             case .failure(let notFused):

@@ -5,7 +5,7 @@ final class PlanCache: Sendable {
     enum Route: Sendable {
         /// Through the fused line: its nodes' own `receive` did not run, so end-of-stream goes
         /// where the frames went (the observers and the sink), not through them.
-        case fused(FusableLine, FusedConversionPlan)
+        case fused(FusedConversionPlan)
         /// Uploaded as an RGBA frame and delivered to every target; the reason the line was not
         /// taken, when there is one.
         case separate(NotFused?)
@@ -49,8 +49,8 @@ final class PlanCache: Sendable {
     func endOfStream() -> FusableLine? {
         state.withLock { state in
             defer { state = State(compilations: state.compilations) }
-            guard case .fused(let line, _)? = state.route, state.plan?.isCurrent == true else { return nil }
-            return line
+            guard case .fused(let fused)? = state.route, state.plan?.isCurrent == true else { return nil }
+            return fused.line
         }
     }
 

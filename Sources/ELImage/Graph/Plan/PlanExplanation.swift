@@ -28,7 +28,7 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
         var lines = ["\(NodeFailure.name(of: source)) (plan compiled \(cache.compilations) time\(cache.compilations == 1 ? "" : "s"))"]
         Self.append(plan.targets, prefix: "", to: &lines)
         switch route {
-        case .fused(_, let fused):
+        case .fused(let fused):
             lines.append("latest picture: fused, \(fused.summary)")
         case .separate(let reason):
             lines.append("latest picture: uploaded and converted to RGBA (1 pass), then the nodes above, each with its own passes"
@@ -57,7 +57,7 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
 
     /// What the node does, as it says (`PlanDescribing`) or as its role shows.
     private static func summary(of stage: GraphPlan.Stage) -> String {
-        if let summary = stage.summary { return ": " + summary }
+        if let described = stage.node as? any PlanDescribing { return ": " + described.planSummary }
         switch stage.role {
         case .observer: return " (observer)"
         case .colorOperations(let operations, _):
