@@ -1,5 +1,6 @@
 import CEGL
 import Foundation
+import Synchronization
 
 /// The dedicated thread that runs a `RenderContext`'s work: Swift concurrency jobs for the actor
 /// (it is the actor's serial executor) and plain closures (e.g. returning a texture to the pool
@@ -11,9 +12,10 @@ import Foundation
 /// **End.** `stop()` lets the thread finish what is queued and return; `join()` waits until it
 /// is gone. Work that arrives after that finds no thread: closures are dropped (the GL objects
 /// they would free went with the context) and `sync` throws `ELImageError.closed`. A Swift job
-/// cannot be dropped (its task would wait forever), so a late job runs on the thread that
-/// enqueued it, one at a time, with no GL context current: the context's isolated API checks
-/// `isClosed` first and throws.
+/// cannot be dropped (its task would wait forever), so a late job runs on a serial queue of
+/// its own, one at a time, with no GL context current: the context's isolated API checks
+/// `isClosed` first and throws. The queue's work holds this executor, so a late job never runs
+/// on an executor that its own task has let go of meanwhile.
 final class RenderThread: SerialExecutor, @unchecked Sendable {
     // @unchecked Sendable: `pending`, `stopRequested` and `exited` are guarded by `condition`;
     // `threadID` is written before `init` returns and only read afterwards.
@@ -26,8 +28,10 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
     private var pending: [Work] = []
     private var stopRequested = false
     private var exited = false
-    private let lateJobs = NSRecursiveLock()
+    private let lateJobs = DispatchQueue(label: "ELImage.render.late")
     private var threadID = pthread_self()
+    /// Set when the thread has left its loop: its id may then be reused by another thread.
+    private let hasExited = Atomic(false)
     private var thread: JoinableThread?
 
     /// Starts the thread. Its context owns it directly (it is not in the context's `ThreadGroup`,
@@ -44,17 +48,17 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
         started.wait()
     }
 
-    /// True when called on this render thread.
-    var isCurrent: Bool { pthread_equal(pthread_self(), threadID) != 0 }
+    /// True when called on this render thread (never once it has ended: the system reuses ids).
+    var isCurrent: Bool { !hasExited.load(ordering: .acquiring) && pthread_equal(pthread_self(), threadID) != 0 }
 
     // MARK: SerialExecutor
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         if !push(.job(job)) {
-            lateJobs.lock()
-            job.runSynchronously(on: asUnownedSerialExecutor())
-            lateJobs.unlock()
+            // Not inline: the job's task may go on elsewhere and free this executor before an
+            // inline run would have returned here.
+            lateJobs.async { [self] in job.runSynchronously(on: asUnownedSerialExecutor()) }
         }
     }
 
@@ -124,6 +128,7 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
             while pending.isEmpty && !stopRequested { condition.wait() }
             if pending.isEmpty && stopRequested {
                 exited = true
+                hasExited.store(true, ordering: .releasing)
                 condition.unlock()
                 eglReleaseThread()  // frees EGL's per-thread state here, not in a TLS destructor
                 return

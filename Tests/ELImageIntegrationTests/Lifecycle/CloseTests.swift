@@ -88,6 +88,19 @@ struct CloseTests {
         #expect(throws: ELImageError.closed(what: "the render context")) { try context.makeSharedContext() }
     }
 
+    @Test("A call after close throws, and the context can go while the late job's run is still returning (the sanitizers watch it)")
+    func lateCallThenRelease() async throws {
+        for _ in 0..<40 {
+            let context = try RenderContext()
+            await context.close()
+            await #expect(throws: ELImageError.closed(what: "the render context")) {
+                try await context.perform { _ in 1 }
+            }
+            // The context, its last reference here, goes now, on this task's thread: the late job
+            // that threw may still be returning on the thread that ran it.
+        }
+    }
+
     @Test("Close after failed starts (unwritable recording, missing camera): clear errors, nothing left running")
     func closeAfterFailedStart() async throws {
         let context = try RenderContext()
