@@ -15,8 +15,9 @@ import Foundation
 /// nil): frames of a file (a movie, a Y4M file, a picture, frames pushed by hand) wait for their
 /// analysis, so every sampled frame is analysed, its result is in before the frame goes on to
 /// the nodes connected after this one (an overlay draws it in step), and all results are in when
-/// the source's `run(on:)` returns; a live source (a camera) is never slowed: while the worker is
-/// busy, a newer image replaces the waiting one (counted in `statistics.dropped`).
+/// the source's `run(on:)` returns; a live source (a camera, a file played in real time) is
+/// never slowed: while the worker is busy, a newer image replaces the waiting one (counted in
+/// `statistics.dropped`).
 ///
 /// The source's end of stream ends the analysis: what waits is analysed and `metadata` finishes,
 /// so `for await` over it ends with the stream (one stream per node, as with `FrameStream`; later
@@ -36,7 +37,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         /// dropped, and the handler has run before the frame goes on to the node's siblings
         /// added after it, e.g. an overlay); false: the newest image wins, the main path never
         /// waits. nil (the default): true for frames of a file or pushed by hand, false for
-        /// frames of a live source (a camera).
+        /// frames of a live source (a camera) or of a file played in real time.
         public var waitsForDetector: Bool?
 
         public init(analysisSize: (width: Int, height: Int)? = nil, interval: Int = 1, maximumRate: Double? = nil,
@@ -117,12 +118,12 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         }
         self.writer = writer
         // One image waits for the worker, the newest (or the render thread waits for the detector:
-        // decided per frame, by its source, unless the settings say). A run that ends without
-        // failing (also by deinit's safety net) finishes `metadata`.
+        // decided per frame, by its source, unless the settings say). However the run ends (also
+        // by a failure, or deinit's safety net), `metadata` ends with it.
         sink = ReadbackSink(.init(path: writer.path, threadName: "detect", format: .gray8, capacity: 1,
                                   whenQueueFull: .replaceOldest),
                             open: { _ in writer },
-                            onEnd: { outcome, _ in if case .success = outcome { continuation.finish() } })
+                            onEnd: { _, _ in continuation.finish() })
     }
 
     /// The safety net for a node released without `close()`: the worker analyses what waits, ends

@@ -31,6 +31,22 @@ package func waitUntil(timeout: Duration = .seconds(60), _ condition: () -> Bool
     return condition()
 }
 
+/// The elements of `sequence` once it has ended, or nil when it did not end within `timeout`: a
+/// sequence that never ends fails the test instead of hanging it.
+package func elementsUntilEnd<Elements: AsyncSequence & Sendable>(
+    of sequence: Elements, timeout: Duration = .seconds(60)
+) async -> [Elements.Element]? where Elements.Element: Sendable, Elements.Failure == Never {
+    await withTaskGroup(of: [Elements.Element]?.self) { group in
+        group.addTask { await sequence.reduce(into: []) { $0.append($1) } }
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        return await group.next() ?? nil
+    }
+}
+
 /// A sink that records every image it reads back, on the render thread as each frame arrives
 /// (ELImageTesting's `FrameCollector`), so a test reads the images as soon as a frame is processed.
 /// `RawDataOutput` reads back on a worker thread instead: RawDataOutputTests cover it.

@@ -10,9 +10,12 @@ package struct FrameOrigin: Sendable {
     package let source: any ImageOutput
     /// How it feeds the graph.
     package let policy: SourcePolicy
+    /// When it feeds the graph.
+    package let pacing: SourcePacing
 
-    /// True for a live source (newest wins, e.g. a camera): a node must not slow it down.
-    package var isLive: Bool { policy == .newestWins }
+    /// True for a live source (newest wins, e.g. a camera) or a file played in real time: a node
+    /// must not slow it down.
+    package var isLive: Bool { policy == .newestWins || pacing == .realTime }
 
     /// The origin of the frame being delivered on this thread, if a source runner delivers it.
     @TaskLocal package static var current: FrameOrigin?

@@ -255,7 +255,7 @@ public final class SourceRunner: Sendable {
                 }
                 do {
                     try context.performAndWait { context in
-                        try FrameOrigin.$current.withValue(FrameOrigin(source: node, policy: policy)) {
+                        try FrameOrigin.$current.withValue(FrameOrigin(source: node, policy: policy, pacing: run.pacing)) {
                             try node.deliver(buffer, orientation: orientation, in: context)  // fused where it can be
                         }
                     }
@@ -278,7 +278,7 @@ public final class SourceRunner: Sendable {
             case .endOfStream:
                 guard let node else { continue }
                 _ = try? context.performAndWait { context in
-                    FrameOrigin.$current.withValue(FrameOrigin(source: node, policy: policy)) {
+                    FrameOrigin.$current.withValue(FrameOrigin(source: node, policy: policy, pacing: run.pacing)) {
                         node.deliverEndOfStream(in: context)
                     }
                 }
