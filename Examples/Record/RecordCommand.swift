@@ -61,21 +61,21 @@ struct RecordCommand: AsyncParsableCommand {
         switch outcome {
         case .success(let signal?): Foundation.exit(GracefulStop.exitStatus(for: signal))
         case .success(nil): break
-        // What finish() throws is the failure the events said: said once, then exit status 1.
-        case .failure where failuresSaid > 0: throw ExitCode.failure
+        // What finish() throws is usually a failure the events said: said once, then exit status 1.
+        case .failure(let error) where failuresSaid.contains("\(error)"): throw ExitCode.failure
         case .failure(let error): throw error
         }
     }
 
-    /// Says the failures among `events` until they end; returns how many.
-    private func sayFailures(_ events: RenderEvents) async -> Int {
-        var count = 0
+    /// Says the failures among `events` until they end; returns what each failure's error said.
+    private func sayFailures(_ events: RenderEvents) async -> Set<String> {
+        var said: Set<String> = []
         for await event in events {
             guard case .failed(let failure) = event else { continue }
-            count += 1
+            said.insert("\(failure.error)")
             say("error: \(failure)")
         }
-        return count
+        return said
     }
 
     /// The sound beside the video of an .mp4: the default microphone for a camera (its clock
