@@ -137,9 +137,10 @@ public final class MediaSource: Sendable {
         let cancelled = Atomic<Bool>(false)
         // The rate the capture mode is chosen for (30 unless told): constant-rate outputs use it.
         let rate = options.frameRate ?? 30
-        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate, run: { context in
-            // Subscribed before the start, so that the camera's end cannot be missed; it comes
-            // after `wanted` frames, `cancel()`, a failure or an unplugged device.
+        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate, run: { _ in
+            // The camera's own context's events, subscribed before the start, so that the
+            // camera's end cannot be missed; it comes after `wanted` frames, `cancel()`, a
+            // failure or an unplugged device.
             let events = context.events
             try camera.start()
             if cancelled.load(ordering: .acquiring) { camera.cancel() }
