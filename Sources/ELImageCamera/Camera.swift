@@ -178,14 +178,6 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
         }
     }
 
-    /// Stops capturing, releases the device, and sends end-of-stream to the targets after the
-    /// last frame. Returns once the device is released; the end-of-stream follows on the render
-    /// thread. Does nothing when not running.
-    @available(*, deprecated, message: "await finish() (returns once the stream has ended), or cancel() where you cannot wait")
-    public func stop() {
-        endStream()
-    }
-
     /// Ends the stream: releases the device (waiting for the producer's current slice); the
     /// producer then ends the stream with end-of-stream.
     private func endStream() {

@@ -8,9 +8,9 @@ import Foundation
 ///
 /// ```swift
 /// let microphone = try PulseAudioCapture(options: .init(device: "default", clock: .monotonic))
-/// try encoder.start(recordingTo: "clip.mp4", audio: microphone)
+/// try encoder.start(recordingTo: "clip.mp4", audio: .track(microphone))
 /// ...
-/// try await encoder.stop(); await microphone.close()
+/// try await encoder.finish(); await microphone.close()
 /// ```
 ///
 /// **Format.** The source is read in its native rate and channels as 32-bit floats (the server

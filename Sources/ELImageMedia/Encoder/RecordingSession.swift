@@ -51,8 +51,6 @@ final class RecordingSession: Sendable {
     let path: String
     let settings: EncoderSettings
     let limits: RecordingLimits
-    /// The sound asked for; `.fromSource` is settled at the first frame.
-    let sound: RecordingSound
     /// Whether the first frame's source's sound is to be kept (`.fromSource` into MP4).
     private let keepsSourceSound: Bool
     private let state: Locked<State>
@@ -66,7 +64,6 @@ final class RecordingSession: Sendable {
         self.path = path
         self.limits = limits
         self.settings = settings
-        self.sound = sound
         keepsSourceSound = if case .fromSource = sound, case .mp4 = container { true } else { false }
         self.state = state
         let configuration = ReadbackSink.Configuration(

@@ -119,13 +119,6 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         try start(writingTo: try POSIXFileWriter(path: path), container: container, limits: limits, audio: audio)
     }
 
-    /// Starts recording to `path` with the sound of `audio` (`.track(audio)`), or none when it
-    /// is nil (`.off`).
-    public func start(recordingTo path: String, container: ContainerFormat? = nil, limits: RecordingLimits = .none,
-                      audio: (any AudioTrackSource)?) throws {
-        try start(recordingTo: path, container: container, limits: limits, audio: audio.map(RecordingSound.track) ?? .off)
-    }
-
     /// Starts recording into `writer` (e.g. a writer of your own, or one that fails on purpose in a
     /// test), with `audio` as in `start(recordingTo:container:limits:audio:)`.
     /// - Throws: `ELImageError.invalidState` while a recording is running.
@@ -143,13 +136,6 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
             }
             current = session
         }
-    }
-
-    /// Starts recording into `writer` with the sound of `audio` (`.track(audio)`), or none when
-    /// it is nil (`.off`).
-    public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none,
-                      audio: (any AudioTrackSource)?) throws {
-        try start(writingTo: writer, container: container, limits: limits, audio: audio.map(RecordingSound.track) ?? .off)
     }
 
     /// Stops taking frames and keeps the time until `resume()` out of the recording.
@@ -170,23 +156,6 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
             throw ELImageError.invalidState(node: "VideoEncoder", reason: "finish() was called, but no recording was started")
         }
         session.requestFinish(.requested)
-        return try await session.outcome().get()
-    }
-
-    /// `finish()`.
-    @available(*, deprecated, renamed: "finish()")
-    @discardableResult
-    public func stop() async throws -> RecordingSummary {
-        try await finish()
-    }
-
-    /// Waits until the current recording ends and returns its summary.
-    @available(*, deprecated, message: "call finish() (after a recording ended by itself it returns that recording's summary), or wait for the context's .sinkFinished event")
-    @discardableResult
-    public func waitUntilFinished() async throws -> RecordingSummary {
-        guard let session else {
-            throw ELImageError.invalidState(node: "VideoEncoder", reason: "no recording was started")
-        }
         return try await session.outcome().get()
     }
 

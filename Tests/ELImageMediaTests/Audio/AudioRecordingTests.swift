@@ -69,7 +69,7 @@ struct AudioRecordingTests {
         input --> encoder
         let path = folder.path("paused.mp4")
         let sound = try #require(try MovieAudioReader.open(path: clip))
-        try encoder.start(recordingTo: path, audio: sound)
+        try encoder.start(recordingTo: path, audio: .track(sound))
         let picture = [UInt8](repeating: 128, count: 64 * 48 * 4)
         func feed(_ frames: Range<Int>) async throws {
             for frame in frames {
