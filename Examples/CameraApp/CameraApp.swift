@@ -15,7 +15,9 @@ import Synchronization
 /// events (`sayEvents(_:)`) tell failures and ends: a recording that ended by itself is finished then.
 final class CameraApp: Sendable {
     enum Command: Sendable {
-        case record, recordingEnded, photo, switchCamera, toggleBeauty, tick, quit
+        case record, photo, switchCamera, toggleBeauty, tick, quit
+        /// The recording to this file ended by itself (end of stream, a limit, a failure).
+        case recordingEnded(String)
     }
 
     private let context: RenderContext
@@ -28,8 +30,9 @@ final class CameraApp: Sendable {
     private let folder: String
     private let frameLimit: Int?
     private let beautyOn = Atomic<Bool>(true)
-    /// A recording was started with r and not stopped yet (it may have ended by itself: end of stream).
-    private let recording = Atomic<Bool>(false)
+    /// The file of the recording started with r and not stopped yet (it may have ended by itself:
+    /// end of stream).
+    private let recording = Mutex<String?>(nil)
     private let commands: AsyncStream<Command>
     private let queue: AsyncStream<Command>.Continuation
 
@@ -65,7 +68,7 @@ final class CameraApp: Sendable {
             case .failed(let failure) where !failure.reference.refers(to: encoder):
                 say("error: \(failure)")
             case .sinkFinished(let end) where end.node.refers(to: encoder):
-                queue.yield(.recordingEnded)
+                queue.yield(.recordingEnded(end.path))
             case .lost(let count):
                 say("(\(count) events not shown)")
             default:
@@ -110,18 +113,18 @@ final class CameraApp: Sendable {
                 try await group.waitForAll()
             }
         }
-        if recording.load(ordering: .acquiring) { await finishRecording() }
+        if recording.withLock({ $0 }) != nil { await finishRecording() }
         say("camera-app: \(statusLine)")
     }
 
     private func handle(_ command: Command) async {
         switch command {
         case .record:
-            if !recording.load(ordering: .acquiring) {
+            if recording.withLock({ $0 }) == nil {
                 let path = "\(folder)/video-\(Self.stamp()).mp4"
                 do {
                     try encoder.start(recordingTo: path)
-                    recording.store(true, ordering: .releasing)
+                    recording.withLock { $0 = path }
                     say("recording to \(path)")
                 } catch {
                     say("cannot record: \(error)")
@@ -129,8 +132,9 @@ final class CameraApp: Sendable {
             } else {
                 await finishRecording()
             }
-        case .recordingEnded:
-            if recording.load(ordering: .acquiring) { await finishRecording() }
+        case .recordingEnded(let path):
+            // Not one stopped with r, whose end may come after the next recording began.
+            if recording.withLock({ $0 }) == path { await finishRecording() }
         case .photo:
             let path = "\(folder)/photo-\(Self.stamp()).png"
             do {
@@ -160,7 +164,7 @@ final class CameraApp: Sendable {
     }
 
     private func finishRecording() async {
-        recording.store(false, ordering: .releasing)
+        recording.withLock { $0 = nil }
         do {
             let summary = try await encoder.finish()
             say("recorded \(summary.statistics.encoded) frames to \(summary.path)")
