@@ -97,7 +97,7 @@ public final class EmbeddedPipeline: Sendable {
         streamEnded.withLock { $0 = false }
         try await source.process(image.pixels, width: image.width, height: image.height,
                                  format: .rgba, timestamp: image.timestamp, on: context)
-        return Self.rgba(Array(output.buffers.dropFirst(before)))
+        return FrameCollector.rgbaImages(Array(output.buffers.dropFirst(before)))
     }
 
     /// Sends images one after another and returns every frame that came out, in order.
@@ -183,14 +183,6 @@ public final class EmbeddedPipeline: Sendable {
             isEmpty ? "nothing left over"
                 : "frames in use \(framesInUse), threads running \(threadsRunning), "
                 + "threads after close \(threadsAfterClose), failures \(failures)"
-        }
-    }
-
-    private static func rgba(_ buffers: [PixelBuffer]) -> [RGBAImage] {
-        buffers.compactMap { buffer in
-            buffer.format == .rgba
-                ? RGBAImage(width: buffer.width, height: buffer.height, pixels: buffer.data, timestamp: buffer.timestamp)
-                : nil
         }
     }
 }

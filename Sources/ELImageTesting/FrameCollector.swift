@@ -37,7 +37,10 @@ public final class FrameCollector: ImageInput, Sendable {
 
     /// The frames so far, read back as RGBA with their times, in the order they came (empty when
     /// the collector reads back another format: see `buffers`).
-    public var received: [RGBAImage] {
+    public var received: [RGBAImage] { Self.rgbaImages(buffers) }
+
+    /// The RGBA buffers among `buffers`, as images with their times.
+    static func rgbaImages(_ buffers: [PixelBuffer]) -> [RGBAImage] {
         buffers.compactMap { buffer in
             guard buffer.format == .rgba else { return nil }
             return RGBAImage(width: buffer.width, height: buffer.height, pixels: buffer.data, timestamp: buffer.timestamp)

@@ -22,13 +22,13 @@ final class ReadbackRuns: Sendable {
     private let makeWriter: @Sendable () -> any FrameWriter
     private let state = Locked(State())
 
-    /// - Parameter makeWriter: makes the writer of a run, on its worker thread, at its first frame.
     /// What a run does per frame, for a printed plan.
     var planSummary: String { configuration.planSummary }
 
     /// What the runs pack into (`PackingSink.packing`).
     var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { configuration.packing }
 
+    /// - Parameter makeWriter: makes the writer of a run, on its worker thread, at its first frame.
     init(_ configuration: ReadbackSink.Configuration, makeWriter: @escaping @Sendable () -> any FrameWriter) {
         self.configuration = configuration
         self.makeWriter = makeWriter
