@@ -36,12 +36,20 @@ struct DetectorDeliveryTests {
         let context = try TestContexts.make()
         let detector = RecordingDetector(delay: 0.02)  // slower than the decoder
         let handled = Collector<Metadata>()
+        let passedOn = Collector<Int>()  // how many frames had gone past the detector at each result
         let movie = try MovieInput(path: clip, options: .init(frameRange: 0..<20))
-        let faces = try DetectorOutput(detector: detector) { handled.append($0) }
+        let mainPath = FrameCollector()
+        let faces = try DetectorOutput(detector: detector) { found in
+            passedOn.append(mainPath.count)
+            handled.append(found)
+        }
         movie --> faces
+        movie --> mainPath  // after the detector: each frame comes here once its result is in
         try await movie.run(on: context)
-        // Before any close(): every result went to the handler as the frames went through.
+        // Before any close(): every result went to the handler as the frames went through, each
+        // before its frame went on.
         #expect(handled.values.map(\.frame) == Array(0..<20))
+        #expect(passedOn.values == Array(0..<20), "frames went on before their results")
         #expect(faces.statistics == .init(framesIn: 20, sampled: 20, analysed: 20, dropped: 0))
         // The end of stream finished the sequence: iterating it ends without close().
         let finished = await elementsUntilEnd(of: faces.metadata)?.map(\.frame)
