@@ -22,7 +22,7 @@ struct RenderEventTests {
         let sink = FailingSink(failingAt: [1])
         source --> sink
         let thrown = await #expect(throws: ELImageError.self) {
-            try await source.run(Pictures(count: 6, damagedAt: 2, failingAt: 4), on: context)
+            try await source.run(SyntheticPictures(count: 6, damagedAt: 2, failingAt: 4), on: context)
         }
         await context.close()
         let all = await Array(events)
@@ -61,7 +61,7 @@ struct RenderEventTests {
         let sink = FailingSink(failingAt: Set(0..<50))
         source --> sink
         // 50 failures into a buffer of 1 that nobody reads: a publisher that waited would hang here.
-        try await source.run(Pictures(count: 50), on: context)
+        try await source.run(SyntheticPictures(count: 50), on: context)
         #expect(sink.received == 50)
         await context.close()
 
@@ -105,11 +105,11 @@ struct RenderEventTests {
         let context = try TestContexts.make()
         let events = context.events
         let source = EventSource(policy: .newestWins)
-        let producedAll = DispatchSemaphore(value: 0)
+        let producedAll = Gate()
         // The sink holds the first frame until every picture is made: the newest wins, the rest drop.
         let sink = FailingSink(failingAt: [], holdFirst: producedAll)
         source --> sink
-        try await source.run(Pictures(count: 20) { index in if index == 20 { producedAll.signal() } }, on: context)
+        try await source.run(SyntheticPictures(count: 20) { index in if index == 20 { producedAll.open() } }, on: context)
         await context.close()
         let drops = await Array(events).compactMap { event -> FrameDrop? in
             if case .dropped(let drop) = event { return drop }
@@ -137,9 +137,9 @@ struct RenderEventTests {
                     try sink.take(try context.makeFrame(from: buffer), time: Int64(index), owner: writer, in: context)
                 }
             }
-            await writer.entered.wait()
+            #expect(await writer.gate.waitUntilWaiting(), "the writer never got its first frame")
             if stops { sink.requestStop() } else { sink.requestFinish() }
-            writer.gate.signal()
+            writer.gate.open()
             #expect(try await sink.outcome().get() == .finished)
             let counts = sink.counts
             #expect(counts.written == (stops ? 1 : 4) && counts.lost == (stops ? 3 : 0), "stops: \(stops), \(counts)")
@@ -234,51 +234,22 @@ private final class EventSource: ImageOutput, ClosableNode {
 
     init(policy: SourcePolicy) { runner = SourceRunner(name: "ELImage.event-test", policy: policy) }
 
-    func run(_ producer: Pictures, on context: RenderContext) async throws {
+    func run(_ producer: SyntheticPictures, on context: RenderContext) async throws {
         try await runner.run(producer, for: self, on: context)
     }
 
     func close() async { await runner.close() }
 }
 
-/// `count` 2x2 pictures stamped n/25 s; damage or a failure at a chosen picture.
-private struct Pictures: FrameProducer {
-    let count: Int
-    var damagedAt: Int?
-    var failingAt: Int?
-    /// Called before each picture is made (and once more at the end) with its number.
-    var onNext: @Sendable (Int) -> Void = { _ in }
-    private var index = 0
-
-    init(count: Int, damagedAt: Int? = nil, failingAt: Int? = nil, onNext: @escaping @Sendable (Int) -> Void = { _ in }) {
-        (self.count, self.damagedAt, self.failingAt, self.onNext) = (count, damagedAt, failingAt, onNext)
-    }
-
-    mutating func next(_ control: ProducerControl) throws -> ProducedFrame {
-        onNext(index)
-        guard index < count, !control.isCancelled else { return .endOfStream }
-        if index == failingAt {
-            throw ELImageError.malformedMedia(file: "synthetic", frame: index, reason: "the test fails here")
-        }
-        if index == damagedAt {
-            control.reportDamage(ELImageError.malformedMedia(file: "synthetic", frame: index, reason: "damaged on purpose"))
-        }
-        var buffer = try PixelBuffer(format: .rgba, width: 2, height: 2, data: [UInt8](repeating: UInt8(index), count: 16))
-        buffer.timestamp = MediaTime(value: Int64(index), timescale: 25)
-        index += 1
-        return .picture(buffer)
-    }
-}
-
 /// Counts the frames it gets and refuses those whose number is in `failingAt`; with `holdFirst`,
-/// holds the render thread at the first frame until it is signalled.
+/// holds the render thread at the first frame until that gate opens.
 private final class FailingSink: ImageInput, Sendable {
     let inputSlots = InputSlots(count: 1)
     private let failingAt: Set<Int>
-    private let holdFirst: DispatchSemaphore?
+    private let holdFirst: Gate?
     private let count = Locked(0)
 
-    init(failingAt: Set<Int>, holdFirst: DispatchSemaphore? = nil) {
+    init(failingAt: Set<Int>, holdFirst: Gate? = nil) {
         self.failingAt = failingAt
         self.holdFirst = holdFirst
     }
@@ -290,7 +261,7 @@ private final class FailingSink: ImageInput, Sendable {
             defer { count += 1 }
             return count
         }
-        if number == 0 { holdFirst?.wait() }
+        if number == 0 { holdFirst?.pass() }
         if failingAt.contains(number) {
             throw ELImageError.invalidState(node: "FailingSink", reason: "the sink refuses frame \(number)")
         }
@@ -310,18 +281,14 @@ private final class VerbRecorder: FinishableNode {
     }
 }
 
-/// A writer that says when it got its first frame and holds it until `gate` is signalled.
+/// A writer that holds its first frame at `gate` until the test opens it.
 private final class GatedWriter: FrameWriter, Sendable {
-    let gate = DispatchSemaphore(value: 0)
-    let entered = Signal()
+    let gate = Gate()
     let written = Locked<[UInt8]>([])
     let published = Locked(false)
 
     func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
-        if number == 0 {
-            entered.fire()
-            gate.wait()
-        }
+        if number == 0 { gate.pass() }
         written.withLock { $0.append(buffer.data[0]) }
         return .more
     }
@@ -330,30 +297,6 @@ private final class GatedWriter: FrameWriter, Sendable {
     func publish() { published.withLock { $0 = true } }
     func salvage(after error: ELImageError) {}
     func discard() {}
-}
-
-/// Something that happens once, awaited by a task.
-private final class Signal: Sendable {
-    private let state = Locked<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func fire() {
-        let waiters = state.withLock { state in
-            state.fired = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        waiters.forEach { $0.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let fired = state.withLock { state in
-                if !state.fired { state.waiters.append(continuation) }
-                return state.fired
-            }
-            if fired { continuation.resume() }
-        }
-    }
 }
 
 extension Array where Element == RenderEvent {

@@ -13,10 +13,10 @@ struct SourceRunnerTests {
         let context = try TestContexts.make()
         let (source, sink) = connected(.backPressure(capacity: 2), delay: .milliseconds(5))
         let lead = Locked(0)
-        try await source.run(Synthetic(count: 30) { index in
+        try await source.run(SyntheticPictures(count: 30) { index in
             lead.withLock { $0 = max($0, index - sink.received.count) }
         }, on: context)
-        #expect(sink.timestamps == (0..<30).map { Synthetic.time($0) })
+        #expect(sink.timestamps == (0..<30).map { SyntheticPictures.time($0) })
         #expect(sink.endOfStreamCount == 1)
         let statistics = source.runner.statistics
         #expect((statistics.produced, statistics.delivered, statistics.dropped) == (30, 30, 0))
@@ -33,7 +33,7 @@ struct SourceRunnerTests {
         source --> sink
         let receivedWhenDone = Waitable<Int?>(nil)
         let run = Task {
-            try await source.run(Synthetic(count: 20) { index in
+            try await source.run(SyntheticPictures(count: 20) { index in
                 if index == 20 { receivedWhenDone.update { $0 = sink.received.count } }
             }, on: context)
         }
@@ -49,7 +49,7 @@ struct SourceRunnerTests {
         // The producer made all 20 while the graph held its first frame (or before it got one).
         #expect((receivedWhenDone.value ?? 99) <= 1)
         // Delivered in order, and the newest (the last) frame always arrives.
-        #expect(sink.timestamps == sink.timestamps.sorted() && sink.timestamps.last == Synthetic.time(19))
+        #expect(sink.timestamps == sink.timestamps.sorted() && sink.timestamps.last == SyntheticPictures.time(19))
         #expect(sink.endOfStreamCount == 1)
     }
 
@@ -61,7 +61,7 @@ struct SourceRunnerTests {
         let source = TestSource(policy: .backPressure(capacity: 2))
         let sink = MovieTimestampSink { _ in deliveredAt.withLock { $0.append(clock.elapsed) } }
         source --> sink
-        try source.runner.start(Synthetic(count: 10), for: source, on: context, pacing: .realTime,
+        try source.runner.start(SyntheticPictures(count: 10), for: source, on: context, pacing: .realTime,
                                 frameInterval: .milliseconds(40))
         for frame in 1..<10 {
             // Frame `frame` waits for its time (frame × 40 ms after frame 0) and comes at no other.
@@ -75,7 +75,7 @@ struct SourceRunnerTests {
             clock.advance(by: .milliseconds(20))
         }
         try await source.runner.finish()
-        #expect(sink.timestamps == (0..<10).map { Synthetic.time($0) })
+        #expect(sink.timestamps == (0..<10).map { SyntheticPictures.time($0) })
         #expect(deliveredAt.withLock { $0 } == (0..<10).map { .milliseconds(40 * $0) })
         let statistics = source.runner.statistics
         #expect((statistics.produced, statistics.delivered, statistics.dropped) == (10, 10, 0))
@@ -89,7 +89,7 @@ struct SourceRunnerTests {
         let source = TestSource(policy: .backPressure(capacity: 2))
         let sink = MovieTimestampSink { _ in clock.advance(by: .milliseconds(120)) }
         source --> sink
-        try await source.run(Synthetic(count: 10), on: context, pacing: .realTime, frameInterval: .milliseconds(40))
+        try await source.run(SyntheticPictures(count: 10), on: context, pacing: .realTime, frameInterval: .milliseconds(40))
         // Independently: frame n is due at 40n ms; it is shown if the clock is at most 40 ms past that.
         var now = 0, shown: [Int] = []
         for frame in 0..<10 where now <= 40 * frame + 40 {
@@ -97,7 +97,7 @@ struct SourceRunnerTests {
             now = max(now, 40 * frame) + 120
         }
         #expect(shown == [0, 2, 5, 8])
-        #expect(sink.timestamps == shown.map { Synthetic.time($0) })
+        #expect(sink.timestamps == shown.map { SyntheticPictures.time($0) })
         let statistics = source.runner.statistics
         #expect((statistics.produced, statistics.delivered, statistics.dropped) == (10, shown.count, 10 - shown.count))
     }
@@ -107,7 +107,7 @@ struct SourceRunnerTests {
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         let (source, sink) = connected(.backPressure(capacity: 2))
-        try await source.run(Synthetic(count: 5, damagedAt: 2), on: context)
+        try await source.run(SyntheticPictures(count: 5, damagedAt: 2), on: context)
         #expect(sink.timestamps.count == 5)
         #expect(source.runner.statistics.damaged == 1)
         #expect(failures.errors.count == 1 && "\(failures.errors)".contains("frame 2"))
@@ -118,9 +118,9 @@ struct SourceRunnerTests {
         let context = try TestContexts.make()
         let (source, sink) = connected(.backPressure(capacity: 2))
         await #expect(throws: ELImageError.self) {
-            try await source.run(Synthetic(count: 10, failingAt: 3), on: context)
+            try await source.run(SyntheticPictures(count: 10, failingAt: 3), on: context)
         }
-        #expect(sink.timestamps == (0..<3).map { Synthetic.time($0) })
+        #expect(sink.timestamps == (0..<3).map { SyntheticPictures.time($0) })
         #expect(sink.endOfStreamCount == 1)
         #expect(!context.runningThreadNames.contains { $0.hasPrefix("ELImage.test") })
     }
@@ -129,10 +129,10 @@ struct SourceRunnerTests {
     func closeJoinsThreads() async throws {
         let context = try TestContexts.make()
         let (source, sink) = connected(.backPressure(capacity: 2))
-        let run = Task { try await source.run(Synthetic(count: .max), on: context) }
+        let run = Task { try await source.run(SyntheticPictures(count: .max), on: context) }
         #expect(await sink.waitForFrames(3))
         #expect(context.runningThreadNames.contains("ELImage.test"))
-        await #expect(throws: ELImageError.self) { try await source.run(Synthetic(count: 1), on: context) }
+        await #expect(throws: ELImageError.self) { try await source.run(SyntheticPictures(count: 1), on: context) }
         await source.close()
         try await run.value
         #expect(!context.runningThreadNames.contains { $0.hasPrefix("ELImage.test") })
@@ -147,11 +147,11 @@ extension SourceRunnerTests {
     func startThenClose() async throws {
         let context = try TestContexts.make()
         let (source, sink) = connected(.backPressure(capacity: 2))
-        try source.runner.start(Synthetic(count: .max), for: source, on: context)
+        try source.runner.start(SyntheticPictures(count: .max), for: source, on: context)
         #expect(source.runner.isProducing)
         #expect(await sink.waitForFrames(3))
         #expect(context.runningThreadNames.filter { $0.hasPrefix("ELImage.test") } == ["ELImage.test", "ELImage.test delivery"])
-        #expect(throws: ELImageError.self) { try source.runner.start(Synthetic(count: 1), for: source, on: context) }
+        #expect(throws: ELImageError.self) { try source.runner.start(SyntheticPictures(count: 1), for: source, on: context) }
         await source.close()
         #expect(!source.runner.isProducing && source.runner.isIdle)
         #expect(!context.runningThreadNames.contains { $0.hasPrefix("ELImage.test") })
@@ -161,10 +161,10 @@ extension SourceRunnerTests {
         #expect(sink.received.count == statistics.delivered)
 
         // A new run after the last one: fresh statistics, its frames after the last end-of-stream.
-        try source.runner.start(Synthetic(count: 2), for: source, on: context)
+        try source.runner.start(SyntheticPictures(count: 2), for: source, on: context)
         try await source.runner.finish()
         #expect(sink.endOfStreamCount == 2)
-        #expect(Array(sink.timestamps.suffix(2)) == [Synthetic.time(0), Synthetic.time(1)])
+        #expect(Array(sink.timestamps.suffix(2)) == [SyntheticPictures.time(0), SyntheticPictures.time(1)])
         #expect(source.runner.statistics.produced == 2 && source.runner.statistics.delivered == 2)
         #expect(!context.runningThreadNames.contains { $0.hasPrefix("ELImage.test") })
     }
@@ -185,43 +185,10 @@ private final class TestSource: ImageOutput, ClosableNode {
 
     init(policy: SourcePolicy) { runner = SourceRunner(name: "ELImage.test", policy: policy) }
 
-    func run(_ producer: Synthetic, on context: RenderContext, pacing: SourcePacing = .asFastAsPossible,
+    func run(_ producer: SyntheticPictures, on context: RenderContext, pacing: SourcePacing = .asFastAsPossible,
              frameInterval: Duration = .milliseconds(40)) async throws {
         try await runner.run(producer, for: self, on: context, pacing: pacing, frameInterval: frameInterval)
     }
 
     func close() async { await runner.close() }
-}
-
-/// `count` 2x2 pictures stamped n/25 s (as fast as the graph takes them); damage or a failure at a
-/// chosen frame.
-private struct Synthetic: FrameProducer {
-    let count: Int
-    var damagedAt: Int?
-    var failingAt: Int?
-    /// Called before each picture is made (and once more at the end) with its number.
-    var onNext: @Sendable (Int) -> Void = { _ in }
-    private var index = 0
-
-    init(count: Int, damagedAt: Int? = nil, failingAt: Int? = nil, onNext: @escaping @Sendable (Int) -> Void = { _ in }) {
-        (self.count, self.damagedAt, self.failingAt, self.onNext) = (count, damagedAt, failingAt, onNext)
-    }
-
-    static func time(_ index: Int) -> MediaTime { MediaTime(value: Int64(index), timescale: 25) }
-
-    mutating func next(_ control: ProducerControl) throws -> ProducedFrame {
-        onNext(index)
-        guard index < count, !control.isCancelled else { return .endOfStream }
-        if index == failingAt {
-            throw ELImageError.malformedMedia(file: "synthetic", frame: index, reason: "the test fails here")
-        }
-        if index == damagedAt {
-            control.reportDamage(ELImageError.malformedMedia(file: "synthetic", frame: index, reason: "damaged on purpose"))
-        }
-        let value = UInt8(truncatingIfNeeded: index)
-        var buffer = try PixelBuffer(format: .rgba, width: 2, height: 2, data: [UInt8](repeating: value, count: 16))
-        buffer.timestamp = Self.time(index)
-        index += 1
-        return .picture(buffer)
-    }
 }
