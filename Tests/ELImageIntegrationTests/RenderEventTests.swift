@@ -156,6 +156,30 @@ struct RenderEventTests {
         }
     }
 
+    @Test("Frames pushed by hand end with .sourceEnded at finish(in:), counted per stream")
+    func pushedStreamEnds() async throws {
+        let context = try TestContexts.make()
+        let events = context.events
+        let input = RawDataInput()
+        let sink = FrameCollector()
+        input --> sink
+        let pixels = [UInt8](repeating: 7, count: 4 * 4 * 4)
+        for frames in [3, 2] {
+            for index in 0..<frames {
+                try await input.process(pixels, width: 4, height: 4, format: .rgba,
+                                        timestamp: MediaTime(value: Int64(index), timescale: 25), on: context)
+            }
+            try await context.perform { context in input.finish(in: context) }
+        }
+        await context.close()
+        let ends = await Array(events).compactMap { event -> SourceEnd? in
+            if case .sourceEnded(let end) = event { return end }
+            return nil
+        }
+        #expect(ends.map(\.statistics.delivered) == [3, 2] && ends.allSatisfy { $0.node.refers(to: input) && !$0.failed })
+        #expect(sink.endOfStreamCount == 2 && sink.count == 5)
+    }
+
     @Test("Closing the context closes sources and finishes sinks, once each")
     func contextEndsEachNodeWithItsVerb() async throws {
         let context = try TestContexts.make()

@@ -11,6 +11,8 @@ public final class RawDataInput: ImageOutput {
     /// Whether Y'CbCr buffers may run through the graph as one fused pass (`FusedConversionPlan`)
     /// where its shape allows; false always runs every node.
     public let fusesPasses: Bool
+    /// Frames sent through the graph since the last `finish(in:)`.
+    private let sent = Locked(0)
 
     /// - Parameter fusingPasses: let a straight line of colour filters into a Y'CbCr sink run as one
     ///   pass (default); false runs every node as its own pass (for comparisons).
@@ -57,6 +59,7 @@ public final class RawDataInput: ImageOutput {
             try context.draw(program, into: output, inputs: [uploaded])
             deliver(output, in: context)
         }
+        sent.withLock { $0 += 1 }
     }
 
     /// Uploads a CPU image in any `PixelFormat` (Y'CbCr planes converted with its colour space),
@@ -67,6 +70,7 @@ public final class RawDataInput: ImageOutput {
     /// (`FusedConversionPlan`); the sink gets what the separate passes would give it.
     public func process(_ buffer: PixelBuffer, orientation: Orientation = .up, in context: isolated RenderContext) throws {
         try deliver(buffer, orientation: orientation, fusing: fusesPasses, in: context)
+        sent.withLock { $0 += 1 }
     }
 
     /// Hops to `context`'s render thread, uploads `buffer` and sends it through the graph.
@@ -87,9 +91,18 @@ public final class RawDataInput: ImageOutput {
         }
     }
 
-    /// Tells the targets that no more frames will come.
+    /// Tells the targets that no more frames will come, then publishes the stream's end
+    /// (`.sourceEnded`, with the frames sent since the last `finish`). The next frame starts a
+    /// new stream.
     public func finish(in context: isolated RenderContext) {
         deliverEndOfStream(in: context)
+        var statistics = SourceStatistics()
+        statistics.produced = sent.withLock { count in
+            defer { count = 0 }
+            return count
+        }
+        statistics.delivered = statistics.produced
+        context.publish(.sourceEnded(SourceEnd(node: NodeReference(self), statistics: statistics, failed: false)))
     }
 
     static func validate(byteCount: Int, width: Int, height: Int, bytesPerRow: Int,
