@@ -166,13 +166,23 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         state.withLock { $0.received += 1 }
         if options.pacing == .timestamps { waitUntilDue(frame.timestamp) }
-        guard !mailbox.isCancelled else {
+        let outcome = mailbox.isCancelled
+            ? .closed
+            : mailbox.push(Presentation(frame: frame, fence: try context.insertFence()), whenFull: .replaceOldest)
+        switch outcome {
+        case .closed:
             state.withLock { $0.discarded += 1 }
-            return
+            publishDrop(in: context)
+        case .replacedOlder:
+            publishDrop(in: context)
+        default:
+            break
         }
-        if mailbox.push(Presentation(frame: frame, fence: try context.insertFence()), whenFull: .replaceOldest) == .closed {
-            state.withLock { $0.discarded += 1 }
-        }
+    }
+
+    /// A frame was dropped (this one, or the one it replaced): a `.dropped` event.
+    private func publishDrop(in context: isolated RenderContext) {
+        context.publish(.dropped(FrameDrop(node: NodeReference(self), count: 1, total: statistics.dropped)))
     }
 
     /// Holds the render thread (and so the file source feeding it) until `timestamp` is due, in
@@ -199,10 +209,12 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
 }
 
 extension PreviewWindow {
-    /// Closes the mailbox; a frame still waiting is let go and counted as dropped.
+    /// Closes the mailbox; a frame still waiting is let go, counted as dropped and published.
     fileprivate func discardMailbox() {
         let discarded = mailbox.close(discarding: true).count
-        if discarded > 0 { state.withLock { $0.discarded += discarded } }
+        guard discarded > 0 else { return }
+        state.withLock { $0.discarded += discarded }
+        context?.publish(.dropped(FrameDrop(node: NodeReference(self), count: discarded, total: statistics.dropped)))
     }
 }
 

@@ -103,7 +103,15 @@ struct PreviewX11Tests {
         let frames = 40
         // At most 4 frames a second shown: far slower than the frames are pushed.
         let options = PreviewWindow.Options(title: "slow", maximumFrameRate: 4)
-        let (counted, statistics) = try await withPreviewWindow(on: server, options: options) { context, window in
+        let (counted, statistics, droppedEvents) = try await withPreviewWindow(on: server, options: options) { context, window in
+            let events = context.events
+            // The window's drops as events, until the context closes.
+            let drops = Task {
+                await events.reduce(0) { total, event in
+                    if case .dropped(let drop) = event, drop.node.refers(to: window) { return total + drop.count }
+                    return total
+                }
+            }
             let input = RawDataInput()
             let (recorder, received) = imageCollector()
             input --> window
@@ -116,12 +124,13 @@ struct PreviewX11Tests {
             // The last frame waits in the mailbox until the window shows it.
             await waitUntil { window.statistics.presented > 0 }
             await window.close()
-            return (received.count, window.statistics)
+            return (received.count, window.statistics, drops)
         }
         #expect(counted == frames)
         #expect(statistics.received == frames)
         #expect(statistics.presented >= 1)
         #expect(statistics.dropped >= 1)
         #expect(statistics.presented + statistics.dropped == frames)
+        #expect(await droppedEvents.value == statistics.dropped, "each dropped preview frame is a .dropped event")
     }
 }

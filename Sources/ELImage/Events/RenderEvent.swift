@@ -59,6 +59,10 @@ public struct FrameDrop: Sendable, CustomStringConvertible {
     /// Frames this node dropped in all (in its current run).
     public internal(set) var total: Int
 
+    package init(node: NodeReference, count: Int, total: Int) {
+        (self.node, self.count, self.total) = (node, count, total)
+    }
+
     public var description: String { "\(node) dropped \(count) frame\(count == 1 ? "" : "s") (\(total) in all)" }
 }
 
