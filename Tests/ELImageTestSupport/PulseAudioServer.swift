@@ -48,13 +48,14 @@ package struct PulseAudioServer {
         let status = posix_spawn(&pid, binary, &actions, nil, &argv, &envp)
         guard status == 0 else { throw ServerFailure("cannot start pulseaudio: \(String(cString: strerror(status)))") }
         let server = PulseAudioServer(folder: folder, pid: pid)
-        // The socket appears once the protocol module listens (an inotify event); a client that
-        // connects then is answered as soon as the server's loop runs. The log changes if it fails.
+        // The socket appears when the protocol module binds it (an inotify event). The log changes
+        // if the server fails.
+        let deadline = ContinuousClock.now + .seconds(10)
         var exitStatus: Int32 = 0
         let exited = { waitpid(pid, &exitStatus, WNOHANG) == pid }
         let watch = try FolderWatch(folder.url.path)
         var ended = false
-        let listening = await watch.wait(timeout: .seconds(10)) {
+        let bound = await watch.wait(timeout: .seconds(10)) {
             ended = ended || exited()
             return ended || FileManager.default.fileExists(atPath: folder.path("pulse.sock"))
         }
@@ -63,7 +64,12 @@ package struct PulseAudioServer {
             folder.remove()
             throw ServerFailure("pulseaudio exited (status \(exitStatus)): \(text.suffix(600))")
         }
-        guard listening, (try? AudioDevices.list(server: server.address)) != nil else {
+        // Bound is not yet answering: the socket listens, and the server's loop runs, a moment
+        // later (a state with no event to wait on, so it is asked again until the deadline).
+        let answers = await waitUntil(timeout: max(.zero, deadline - ContinuousClock.now)) {
+            (try? AudioDevices.list(server: server.address)) != nil
+        }
+        guard bound, answers else {
             server.stop()
             throw ServerFailure("pulseaudio did not answer on \(server.address) within 10 s")
         }
