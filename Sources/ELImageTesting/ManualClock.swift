@@ -64,6 +64,14 @@ public final class ManualClock: BlockingClock {
     /// The deadlines of the waits pending now, earliest first.
     public var deadlines: [Instant] { state.value.sleeps.values.map(\.deadline).sorted() }
 
+    /// Waits until the deadlines of the pending waits (earliest first) are `expected`: for a thread
+    /// whose wait can also end by its condition's own signal (a queue's producer) and that then
+    /// waits again. False when `timeout` (real time) passed first.
+    @discardableResult
+    public func waitForDeadlines(_ expected: [Instant], timeout: Duration = Waitable<Int>.defaultTimeout) async -> Bool {
+        await state.wait(timeout: timeout) { $0.sleeps.values.map(\.deadline).sorted() == expected }
+    }
+
     /// Moves the clock forward by `duration` and ends every wait whose deadline has come.
     public func advance(by duration: Duration) {
         advance(to: now + duration)

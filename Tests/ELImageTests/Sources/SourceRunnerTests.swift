@@ -65,12 +65,14 @@ struct SourceRunnerTests {
                                 frameInterval: .milliseconds(40))
         for frame in 1..<10 {
             // Frame `frame` waits for its time (frame × 40 ms after frame 0) and comes at no other.
+            // (The producer's pushes also wake the delivery thread, which then waits again: the
+            // deadline is awaited, not read once.)
+            let due = clock.start + .milliseconds(40 * frame)
             #expect(await sink.waitForFrames(frame))
-            #expect(await clock.waitForSleepers())
-            #expect(clock.deadlines == [clock.start + .milliseconds(40 * frame)])
+            #expect(await clock.waitForDeadlines([due], timeout: .seconds(10)))
             #expect(sink.received.count == frame)
             clock.advance(by: .milliseconds(20))  // half way there: still waiting
-            #expect(clock.deadlines == [clock.start + .milliseconds(40 * frame)])
+            #expect(await clock.waitForDeadlines([due], timeout: .seconds(10)))
             #expect(sink.received.count == frame)
             clock.advance(by: .milliseconds(20))
         }
