@@ -48,9 +48,12 @@ enum DeviceErrors {
         return "errno \(error.name)" + (advice.isEmpty ? "" : ": \(advice)")
     }
 
+    /// "3600", "2.5", "0.033": to the millisecond, no exponent, no trailing zeros.
     private static func seconds(_ duration: Duration) -> String {
         let (whole, attoseconds) = duration.components
-        let value = Double(whole) + Double(attoseconds) / 1e18
-        return String(format: "%.3g", value)
+        var text = String(format: "%.3f", Double(whole) + Double(attoseconds) / 1e18)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
     }
 }

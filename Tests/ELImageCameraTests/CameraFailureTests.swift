@@ -39,14 +39,15 @@ struct CameraFailureTests {
         #expect(sink.endOfStreamCount == 1)
     }
 
-    @Test("A device that sends nothing for the stall timeout (on the context's clock) is a fatal failure naming the timeout; not a moment before")
-    func stall() async throws {
+    @Test("A device that sends nothing for the stall timeout (on the context's clock) is a fatal failure naming the timeout; not a moment before",
+          arguments: [100, 3600])
+    func stall(timeout: Int) async throws {
         let device = emulatedCamera(framesPerSecond: 200, pacing: .manual)
         let clock = ManualClock()
         let context = try TestContexts.make(clock: clock)
         let failures = FailureRecorder(context)
-        // 100 s on the context's clock: a real one would not get there during the test.
-        let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .seconds(100)),
+        // Minutes on the context's clock: a real one would not get there during the test.
+        let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .seconds(timeout)),
                             context: context, io: EmulatedDeviceIO([device]))
         let sink = FrameCollector()
         camera --> sink
@@ -55,19 +56,19 @@ struct CameraFailureTests {
             device.emitFrames()
             #expect(await sink.waitForFrames(frame))
         }
-        // No frame comes any more. A millisecond short of 100 s on the clock: not a stall yet,
-        // however long the camera looks (two more polls: it read the clock after the advance).
-        clock.advance(by: .seconds(100) - .milliseconds(1))
+        // No frame comes any more. A millisecond short of the timeout on the clock: not a stall
+        // yet, however long the camera looks (two more polls: it read the clock after the advance).
+        clock.advance(by: .seconds(timeout) - .milliseconds(1))
         let polls = device.counters.polls
         #expect(await device.waitForCounters { $0.polls >= polls + 2 })
         #expect(failures.all.isEmpty, "\(failures.all)")
         #expect(sink.endOfStreamCount == 0)
-        // 100 s: the stall.
+        // The timeout: the stall.
         clock.advance(by: .milliseconds(1))
         #expect(await sink.waitForEndOfStream())
         let error = try #require(failures.errors.first)
         #expect(error.ioErrno == ETIMEDOUT)
-        #expect("\(error)".contains("no frame for 100 s, the device stalled"), "\(error)")
+        #expect("\(error)".contains("no frame for \(timeout) s, the device stalled"), "\(error)")
         #expect(await waitUntil { !camera.isCapturing && device.counters.openDescriptors == 0 })
         #expect(sink.count == 3)
     }
