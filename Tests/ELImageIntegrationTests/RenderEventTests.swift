@@ -156,6 +156,49 @@ struct RenderEventTests {
         }
     }
 
+    @Test("A running source publishes its counters once a second of the context's clock, and only then")
+    func statisticsOncePerSecond() async throws {
+        let clock = ManualClock()
+        let context = try TestContexts.make(clock: clock)
+        let events = context.events
+        let source = EventSource(policy: .backPressure(capacity: 2))
+        // A second passes while frame 2 is in the graph, and another while frame 5 is, once the
+        // first sample has been taken (one not taken would be replaced by the next).
+        let firstTaken = Gate()
+        let sink = ClockAdvancingSink(clock: clock, atFrames: [2, 5]) { number in if number == 5 { firstTaken.pass() } }
+        source --> sink
+        async let run: Void = source.run(SyntheticPictures(count: 8), on: context)
+        var samples: [SourceProgress] = []
+        for await event in events {
+            guard case .statistics(let progress) = event else { continue }
+            samples.append(progress)
+            if samples.count == 1 { firstTaken.open() } else { break }
+        }
+        try await run
+        await context.close()
+        #expect(samples.map(\.statistics.delivered) == [3, 6], "\(samples)")
+        #expect(samples.allSatisfy { $0.node.refers(to: source) && $0.statistics.produced >= $0.statistics.delivered })
+    }
+
+    @Test("A consumer that falls behind keeps one counters sample per source, the newest, and loses no failure to it")
+    func statisticsSamplesGiveWay() async throws {
+        let clock = ManualClock()
+        let context = try TestContexts.make(clock: clock)
+        let events = context.events(capacity: 3)
+        let source = EventSource(policy: .backPressure(capacity: 2))
+        // A second passes with every frame: a sample after each, none taken while the run goes on.
+        source --> ClockAdvancingSink(clock: clock, atFrames: Set(0..<10))
+        try await source.run(SyntheticPictures(count: 10), on: context)
+        await context.close()
+        let all = await Array(events)
+        let samples = all.compactMap { event -> SourceProgress? in
+            if case .statistics(let progress) = event { return progress }
+            return nil
+        }
+        #expect(samples.map(\.statistics.delivered) == [10], "the newest sample replaced the others: \(all)")
+        #expect(!all.contains { if case .lost = $0 { true } else { false } }, "samples are not counted as lost")
+    }
+
     @Test("Frames pushed by hand end with .sourceEnded at finish(in:), counted per stream")
     func pushedStreamEnds() async throws {
         let context = try TestContexts.make()
@@ -289,6 +332,30 @@ private final class FailingSink: ImageInput, Sendable {
         if failingAt.contains(number) {
             throw ELImageError.invalidState(node: "FailingSink", reason: "the sink refuses frame \(number)")
         }
+    }
+}
+
+/// Moves `clock` on by a second while each frame whose number is in `atFrames` is in the graph.
+private final class ClockAdvancingSink: ImageInput, Sendable {
+    let inputSlots = InputSlots(count: 1)
+    private let clock: ManualClock
+    private let atFrames: Set<Int>
+    private let before: @Sendable (Int) -> Void
+    private let count = Locked(0)
+
+    /// `before` runs with the frame's number before the clock moves.
+    init(clock: ManualClock, atFrames: Set<Int>, before: @escaping @Sendable (Int) -> Void = { _ in }) {
+        (self.clock, self.atFrames, self.before) = (clock, atFrames, before)
+    }
+
+    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        let number = count.withLock { count in
+            defer { count += 1 }
+            return count
+        }
+        guard atFrames.contains(number) else { return }
+        before(number)
+        clock.advance(by: .seconds(1))
     }
 }
 

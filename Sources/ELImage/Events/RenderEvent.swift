@@ -10,6 +10,10 @@ public enum RenderEvent: Sendable, CustomStringConvertible {
     /// A node dropped frames (a live source replaced one by a newer one, a late frame, a full
     /// queue). Drops of one node that the consumer has not taken yet are merged into one event.
     case dropped(FrameDrop)
+    /// A running source's counters so far, once a second of the context's clock while it
+    /// delivers frames. A sample: one not yet taken is replaced by the next of its node, and none
+    /// is kept when the consumer's buffer is full (nor counted in `.lost`).
+    case statistics(SourceProgress)
     /// A source's stream ended: its end-of-stream went to its targets.
     case sourceEnded(SourceEnd)
     /// A sink ended its output: finished, stopped, cancelled or failed.
@@ -25,17 +29,28 @@ public enum RenderEvent: Sendable, CustomStringConvertible {
         switch self {
         case .failed(let failure): failure.reference
         case .dropped(let drop): drop.node
+        case .statistics(let progress): progress.node
         case .sourceEnded(let end): end.node
         case .sinkFinished(let end): end.node
         case .lost, .closed: nil
         }
     }
 
+    /// True for a `.statistics` sample.
+    var isStatistics: Bool {
+        if case .statistics = self { true } else { false }
+    }
+
+    /// True for `node`'s `.statistics`.
+    func isStatistics(of node: NodeReference) -> Bool {
+        if case .statistics(let progress) = self { progress.node == node } else { false }
+    }
+
     /// True for an end: `.sourceEnded`, `.sinkFinished` or `.closed` (never lost).
     var isEnd: Bool {
         switch self {
         case .sourceEnded, .sinkFinished, .closed: true
-        case .failed, .dropped, .lost: false
+        case .failed, .dropped, .statistics, .lost: false
         }
     }
 
@@ -43,6 +58,7 @@ public enum RenderEvent: Sendable, CustomStringConvertible {
         switch self {
         case .failed(let failure): "\(failure)"
         case .dropped(let drop): "\(drop)"
+        case .statistics(let progress): "\(progress)"
         case .sourceEnded(let end): "\(end)"
         case .sinkFinished(let end): "\(end)"
         case .lost(let count): "\(count) event\(count == 1 ? "" : "s") lost (the consumer fell behind)"
@@ -64,6 +80,15 @@ public struct FrameDrop: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(node) dropped \(count) frame\(count == 1 ? "" : "s") (\(total) in all)" }
+}
+
+/// A running source's counters so far (`RenderEvent.statistics`).
+public struct SourceProgress: Sendable, CustomStringConvertible {
+    public let node: NodeReference
+    /// The run's counters now.
+    public let statistics: SourceStatistics
+
+    public var description: String { "\(node): \(statistics)" }
 }
 
 /// How a source's stream ended.

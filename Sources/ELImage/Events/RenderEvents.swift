@@ -17,7 +17,9 @@
 /// `capacity` (256 by default): publishing never waits for a consumer, so a slow one never holds
 /// the render thread or a worker. Frame drops of one node not yet taken merge into one event. When
 /// the buffer is full, the oldest failure or drop makes room and the consumer gets `.lost(count)`
-/// in its place; ends (`.sourceEnded`, `.sinkFinished`, `.closed`) are never lost.
+/// in its place; ends (`.sourceEnded`, `.sinkFinished`, `.closed`) are never lost. Counters
+/// samples (`.statistics`) are the newest per source: one not yet taken is replaced by the next,
+/// and they give way first, uncounted, when room is needed.
 ///
 /// Iterate a sequence once, from one task; make another sequence for another consumer. Cancelling
 /// the iterating task ends the iteration. Releasing the sequence unsubscribes it.
@@ -95,9 +97,23 @@ final class EventBuffer: Sendable {
                 return Wake(waiter: waiter, event: event)
             }
             if case .dropped(let drop) = event, Self.merge(drop, into: &state.events) { return nil }
-            if state.events.count >= capacity, let oldest = state.events.firstIndex(where: { !$0.isEnd }) {
-                state.events.remove(at: oldest)
-                state.lost += 1
+            if case .statistics(let progress) = event {
+                // A sample: it replaces the one of its node not yet taken, and is let go when
+                // there is no room (the next one comes a second later).
+                if let waiting = state.events.lastIndex(where: { $0.isStatistics(of: progress.node) }) {
+                    state.events[waiting] = event
+                    return nil
+                }
+                if state.events.count >= capacity { return nil }
+            }
+            if state.events.count >= capacity {
+                // A counters sample makes room first, uncounted; then the oldest failure or drop.
+                if let sample = state.events.firstIndex(where: \.isStatistics) {
+                    state.events.remove(at: sample)
+                } else if let oldest = state.events.firstIndex(where: { !$0.isEnd }) {
+                    state.events.remove(at: oldest)
+                    state.lost += 1
+                }
             }
             state.events.append(event)
             return nil

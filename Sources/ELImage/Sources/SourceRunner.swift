@@ -234,11 +234,15 @@ public final class SourceRunner: Sendable {
         }
     }
 
+    /// How often a run publishes its counters (`.statistics`) while it delivers, on the context's clock.
+    static let statisticsInterval: Duration = .seconds(1)
+
     /// Takes each item off the run's queue and hands it to the render thread, until the queue is
-    /// finished.
+    /// finished; every `statisticsInterval`, publishes the counters.
     private static func deliver(_ run: Run, policy: SourcePolicy) {
         let (queue, context) = (run.queue, run.context)
         var schedule = RealTimeSchedule(tolerance: run.frameInterval, clock: context.clock)
+        var nextReport = context.clock.now + statisticsInterval
         while let item = queue.pop() {
             let node = run.node  // weak: the delivery thread must not keep its node alive
             switch item {
@@ -260,6 +264,11 @@ public final class SourceRunner: Sendable {
                         }
                     }
                     run.count { $0.delivered += 1 }
+                    if context.clock.now >= nextReport {
+                        nextReport = context.clock.now + statisticsInterval
+                        context.publish(.statistics(SourceProgress(node: run.nodeReference,
+                                                                   statistics: run.statistics.withLock { $0 })))
+                    }
                 } catch {
                     run.count { $0.dropped += 1 }
                     if policy == .newestWins {
