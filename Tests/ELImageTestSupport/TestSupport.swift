@@ -86,6 +86,15 @@ package enum Repository {
     package static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 }
 
+/// Writes `frames` frames of FFmpeg's moving test pattern (`testsrc2`) at `size` and `rate` to
+/// `path`, in the container its extension names, as `pixelFormat`; `arguments` add output options
+/// (a codec, muxer flags).
+package func writeTestPattern(to path: String, size: String = "96x64", rate: String = "25", frames: Int,
+                              pixelFormat: String = "yuv420p", _ arguments: [String] = []) throws {
+    try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=\(rate)",
+                           "-frames:v", "\(frames)"] + arguments + ["-pix_fmt", pixelFormat, path])
+}
+
 /// Runs a command line tool and returns its standard output; throws with its standard error.
 @discardableResult
 package func runTool(_ tool: String, _ arguments: [String]) throws -> Data {

@@ -25,8 +25,7 @@ struct ErrorWordingTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.path("clip.mp4")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "5",
-                               "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+        try writeTestPattern(to: clip, frames: 5, ["-c:v", "libx264"])
         for output in ["out.mp4", "out.y4m"] {
             expectUserWords(try await elimage.run(["run", clip, "--filter", "crop:x=200,y=10,width=20,height=20", "-o", folder.path(output)]),
                             ["crop", "x=200", "outside the 96x64 frame", "clip.mp4"])
@@ -38,8 +37,7 @@ struct ErrorWordingTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.path("clip.mkv")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "25",
-                               "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+        try writeTestPattern(to: clip, frames: 25, ["-c:v", "libx264"])
         // The header and stream description only: ffprobe finds the stream but no packet.
         let headerOnly = folder.path("header.mkv")
         try Data(try Data(contentsOf: URL(fileURLWithPath: clip)).prefix(1500)).write(to: URL(fileURLWithPath: headerOnly))

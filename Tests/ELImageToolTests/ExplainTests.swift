@@ -13,8 +13,7 @@ struct ExplainTests {
     /// Three 128x72 frames of a test pattern as a Y4M file (I420, on a 25 fps grid).
     static func clip(in folder: TemporaryFolder) throws -> String {
         let clip = folder.path("clip.y4m")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=128x72:rate=25", "-frames:v", "3",
-                               "-pix_fmt", "yuv420p", clip])
+        try writeTestPattern(to: clip, size: "128x72", frames: 3)
         return clip
     }
 

@@ -19,8 +19,7 @@ struct FailureOnceTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.path("clip.mp4")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "5",
-                               "-c:v", "libx264", "-pix_fmt", "yuv420p", clip])
+        try writeTestPattern(to: clip, frames: 5, ["-c:v", "libx264"])
         let result = try await elimage.run(["run", clip, "--filter", "crop:x=200,y=10,width=20,height=20",
                                             "-o", folder.path("out.mp4")])
         #expect(result.status == 1)
@@ -34,8 +33,7 @@ struct FailureOnceTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.path("clip.mp4")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "50",
-                               "-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart", clip])
+        try writeTestPattern(to: clip, frames: 50, ["-c:v", "libx264", "-movflags", "+faststart"])
         let whole = try Data(contentsOf: URL(fileURLWithPath: clip))
         let cut = folder.path("cut.mp4")
         try whole.prefix(whole.count * 6 / 10).write(to: URL(fileURLWithPath: cut))

@@ -13,8 +13,7 @@ struct ImageSequenceOutputTests {
     /// A 4:4:4 clip (no chroma upsampling to disagree on), `frames` long, 96x64.
     func clip(in folder: TemporaryFolder, frames: Int) throws -> String {
         let path = folder.path("clip.y4m")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "\(frames)",
-                               "-pix_fmt", "yuv444p", path])
+        try writeTestPattern(to: path, frames: frames, pixelFormat: "yuv444p")
         return path
     }
 

@@ -14,8 +14,7 @@ struct OutputStagingTests {
     /// A 3-frame 96x64 Y4M clip made by ffmpeg, and the same clip cut inside its first frame.
     func inputs(in folder: TemporaryFolder) throws -> (whole: String, cut: String) {
         let whole = folder.path("clip.y4m")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "3",
-                               "-pix_fmt", "yuv420p", whole])
+        try writeTestPattern(to: whole, frames: 3)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: whole))
         let header = (bytes.firstIndex(of: 0x0A) ?? 0) + 1
         let cut = folder.path("cut.y4m")

@@ -14,8 +14,7 @@ struct TimingTests {
     /// A 30-frame H.264 MP4 at `rate`, made by ffmpeg.
     func cfrClip(rate: String, in folder: TemporaryFolder) throws -> String {
         let path = folder.path("cfr.mp4")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=\(rate)", "-frames:v", "30",
-                               "-c:v", "libx264", "-pix_fmt", "yuv420p", path])
+        try writeTestPattern(to: path, rate: rate, frames: 30, ["-c:v", "libx264"])
         return path
     }
 
@@ -162,8 +161,7 @@ struct TimingTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = folder.path("clip.y4m")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "50",
-                               "-pix_fmt", "yuv420p", source])
+        try writeTestPattern(to: source, frames: 50)
         let output = folder.path("out.y4m")
         let result = try await elimage.run(["run", source, "--fps", rate, "-o", output])
         #expect(result.status == 0, "\(result.errors)")

@@ -11,8 +11,7 @@ struct ToolTests {
     /// A 5-frame Y4M clip made by ffmpeg.
     func clip(in folder: TemporaryFolder, frames: Int = 5) throws -> String {
         let path = folder.path("clip.y4m")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=25", "-frames:v", "\(frames)",
-                               "-pix_fmt", "yuv420p", path])
+        try writeTestPattern(to: path, frames: frames)
         return path
     }
 

@@ -15,8 +15,7 @@ struct LifecycleCLITests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.path("clip.y4m")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25", "-frames:v", "6",
-                               "-pix_fmt", "yuv420p", clip])
+        try writeTestPattern(to: clip, size: "160x90", frames: 6)
         var failures: [String] = []
         for round in 0..<50 {
             for name in ["o.mp4", "o.h264", "o.y4m", "o.png"] {

@@ -84,8 +84,7 @@ struct FusedSinkTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.path("clip.y4m"), output = folder.path("out.y4m"), shaders = folder.path("shaders")
-        try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=96x64:rate=30",
-                               "-frames:v", "6", "-pix_fmt", "yuv420p", clip])
+        try writeTestPattern(to: clip, rate: "30", frames: 6)
         let result = try await BuiltProgram(name: "elimage").run(["run", clip, "--filter", "grayscale", "-o", output],
                                                                   environment: ["ELIMAGE_DUMP_SHADERS": shaders])
         #expect(result.status == 0, "\(result.errors)")
