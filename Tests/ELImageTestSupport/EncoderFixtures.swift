@@ -6,6 +6,15 @@ import Testing
 
 /// Frames, feeding and ffprobe/ffmpeg oracles for the encoder tests.
 package enum EncoderFixtures {
+    /// The graph of an encoder test: a `RawDataInput` connected to a new `VideoEncoder`.
+    package static func rawInputIntoEncoder(_ settings: EncoderSettings = EncoderSettings()) throws
+        -> (input: RawDataInput, encoder: VideoEncoder) {
+        let encoder = try VideoEncoder(settings: settings)
+        let input = RawDataInput()
+        input --> encoder
+        return (input, encoder)
+    }
+
     package static let bunny = Repository.path("Examples/Media/bigbuckbunny.mp4")
     package static let astronaut = Repository.path("Examples/Media/astronaut.png")
 

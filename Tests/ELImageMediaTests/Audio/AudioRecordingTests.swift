@@ -64,9 +64,7 @@ struct AudioRecordingTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
-        let encoder = try VideoEncoder()
-        let input = RawDataInput()
-        input --> encoder
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder()
         let path = folder.path("paused.mp4")
         let sound = try #require(try MovieAudioReader.open(path: clip))
         try encoder.start(recordingTo: path, audio: .track(sound))

@@ -165,9 +165,7 @@ struct CrashSafetyTests {
     func devFull() async throws {
         let context = try TestContexts.make()
         let failures = failureCollector(on: context)
-        let encoder = try VideoEncoder()
-        let input = RawDataInput()
-        input --> encoder
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder()
         try encoder.start(recordingTo: "/dev/full", container: .mp4(fragmentDuration: .milliseconds(100)))
         let frames = try EncoderFixtures.pannedAstronaut(width: 160, height: 120, count: 20)
         try await EncoderFixtures.feed(frames, into: input, on: context)

@@ -56,9 +56,7 @@ struct RecordingControlTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
-        let encoder = try VideoEncoder()
-        let input = RawDataInput()
-        input --> encoder
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder()
         let path = folder.path("paused.mp4")
         try encoder.start(recordingTo: path)
         let times = (0..<30).map { MediaTime(frame: Int64($0), framesPerSecond: 30) }
@@ -84,9 +82,7 @@ struct RecordingControlTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
-        let encoder = try VideoEncoder()
-        let input = RawDataInput()
-        input --> encoder
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder()
         let times = (0..<30).map { MediaTime(frame: Int64($0), framesPerSecond: 30) }
         try encoder.start(recordingTo: folder.path("first.mp4"))
         try await EncoderFixtures.feed(Array(frames[0..<12]), into: input, on: context, timestamps: Array(times[0..<12]))
@@ -147,9 +143,7 @@ struct RecordingControlTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
-        let encoder = try VideoEncoder()
-        let input = RawDataInput()
-        input --> encoder
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder()
         let path = folder.path("limited.mp4")
         try encoder.start(recordingTo: path, limits: RecordingLimits(maximumDuration: .milliseconds(500)))
         try await EncoderFixtures.feed(frames, into: input, on: context)
@@ -203,9 +197,7 @@ struct RecordingControlTests {
         settings.tune = "zerolatency"
         settings.queueCapacity = 2
         settings.whenQueueFull = .wait
-        let encoder = try VideoEncoder(settings: settings)
-        let input = RawDataInput()
-        input --> encoder
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(settings)
         let path = folder.path("waited.h264")
         try encoder.start(writingTo: try SlowWriter(path: path, delay: .milliseconds(15)), container: .annexB())
         let started = ContinuousClock.now
@@ -231,9 +223,7 @@ struct RecordingControlTests {
         settings.tune = "zerolatency"  // a packet per frame: the first write blocks the encoder thread
         settings.queueCapacity = 1
         settings.whenQueueFull = .drop
-        let encoder = try VideoEncoder(settings: settings)
-        let input = RawDataInput()
-        input --> encoder
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(settings)
         let path = folder.path("dropped.h264")
         let gate = GateWriter(try POSIXFileWriter(path: path))
         try encoder.start(writingTo: gate, container: .annexB())
