@@ -133,8 +133,7 @@ struct CameraMJPEGDecoderTests {
         device.setFrameData([UInt8](repeating: 0x42, count: 300), fourCC: .mjpeg, width: 64, height: 48)
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
-                            io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
         let sink = FrameCollector()
         camera --> sink
         try camera.start()

@@ -12,8 +12,7 @@ struct CameraDropTests {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         device.marksFrames = true
         let context = try TestContexts.make()
-        let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
-                            io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
         let sink = FrameCollector()
         sink.hold(frameIndex: 0)
         camera --> sink
@@ -44,8 +43,7 @@ struct CameraDropTests {
         let device = emulatedCamera(width: 128, framesPerSecond: 100)
         device.marksFrames = true
         let context = try TestContexts.make()
-        let camera = Camera(device: "/dev/video0", settings: testSettings(width: 128, framesPerSecond: 100), context: context,
-                            io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(width: 128, framesPerSecond: 100), context: context)
         let sink = FrameCollector()
         let slow = SlowNode(delay: .milliseconds(40))
         camera --> slow

@@ -12,7 +12,7 @@ struct CameraFailureTests {
         let device = emulatedCamera(framesPerSecond: 200)
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(), context: context)
         let sink = FrameCollector()
         camera --> sink
         try camera.start()

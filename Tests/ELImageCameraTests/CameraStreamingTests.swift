@@ -12,8 +12,7 @@ struct CameraStreamingTests {
         let device = emulatedCamera(framesPerSecond: 500)
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 500), context: context,
-                            io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 500), context: context)
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
@@ -50,8 +49,7 @@ struct CameraStreamingTests {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         device.marksFrames = true
         let context = try TestContexts.make()
-        let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
-                            io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
@@ -73,7 +71,7 @@ struct CameraStreamingTests {
         let context = try TestContexts.make()
         var settings = testSettings(framesPerSecond: 30)
         settings.timestamps = .monotonicClock
-        let camera = Camera(device: "/dev/video0", settings: settings, context: context, io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: settings, context: context)
         let sink = FrameCollector()
         camera --> sink
         let before = EmulatedVideoDevice.monotonicMicroseconds()
@@ -95,8 +93,7 @@ struct CameraStreamingTests {
         device.marksFrames = true
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
-                            io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
         let sink = FrameCollector()
         camera --> sink
         device.addSpuriousWakeups(25)
@@ -122,8 +119,7 @@ struct CameraStreamingTests {
     func stopAndStart() async throws {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         let context = try TestContexts.make()
-        let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
-                            io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
         let sink = FrameCollector()
         camera --> sink
         try camera.start()
@@ -152,8 +148,7 @@ struct CameraStreamingTests {
         let context = try TestContexts.make()
         let sink = FrameCollector()
         do {
-            let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
-                                io: EmulatedDeviceIO([device]))
+            let camera = Camera(emulating: device, settings: testSettings(), context: context)
             camera --> sink
             try camera.start()
             #expect(await sink.waitForFrames(3))

@@ -91,7 +91,7 @@ struct CameraSwitchTests {
                                          .init(width: 32, height: 24, framesPerSecond: [200])]),
         ])
         let context = try TestContexts.make()
-        let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: EmulatedDeviceIO([device]))
+        let camera = Camera(emulating: device, settings: testSettings(), context: context)
         let sink = FrameCollector()
         camera --> sink
         try camera.start()

@@ -58,3 +58,10 @@ extension ELImageError {
         return nil
     }
 }
+
+extension Camera {
+    /// A camera on the emulated `device`, in `context`.
+    convenience init(emulating device: EmulatedVideoDevice, settings: CaptureSettings, context: RenderContext) {
+        self.init(device: device.path, settings: settings, context: context, io: EmulatedDeviceIO([device]))
+    }
+}
