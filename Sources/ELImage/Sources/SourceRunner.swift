@@ -264,8 +264,9 @@ public final class SourceRunner: Sendable {
                         }
                     }
                     run.count { $0.delivered += 1 }
-                    if context.clock.now >= nextReport {
-                        nextReport = context.clock.now + statisticsInterval
+                    let now = context.clock.now
+                    if now >= nextReport {
+                        nextReport = now + statisticsInterval
                         context.publish(.statistics(SourceProgress(node: run.nodeReference,
                                                                    statistics: run.statistics.withLock { $0 })))
                     }
