@@ -36,7 +36,7 @@ struct BeautyCommand: AsyncParsableCommand {
         // The context is closed when the scope ends (also on an error): every thread joined.
         let (original, smoothed, skin) = try await withRenderContext { context in
             let source = try MediaSource.open(input, fallback: BundledMedia.path("grace_hopper.jpg"),
-                                              options: .init(frames: 1), context: context)
+                                              options: .init(frames: 1))
             let before = Collected(), after = Collected(), mask = Collected()
 
             // Each output reads its frames back on a worker thread and hands them to its closure there.

@@ -20,10 +20,10 @@ final class AppSource: Sendable {
     }
 
     /// `path` (a camera or a movie), else the first camera, else the bundled clip.
-    static func open(_ path: String?, context: RenderContext) throws -> AppSource {
+    static func open(_ path: String?) throws -> AppSource {
         let chosen = path ?? CameraDevice.list().devices.first?.path
         if let chosen, chosen.hasPrefix("/dev/video") {
-            return AppSource(camera: Camera(device: chosen, settings: CaptureSettings(.hd720), context: context))
+            return AppSource(camera: Camera(device: chosen, settings: CaptureSettings(.hd720)))
         }
         let file = chosen ?? BundledMedia.path("bigbuckbunny.mp4")
         return AppSource(movie: try MovieInput(path: file, options: .init(pacing: .realTime, loop: true)))
@@ -44,7 +44,7 @@ final class AppSource: Sendable {
     func run(_ context: RenderContext) async throws {
         if let camera {
             let events = context.events  // before the start, so that the camera's end cannot be missed
-            try camera.start()
+            try camera.start(on: context)
             if cancelled.load(ordering: .acquiring) { camera.cancel() }
             await events.end(of: camera)
             await camera.close()

@@ -40,7 +40,7 @@ final class CameraApp: Sendable {
         self.context = context
         self.folder = folder
         self.frameLimit = frameLimit
-        source = try AppSource.open(input, context: context)
+        source = try AppSource.open(input)
         encoder = try VideoEncoder()
         window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
         (commands, queue) = AsyncStream<Command>.makeStream()

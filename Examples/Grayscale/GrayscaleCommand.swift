@@ -30,7 +30,7 @@ struct GrayscaleCommand: AsyncParsableCommand {
         // The context is closed when the scope ends (also on an error): every thread joined.
         try await withRenderContext { context in
             let source = try MediaSource.open(input, fallback: BundledMedia.path("astronaut.png"),
-                                              options: .init(frames: frames), context: context)
+                                              options: .init(frames: frames))
             let writer = try PNGSequence(pattern: output)
 
             // The frames are read back and handed to the closure on the output's worker thread.

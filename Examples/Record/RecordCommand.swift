@@ -98,7 +98,7 @@ struct RecordCommand: AsyncParsableCommand {
 
     /// Runs the graph until the input ends or Ctrl-C/SIGTERM stops it; returns that signal.
     private func record(in context: RenderContext) async throws -> UnixSignal? {
-        let source = try RecordSource.open(input, frames: frames, testPicture: testPicture, size: size, context: context)
+        let source = try RecordSource.open(input, frames: frames, testPicture: testPicture, size: size)
 
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(crf)

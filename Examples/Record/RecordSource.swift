@@ -16,11 +16,10 @@ struct RecordSource: Sendable {
     var isLive = false
 
     /// `path`, or the first camera, or the bundled clip; or the test picture when asked for.
-    static func open(_ path: String?, frames: Int?, testPicture: Bool, size: String,
-                     context: RenderContext) throws -> RecordSource {
+    static func open(_ path: String?, frames: Int?, testPicture: Bool, size: String) throws -> RecordSource {
         if testPicture { return try panning(frames: frames ?? 150, size: size) }
         let source = try MediaSource.open(path, fallback: BundledMedia.path("bigbuckbunny.mp4"),
-                                          options: .init(frames: frames), context: context)
+                                          options: .init(frames: frames))
         let isCamera = if case .camera = source.kind { true } else { false }
         return RecordSource(node: source.node, run: { try await source.run(on: $0) }, cancel: { source.cancel() },
                             isLive: isCamera)

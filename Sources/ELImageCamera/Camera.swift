@@ -6,14 +6,19 @@ import Synchronization
 ///
 /// ```swift
 /// let context = try RenderContext()
-/// let camera = Camera(device: "/dev/video0", settings: CaptureSettings(.hd720), context: context)
+/// let camera = Camera(device: "/dev/video0", settings: CaptureSettings(.hd720))
 /// camera --> Grayscale() --> sink
-/// try camera.start()
+/// try camera.start(on: context)
 /// print(camera.modeChoice ?? "")                    // "MJPG 1280x720 @ 30 fps"
 /// try camera.setWhiteBalance(.temperature(kelvin: 4500))
 /// try camera.switchDevice(to: "/dev/video2")        // same node in the graph, another camera
-/// await camera.finish()                             // targets get end-of-stream; start() again later
+/// await camera.finish()                             // targets get end-of-stream; start(on:) again later
 /// ```
+///
+/// **Context.** Like every source, a camera is bound to a render context when it starts
+/// (`start(on:)`, as a file's `run(on:)`), and stays bound to that one: its frames are uploaded
+/// and delivered there, its failures and end are that context's events, and that context's
+/// `close()` closes it. The nodes after it take the context from the frames they get.
 ///
 /// **Ending.** `finish()` stops capturing, delivers the frame already captured, then
 /// end-of-stream, and returns once the stream has ended; `cancel()` asks for that end without
@@ -22,7 +27,7 @@ import Synchronization
 /// `.sourceEnded` event on the context's stream: wait for it rather than polling `isRunning`.
 ///
 /// **Threads and drops.** The camera is a `FrameProducer` (`CameraProducer`) run by its
-/// `SourceRunner` from `start()` to its end: one stream. Its producer thread waits on the device,
+/// `SourceRunner` from `start(on:)` to its end: one stream. Its producer thread waits on the device,
 /// copies each frame out of its driver buffer and requeues the buffer at once (MJPEG decoded
 /// there); the runner's delivery thread uploads the newest frame on the render thread
 /// (`makeFrame(from:)`, any V4L2 format ELImage knows) and delivers it. A frame replaced before
@@ -30,24 +35,24 @@ import Synchronization
 /// `restart(with:)` and `switchDevice(to:)` swap the device session under the running stream.
 ///
 /// **Time.** Frame times come from the V4L2 buffer timestamps (`CLOCK_MONOTONIC`, microseconds):
-/// relative to the first frame since `start()` by default, kept on that base through restarts
+/// relative to the first frame since `start(on:)` by default, kept on that base through restarts
 /// and device switches, and never going backwards (see `TimestampMode`).
 ///
 /// **Failures.** Opening, configuring, and capture failures (device gone, I/O error, stall) are
 /// `.failed` events on the context's stream (`RenderContext.events`), `ELImageError`s naming the
 /// device, the step and the errno. A fatal failure stops the camera and sends end-of-stream to
-/// the targets, after any frame still waiting. Failures of `start()`, `restart(with:)` and
+/// the targets, after any frame still waiting. Failures of `start(on:)`, `restart(with:)` and
 /// `switchDevice(to:)` are also thrown to the caller.
 public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     public let outputs = OutputTargets()
 
-    /// The context frames are uploaded to and delivered on.
-    public let context: RenderContext
     private let io: any VideoDeviceIO
 
     private struct State {
         var path: String
         var settings: CaptureSettings
+        /// The context of the first start, for good.
+        var context: RenderContext?
         /// The session of the current (or last) stream.
         var slot: CaptureSlot?
         var choice: CaptureModeChoice?
@@ -61,18 +66,15 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     private let runner = SourceRunner(name: "ELImage.camera", policy: .newestWins)
     private let closed = Atomic<Bool>(false)
 
-    /// A camera on `path`, not yet started.
+    /// A camera on `path`, not yet started (nothing is opened until `start(on:)`).
     /// - Parameters:
     ///   - path: the V4L2 device node, such as `/dev/video0`.
     ///   - settings: the wanted size, frame rate and pixel format.
-    ///   - context: the render context the frames are uploaded in.
     ///   - io: the device calls; `LibV4L2DeviceIO()` for real cameras, `EmulatedDeviceIO` for demos and tests.
     public init(device path: String = "/dev/video0", settings: CaptureSettings = CaptureSettings(),
-                context: RenderContext, io: any VideoDeviceIO = LibV4L2DeviceIO()) {
-        self.context = context
+                io: any VideoDeviceIO = LibV4L2DeviceIO()) {
         self.io = io
         state = Locked(State(path: path, settings: settings))
-        context.register(self, stage: .source)
     }
 
     /// The safety net for a camera released while running: its producer ends the stream and
@@ -93,7 +95,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
 
     /// Stops capturing (the device is released), delivers the frame already captured, then
     /// end-of-stream, and returns once the stream has ended and its threads are joined; at once
-    /// when not started. `start()` begins a new stream afterwards. A failure of the stream was a
+    /// when not started. `start(on:)` begins a new stream afterwards. A failure of the stream was a
     /// `.failed` event: nothing is thrown.
     public func finish() async {
         endStream()
@@ -109,11 +111,15 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
 
     // MARK: What it is doing
 
-    /// The device node in use (or to be used by `start()`).
+    /// The device node in use (or to be used by `start(on:)`).
     public var devicePath: String { state.withLock { $0.path } }
 
-    /// The settings in use (or to be used by `start()`).
+    /// The settings in use (or to be used by `start(on:)`).
     public var settings: CaptureSettings { state.withLock { $0.settings } }
+
+    /// The render context the camera is bound to: the one given to its first `start(on:)`; nil
+    /// before it.
+    public var context: RenderContext? { state.withLock { $0.context } }
 
     /// True while a device is streaming.
     public var isRunning: Bool { session != nil }
@@ -125,7 +131,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     /// The mode the device streams in.
     public var mode: CaptureMode? { modeChoice?.mode }
 
-    /// Frames captured, delivered and dropped since `start()`.
+    /// Frames captured, delivered and dropped since `start(on:)`.
     public var statistics: SourceStatistics { runner.statistics }
 
     /// True while the producer thread captures (false once stopped or failed).
@@ -139,13 +145,22 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
 
     // MARK: Lifecycle
 
-    /// Opens the device, chooses the closest mode (`modeChoice`), and starts capturing. Starts a
-    /// new stream: statistics and relative time start from zero. Does nothing while running.
-    /// - Throws: `ELImageError` (no device, permission denied, busy, format unsupported, ...);
-    ///   the failure is also a `.failed` event and the targets get end-of-stream.
-    public func start() throws {
+    /// Opens the device, chooses the closest mode (`modeChoice`), and starts capturing into
+    /// `context`. The first start binds the camera to `context` for good (its frames, events and
+    /// `close()`); later starts take the same context. Starts a new stream: statistics and relative
+    /// time start from zero. Does nothing while running.
+    /// - Throws: `ELImageError.closed` when the camera or the context is closed;
+    ///   `ELImageError.invalidState` when the camera is bound to another context; `ELImageError`
+    ///   for the device (no device, permission denied, busy, format unsupported, ...): that
+    ///   failure is also a `.failed` event and the targets get end-of-stream.
+    public func start(on context: RenderContext) throws {
         if closed.load(ordering: .acquiring) { throw ELImageError.closed(what: "the camera \(devicePath)") }
+        if context.isClosed { throw ELImageError.closed(what: "the render context the camera \(devicePath) was started on") }
         try lifecycle.withLock { _ in
+            if let bound = self.context, bound !== context {
+                throw ELImageError.invalidState(node: "Camera(\(devicePath))",
+                                                reason: "it was started on another render context, which it stays bound to; start it on that one, or make a Camera for this one")
+            }
             guard !isRunning else { return }
             let (path, settings) = state.withLock { ($0.path, $0.settings) }
             // The last stream's producer was told to end (stop, failure): it returns at once.
@@ -161,9 +176,11 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
             }
             state.withLock { state in
                 state.slot = slot
+                state.context = context
                 state.choice = slot.current?.choice ?? state.choice
             }
             do {
+                // The runner registers the camera with the context, whose close() closes it.
                 try runner.start(CameraProducer(slot: slot, clock: context.clock), for: self, on: context)
             } catch {
                 slot.reserve { session, ending in
@@ -191,8 +208,8 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     }
 
     /// Stops and starts again with `settings` on the same device; the stream goes on (no
-    /// end-of-stream, times continue). When not running, only keeps the settings for `start()`.
-    /// - Throws: as `start()`; a failure here is fatal (`.failed` event, end-of-stream).
+    /// end-of-stream, times continue). When not running, only keeps the settings for `start(on:)`.
+    /// - Throws: as `start(on:)`; a failure here is fatal (`.failed` event, end-of-stream).
     public func restart(with settings: CaptureSettings) throws {
         try lifecycle.withLock { _ in
             let (slot, path) = state.withLock { state in
@@ -225,7 +242,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
             do {
                 next = try CaptureSession.prepare(path: path, settings: newSettings, io: io)
             } catch {
-                context.report(Self.describe(error, path: path), from: self)
+                context?.report(Self.describe(error, path: path), from: self)
                 throw error
             }
             record()
@@ -254,7 +271,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     private func replace(in slot: CaptureSlot, path: String, _ open: () throws -> CaptureSession) throws {
         try slot.reserve { session, ending in
             guard let old = session, ending == nil else {
-                throw ELImageError.invalidState(node: "Camera(\(path))", reason: "the camera stopped while changing its device or settings (the context's events say why); start() it again")
+                throw ELImageError.invalidState(node: "Camera(\(path))", reason: "the camera stopped while changing its device or settings (the context's events say why); start(on:) it again")
             }
             old.release()
             session = nil

@@ -270,7 +270,7 @@ public enum CapturePreset: String, Sendable, CaseIterable {
 
 /// How frame times are counted.
 public enum TimestampMode: Sendable, Hashable {
-    /// Microseconds since the first frame of the stream (`start()`); the first frame is at zero.
+    /// Microseconds since the first frame of the stream (`start(on:)`); the first frame is at zero.
     /// Restarting with new settings or switching devices keeps counting on the same base, so times
     /// stay increasing through a camera switch. This is what encoders want.
     case relativeToFirstFrame

@@ -8,7 +8,7 @@ import Synchronization
 /// YUV file or a still image, chosen by the path. Connect targets to `node`, then `run(on:)`.
 ///
 /// ```swift
-/// let source = try MediaSource.open("clip.mp4", context: context)
+/// let source = try MediaSource.open("clip.mp4")
 /// source.node --> Beauty() --> encoder
 /// try await source.run(on: context)
 /// ```
@@ -82,13 +82,13 @@ public final class MediaSource: Sendable {
     public func cancel() { stopper() }
 
     /// Opens `path`; with no path, the first camera when one exists, else `fallback` (when given).
-    public static func open(_ path: String?, fallback: String? = nil, options: Options = Options(),
-                            context: RenderContext) throws -> MediaSource {
+    /// Nothing is bound to a render context until `run(on:)`.
+    public static func open(_ path: String?, fallback: String? = nil, options: Options = Options()) throws -> MediaSource {
         guard let chosen = path ?? CameraDevice.list().devices.first?.path ?? fallback else {
             throw ELImageError.invalidInput(what: "no input: no path was given and no camera was found",
                                             hint: "give a file (e.g. clip.mp4) or a camera (/dev/video0), or a fallback path")
         }
-        if chosen.hasPrefix("/dev/video") { return camera(chosen, options, context: context) }
+        if chosen.hasPrefix("/dev/video") { return camera(chosen, options) }
         guard FileManager.default.fileExists(atPath: chosen) else {
             throw ELImageError.io(file: chosen, operation: "open", errno: ENOENT,
                                   hint: "check the path (a relative one starts from \(FileManager.default.currentDirectoryPath))")
@@ -125,24 +125,24 @@ public final class MediaSource: Sendable {
     }
 
     /// A camera captured until `options.frames` frames went through (300 unless told), or it stops.
-    private static func camera(_ path: String, _ options: Options, context: RenderContext) -> MediaSource {
+    private static func camera(_ path: String, _ options: Options) -> MediaSource {
         var settings = CaptureSettings(.hd720, framesPerSecond: options.frameRate.map {
             Double($0.numerator) / Double($0.denominator) })
         if let size = options.size { (settings.width, settings.height) = size }
         settings.orientation = options.orientation
-        let camera = Camera(device: path, settings: settings, context: context)
+        let camera = Camera(device: path, settings: settings)
         let wanted = options.frames ?? 300
         // Weak: the camera holds its targets.
         camera.addTarget(FrameCounter { [weak camera] count in if count == wanted { camera?.cancel() } })
         let cancelled = Atomic<Bool>(false)
         // The rate the capture mode is chosen for (30 unless told): constant-rate outputs use it.
         let rate = options.frameRate ?? 30
-        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate, run: { _ in
-            // The camera's own context's events, subscribed before the start, so that the
-            // camera's end cannot be missed; it comes after `wanted` frames, `cancel()`, a
-            // failure or an unplugged device.
+        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate, run: { context in
+            // The context's events, subscribed before the start, so that the camera's end
+            // cannot be missed; it comes after `wanted` frames, `cancel()`, a failure or an
+            // unplugged device.
             let events = context.events
-            try camera.start()
+            try camera.start(on: context)
             if cancelled.load(ordering: .acquiring) { camera.cancel() }
             await events.end(of: camera)
             await camera.close()

@@ -173,7 +173,7 @@ struct RunCommand: AsyncParsableCommand {
     /// The output is finished on every path; what the input and the outputs throw is returned.
     private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?,
                           context: RenderContext, preview: PreviewDisplay?) async throws -> RunOutcome {
-        let input = try openInput(options, limit: limit, context: context)
+        let input = try openInput(options, limit: limit)
         let detection = try self.detection.attach(to: input.node, beauties: Self.beautiesSeeingInputGeometry(options.filters))
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
@@ -350,7 +350,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// Opens INPUT (or the first camera, or the bundled clip) as the head of the graph.
-    func openInput(_ options: Options, limit: Int?, context: RenderContext) throws -> MediaSource {
+    func openInput(_ options: Options, limit: Int?) throws -> MediaSource {
         var sourceOptions = MediaSource.Options(frames: limit, orientation: options.orientation,
                                                 size: options.size, rawFormat: options.pixelFormat,
                                                 autorotate: !noAutorotate)
@@ -358,8 +358,7 @@ struct RunCommand: AsyncParsableCommand {
         sourceOptions.realTime = audio.realTime
         let override = options.colorOverride
         if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }
-        return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions,
-                                    context: context)
+        return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions)
     }
 }
 

@@ -22,11 +22,10 @@ struct CameraColorTests {
         }
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(width: 512, height: 512, framesPerSecond: 30),
-                            context: context, io: EmulatedDeviceIO([device]))
+        let camera = Camera(device: "/dev/video0", settings: testSettings(width: 512, height: 512, framesPerSecond: 30), io: EmulatedDeviceIO([device]))
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         device.emitFrames()
         #expect(await sink.waitForFrames(1))
         let mode = camera.mode
@@ -133,10 +132,10 @@ struct CameraMJPEGDecoderTests {
         device.setFrameData([UInt8](repeating: 0x42, count: 300), fourCC: .mjpeg, width: 64, height: 48)
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30))
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         device.emitFrames()
         #expect(await waitUntil { camera.statistics.damaged == 1 })
         device.emitFrames()

@@ -138,11 +138,11 @@ struct CameraControlTests {
     @Test("A camera's controls work while stopped (opened for the call) and while streaming")
     func throughTheCamera() async throws {
         let context = try TestContexts.make()
-        let camera = Camera(device: "/dev/video0", context: context, io: io)
+        let camera = Camera(device: "/dev/video0", io: io)
         try camera.setValue(5, for: .saturation)
         #expect(emulated.controlValue(.saturation) == 5)
         #expect(emulated.counters.openDescriptors == 0)
-        try camera.start()
+        try camera.start(on: context)
         try camera.setValue(6, forControlNamed: "saturation")
         #expect(try camera.value(of: .saturation) == 6)
         #expect(emulated.counters.openDescriptors == 1)  // the streaming descriptor, no extra open

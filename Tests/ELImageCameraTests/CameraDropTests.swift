@@ -12,11 +12,11 @@ struct CameraDropTests {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         device.marksFrames = true
         let context = try TestContexts.make()
-        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30))
         let sink = FrameCollector()
         sink.hold(frameIndex: 0)
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         device.emitFrames()
         #expect(await sink.waitUntilHolding())  // frame 0 is in the graph, which is now stuck
         for frame in 1...5 {
@@ -43,12 +43,12 @@ struct CameraDropTests {
         let device = emulatedCamera(width: 128, framesPerSecond: 100)
         device.marksFrames = true
         let context = try TestContexts.make()
-        let camera = Camera(emulating: device, settings: testSettings(width: 128, framesPerSecond: 100), context: context)
+        let camera = Camera(emulating: device, settings: testSettings(width: 128, framesPerSecond: 100))
         let sink = FrameCollector()
         let slow = SlowNode(delay: .milliseconds(40))
         camera --> slow
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         #expect(await waitUntil { camera.statistics.produced >= 60 })
         await camera.finish()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle })

@@ -12,10 +12,10 @@ struct CameraFailureTests {
         let device = emulatedCamera(framesPerSecond: 200)
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(emulating: device, settings: testSettings(), context: context)
+        let camera = Camera(emulating: device, settings: testSettings())
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         #expect(await sink.waitForFrames(5))
         device.unplug()
         #expect(await sink.waitForEndOfStream())
@@ -47,11 +47,10 @@ struct CameraFailureTests {
         let context = try TestContexts.make(clock: clock)
         let failures = FailureRecorder(context)
         // Minutes on the context's clock: a real one would not get there during the test.
-        let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .seconds(timeout)),
-                            context: context, io: EmulatedDeviceIO([device]))
+        let camera = Camera(device: "/dev/video0", settings: testSettings(stallTimeout: .seconds(timeout)), io: EmulatedDeviceIO([device]))
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         for frame in 1...3 {
             device.emitFrames()
             #expect(await sink.waitForFrames(frame))
@@ -81,10 +80,10 @@ struct CameraFailureTests {
         if code == ENOENT { io.remove(path: "/dev/video0") } else { device.openError = code }
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: io)
+        let camera = Camera(device: "/dev/video0", settings: testSettings(), io: io)
         let sink = FrameCollector()
         camera --> sink
-        let thrown = #expect(throws: ELImageError.self) { try camera.start() }
+        let thrown = #expect(throws: ELImageError.self) { try camera.start(on: context) }
         #expect(thrown?.ioErrno == code)
         #expect(await sink.waitForEndOfStream())
         #expect(failures.errors == [thrown].compactMap { $0 })
@@ -104,16 +103,16 @@ struct CameraFailureTests {
         let io = EmulatedDeviceIO([device])
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let first = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: io)
-        let second = Camera(device: "/dev/video0", settings: testSettings(), context: context, io: io)
-        try first.start()
-        let thrown = #expect(throws: ELImageError.self) { try second.start() }
+        let first = Camera(device: "/dev/video0", settings: testSettings(), io: io)
+        let second = Camera(device: "/dev/video0", settings: testSettings(), io: io)
+        try first.start(on: context)
+        let thrown = #expect(throws: ELImageError.self) { try second.start(on: context) }
         #expect(thrown?.ioErrno == EBUSY)
         #expect(thrown.map { "\($0)" }?.contains("set format YUYV 64x48 (VIDIOC_S_FMT) on /dev/video0") == true)
         #expect(first.isRunning)
         await first.finish()
         #expect(await failures.waitForFailures(1))
-        try second.start()  // free now
+        try second.start(on: context)  // free now
         await second.finish()
     }
 
@@ -121,16 +120,16 @@ struct CameraFailureTests {
     func unsupportedFormat() async throws {
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(pixelFormat: "RGBP"), context: context,
+        let camera = Camera(device: "/dev/video0", settings: testSettings(pixelFormat: "RGBP"),
                             io: EmulatedDeviceIO([emulatedCamera()]))
-        let thrown = #expect(throws: ELImageError.self) { try camera.start() }
+        let thrown = #expect(throws: ELImageError.self) { try camera.start(on: context) }
         #expect(thrown.map { "\($0)" } == "/dev/video0: pixel format RGBP is not offered. the device offers YUYV; pick one of those or leave pixelFormat nil")
         #expect(await failures.waitForFailures(1))
         let bayer = EmulatedVideoDevice(path: "/dev/video1", formats: [
             .init(fourCC: "BA81", sizes: [.init(width: 64, height: 48, framesPerSecond: [30])]),
         ])
-        let other = Camera(device: "/dev/video1", settings: testSettings(), context: context, io: EmulatedDeviceIO([bayer]))
-        #expect(throws: ELImageError.self) { try other.start() }
+        let other = Camera(device: "/dev/video1", settings: testSettings(), io: EmulatedDeviceIO([bayer]))
+        #expect(throws: ELImageError.self) { try other.start(on: context) }
         #expect(bayer.counters.openDescriptors == 0)
     }
 
@@ -139,9 +138,9 @@ struct CameraFailureTests {
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
         do {  // the camera is gone before its report is delivered, as in a program that gives up on it
-            let camera = Camera(device: "/dev/video1", context: context,
+            let camera = Camera(device: "/dev/video1",
                                 io: EmulatedDeviceIO([EmulatedVideoDevice(path: "/dev/video1", kind: .metadata)]))
-            let thrown = #expect(throws: ELImageError.self) { try camera.start() }
+            let thrown = #expect(throws: ELImageError.self) { try camera.start(on: context) }
             #expect(thrown.map { "\($0)" }?.contains("is not a streaming video capture device") == true)
         }
         #expect(await failures.waitForFailures(1))

@@ -97,9 +97,8 @@ struct CameraModeSelectionTests {
     func negotiatedThroughTheDevice() async throws {
         let device = EmulatedVideoDevice(path: "/dev/video0", pacing: .manual)
         let context = try TestContexts.make()
-        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 1000, height: 700, framesPerSecond: 60),
-                            context: context, io: EmulatedDeviceIO([device]))
-        try camera.start()
+        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 1000, height: 700, framesPerSecond: 60), io: EmulatedDeviceIO([device]))
+        try camera.start(on: context)
         defer { camera.cancel() }
         let choice = try #require(camera.modeChoice)
         #expect(choice.mode.fourCC == .mjpeg)

@@ -12,10 +12,10 @@ struct CameraStreamingTests {
         let device = emulatedCamera(framesPerSecond: 500)
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 500), context: context)
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 500))
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         #expect(await waitUntil { camera.statistics.produced >= 120 })
         await camera.finish()
         #expect(await waitUntil { sink.endOfStreamCount == 1 && camera.isDeliveryIdle })
@@ -49,10 +49,10 @@ struct CameraStreamingTests {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         device.marksFrames = true
         let context = try TestContexts.make()
-        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30))
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         for frame in 1...6 {
             device.emitFrames()
             #expect(await sink.waitForFrames(frame))
@@ -71,11 +71,11 @@ struct CameraStreamingTests {
         let context = try TestContexts.make()
         var settings = testSettings(framesPerSecond: 30)
         settings.timestamps = .monotonicClock
-        let camera = Camera(emulating: device, settings: settings, context: context)
+        let camera = Camera(emulating: device, settings: settings)
         let sink = FrameCollector()
         camera --> sink
         let before = EmulatedVideoDevice.monotonicMicroseconds()
-        try camera.start()
+        try camera.start(on: context)
         device.emitFrames()
         #expect(await sink.waitForFrames(1))
         device.emitFrames()
@@ -93,11 +93,11 @@ struct CameraStreamingTests {
         device.marksFrames = true
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30))
         let sink = FrameCollector()
         camera --> sink
         device.addSpuriousWakeups(25)
-        try camera.start()
+        try camera.start(on: context)
         // The 25 spurious wakeups are the first 25 polls: each says ready, DQBUF then says EAGAIN.
         #expect(await device.waitForCounters { $0.polls >= 25 })
         #expect(device.counters.buffersDequeued == 0 && camera.isRunning)
@@ -119,11 +119,11 @@ struct CameraStreamingTests {
     func stopAndStart() async throws {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         let context = try TestContexts.make()
-        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30), context: context)
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30))
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
-        try camera.start()  // already running: nothing happens
+        try camera.start(on: context)
+        try camera.start(on: context)  // already running: nothing happens
         device.emitFrames()
         #expect(await sink.waitForFrames(1))
         device.emitFrames()
@@ -132,7 +132,7 @@ struct CameraStreamingTests {
         await camera.finish()
         #expect(await sink.waitForEndOfStream())
         #expect(!camera.isRunning)
-        try camera.start()
+        try camera.start(on: context)
         #expect(camera.statistics.produced == 0)
         device.emitFrames()
         #expect(await sink.waitForFrames(3))
@@ -142,15 +142,52 @@ struct CameraStreamingTests {
         #expect(device.counters.opens == 2 && device.counters.openDescriptors == 0)
     }
 
+    @Test("The graph is built before any context; the first start binds the camera to its context, for good")
+    func bindsAtFirstStart() async throws {
+        let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
+        let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30))
+        let sink = FrameCollector()
+        camera --> Grayscale() --> sink
+        #expect(camera.context == nil)
+        #expect(device.counters.opens == 0)  // nothing is opened before the start
+
+        let context = try TestContexts.make()
+        let other = try TestContexts.make()
+        let events = context.events
+        try camera.start(on: context)
+        #expect(camera.context === context)
+        device.emitFrames()
+        #expect(await sink.waitForFrames(1))
+
+        // Another context is refused, running or not, and the stream goes on untouched.
+        let refused = #expect(throws: ELImageError.self) { try camera.start(on: other) }
+        #expect(refused.map { "\($0)" }?.contains("started on another render context") == true, "\(String(describing: refused))")
+        await camera.finish()
+        #expect(await events.end(of: camera) != nil)
+        #expect(throws: ELImageError.self) { try camera.start(on: other) }
+        await other.close()  // the refused context never held the camera: its close leaves it be
+
+        // The context it is bound to starts it again, and its close() closes it.
+        try camera.start(on: context)
+        device.emitFrames()
+        #expect(await sink.waitForFrames(2))
+        await context.close()
+        #expect(!camera.isRunning)
+        #expect(sink.endOfStreamCount == 2)
+        let closed = #expect(throws: ELImageError.self) { try camera.start(on: context) }
+        #expect(closed.map { "\($0)" }?.contains("used after close()") == true, "\(String(describing: closed))")
+        #expect(device.counters.opens == 2 && device.counters.openDescriptors == 0)
+    }
+
     @Test("A running camera that goes away stops capturing and gives its device back")
     func droppedWhileRunning() async throws {
         let device = emulatedCamera(framesPerSecond: 200)
         let context = try TestContexts.make()
         let sink = FrameCollector()
         do {
-            let camera = Camera(emulating: device, settings: testSettings(), context: context)
+            let camera = Camera(emulating: device, settings: testSettings())
             camera --> sink
-            try camera.start()
+            try camera.start(on: context)
             #expect(await sink.waitForFrames(3))
         }
         #expect(await device.waitForCounters { $0.openDescriptors == 0 && $0.liveMappings == 0 })

@@ -16,11 +16,11 @@ struct CameraSwitchTests {
         let back = emulatedCamera(path: "/dev/video2", framesPerSecond: 200, picture: solidPicture(width: 64, height: 48, [210, 210, 210]))
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
+        let camera = Camera(device: "/dev/video0", settings: testSettings(),
                             io: EmulatedDeviceIO([front, back]))
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         let cameraThreads = { context.runningThreadNames.filter { $0.hasPrefix("ELImage.camera") } }
         #expect(cameraThreads() == ["ELImage.camera", "ELImage.camera delivery"])
         #expect(await sink.waitForFrames(5))
@@ -68,11 +68,11 @@ struct CameraSwitchTests {
         locked.openError = EACCES
         let context = try TestContexts.make()
         let failures = FailureRecorder(context)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(), context: context,
+        let camera = Camera(device: "/dev/video0", settings: testSettings(),
                             io: EmulatedDeviceIO([front, locked]))
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         #expect(await sink.waitForFrames(3))
         let thrown = #expect(throws: ELImageError.self) { try camera.switchDevice(to: "/dev/video2") }
         #expect(thrown?.ioErrno == EACCES)
@@ -91,10 +91,10 @@ struct CameraSwitchTests {
                                          .init(width: 32, height: 24, framesPerSecond: [200])]),
         ])
         let context = try TestContexts.make()
-        let camera = Camera(emulating: device, settings: testSettings(), context: context)
+        let camera = Camera(emulating: device, settings: testSettings())
         let sink = FrameCollector()
         camera --> sink
-        try camera.start()
+        try camera.start(on: context)
         #expect(await sink.waitForFrames(3))
         try camera.restart(with: testSettings(width: 32, height: 24))
         #expect(camera.mode?.width == 32)
@@ -113,11 +113,11 @@ struct CameraSwitchTests {
     func switchWhileStopped() async throws {
         let context = try TestContexts.make()
         let second = emulatedCamera(path: "/dev/video2", framesPerSecond: 30, pacing: .manual)
-        let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30), context: context,
+        let camera = Camera(device: "/dev/video0", settings: testSettings(framesPerSecond: 30),
                             io: EmulatedDeviceIO([emulatedCamera(path: "/dev/video0"), second]))
         try camera.switchDevice(to: "/dev/video2")
         #expect(!camera.isRunning && second.counters.opens == 0)
-        try camera.start()
+        try camera.start(on: context)
         #expect(second.isStreaming)
         await camera.finish()
     }

@@ -60,8 +60,8 @@ extension ELImageError {
 }
 
 extension Camera {
-    /// A camera on the emulated `device`, in `context`.
-    convenience init(emulating device: EmulatedVideoDevice, settings: CaptureSettings, context: RenderContext) {
-        self.init(device: device.path, settings: settings, context: context, io: EmulatedDeviceIO([device]))
+    /// A camera on the emulated `device`.
+    convenience init(emulating device: EmulatedVideoDevice, settings: CaptureSettings) {
+        self.init(device: device.path, settings: settings, io: EmulatedDeviceIO([device]))
     }
 }

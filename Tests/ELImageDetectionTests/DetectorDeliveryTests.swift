@@ -86,14 +86,14 @@ struct DetectorDeliveryTests {
             ]),
         ], pacing: .manual)
         let context = try TestContexts.make()
-        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 64, height: 48, framesPerSecond: 30, stallTimeout: .seconds(3600)), context: context,
+        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 64, height: 48, framesPerSecond: 30, stallTimeout: .seconds(3600)),
                             io: EmulatedDeviceIO([device]))
         let detector = GatedDetector()
         let faces = try DetectorOutput(detector: detector)
         let mainPath = FrameCollector()
         camera --> faces          // first: a waiting detector would hold every frame here
         camera --> mainPath
-        try camera.start()
+        try camera.start(on: context)
         for frame in 0..<4 {
             device.emitFrames()
             #expect(await waitUntil { mainPath.count == frame + 1 }, "frame \(frame) did not get past the busy detector")

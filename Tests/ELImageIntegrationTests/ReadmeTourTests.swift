@@ -202,11 +202,10 @@ struct ReadmeTourTests {
             let encoder = try VideoEncoder()
             let frames = FrameCounter()
 
-            let camera = Camera(device: "/dev/video0", settings: CaptureSettings(.hd720, framesPerSecond: 30),
-                                context: context, io: io)
+            let camera = Camera(device: "/dev/video0", settings: CaptureSettings(.hd720, framesPerSecond: 30), io: io)
             camera --> Beauty() --> encoder
             camera --> frames
-            try camera.start()                             // V4L2 mmap streaming on its own producer thread
+            try camera.start(on: context)                // V4L2 mmap streaming on its own producer thread
             try camera.setValue(10, forControlNamed: "brightness")   // any control; unsupported or out of range throws
             try camera.setExposure(.automatic)
             print(camera.mode?.description ?? "-", camera.statistics)   // MJPG 1280x720 @ 30 fps; frames captured, delivered, dropped
@@ -265,8 +264,7 @@ struct ReadmeTourTests {
         let path = folder.path("clip.mp4")
         let io = EmulatedDeviceIO([EmulatedVideoDevice(path: "/dev/video0")])
         try await withRenderContext { context in
-            let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 320, height: 240, framesPerSecond: 30),
-                                context: context, io: io)
+            let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 320, height: 240, framesPerSecond: 30), io: io)
             let encoder = try VideoEncoder()
             let frames = FrameCounter()
             camera --> frames
@@ -276,7 +274,7 @@ struct ReadmeTourTests {
             camera --> MediaClockAnchor(clock: microphone.options.clock)   // the first frame's time is "now"
             camera --> encoder
             try encoder.start(recordingTo: path, audio: .track(microphone))
-            try camera.start()
+            try camera.start(on: context)
             #expect(await waitUntil(timeout: .seconds(30)) { frames.count >= 60 })  // ... record ...
             await camera.finish()
             try await encoder.finish()

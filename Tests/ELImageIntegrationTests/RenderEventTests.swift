@@ -267,13 +267,12 @@ struct RenderEventTests {
         let device = EmulatedVideoDevice(path: "/dev/video0", formats: [
             .init(fourCC: .yuyv, sizes: [.init(width: 64, height: 48, framesPerSecond: [200])]),
         ])
-        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 64, height: 48, framesPerSecond: 200),
-                            context: context, io: EmulatedDeviceIO([device]))
+        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 64, height: 48, framesPerSecond: 200), io: EmulatedDeviceIO([device]))
         let collector = FrameCollector()
         camera --> collector
         camera --> FrameCounter { [weak camera] count in if count == 3 { camera?.cancel() } }  // on the render thread
         let events = context.events
-        try camera.start()
+        try camera.start(on: context)
         let end = await events.end(of: camera)
         guard case .sourceEnded(let ended)? = end else {
             Issue.record("no end of the camera: \(String(describing: end))")
@@ -284,7 +283,7 @@ struct RenderEventTests {
         #expect(collector.endOfStreamCount == 1 && !camera.isRunning)
 
         let again = context.events
-        try camera.start()
+        try camera.start(on: context)
         await camera.finish()
         #expect(collector.endOfStreamCount == 2)
         #expect(await again.end(of: camera) != nil, "the second stream's end is an event too")

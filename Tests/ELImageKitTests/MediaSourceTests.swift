@@ -13,14 +13,14 @@ struct MediaSourceTests {
         let context = try TestContexts.make()
         var options = MediaSource.Options()
         options.frames = 3
-        let movie = try MediaSource.open(Repository.path("Examples/Media/bigbuckbunny.mp4"), options: options, context: context)
+        let movie = try MediaSource.open(Repository.path("Examples/Media/bigbuckbunny.mp4"), options: options)
         #expect(movie.kind == .movie(Repository.path("Examples/Media/bigbuckbunny.mp4")))
         let counter = FrameCounter()
         movie.node.addTarget(counter)
         try await movie.run(on: context)
         #expect(counter.count == 3)
 
-        let still = try MediaSource.open(Repository.path("Examples/Media/astronaut.png"), options: options, context: context)
+        let still = try MediaSource.open(Repository.path("Examples/Media/astronaut.png"), options: options)
         #expect(still.kind == .image(Repository.path("Examples/Media/astronaut.png")))
         let stills = FrameCounter()
         still.node.addTarget(stills)
@@ -30,9 +30,8 @@ struct MediaSourceTests {
 
     @Test("A missing file: the error names the path, says it does not exist and what to check")
     func missingFile() throws {
-        let context = try TestContexts.make()
         let path = "/nonexistent/folder/clip.mp4"
-        let error = #expect(throws: ELImageError.self) { try MediaSource.open(path, context: context) }
+        let error = #expect(throws: ELImageError.self) { try MediaSource.open(path) }
         let text = error.map { "\($0)" } ?? ""
         #expect(text.contains("cannot open \(path)"), "\(text)")
         #expect(text.contains("No such file"), "\(text)")
@@ -41,9 +40,8 @@ struct MediaSourceTests {
 
     @Test("No path, no camera and no fallback: a clear error instead of a guess")
     func nothingToOpen() throws {
-        let context = try TestContexts.make()
         guard CameraDevice.list().devices.isEmpty else { return }  // a camera would be opened
-        let error = #expect(throws: ELImageError.self) { try MediaSource.open(nil, context: context) }
+        let error = #expect(throws: ELImageError.self) { try MediaSource.open(nil) }
         #expect(error.map { "\($0)" }?.contains("no path was given and no camera was found") == true)
     }
 }

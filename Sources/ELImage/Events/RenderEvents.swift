@@ -36,7 +36,7 @@ public struct RenderEvents: AsyncSequence, Sendable {
     ///
     /// ```swift
     /// let events = context.events        // before the start, so that the end cannot be missed
-    /// try camera.start()
+    /// try camera.start(on: context)
     /// await events.end(of: camera)       // cancel(), a failure, an unplugged device
     /// ```
     @discardableResult

@@ -20,7 +20,7 @@ import Foundation
 ///
 /// ```swift
 /// let device = EmulatedVideoDevice(path: "/dev/video0", picture: photo)
-/// let camera = Camera(device: "/dev/video0", context: context, io: EmulatedDeviceIO([device]))
+/// let camera = Camera(device: "/dev/video0", io: EmulatedDeviceIO([device]))
 /// ```
 ///
 /// This lives in the library, not only in the tests, so that programs can be demonstrated and

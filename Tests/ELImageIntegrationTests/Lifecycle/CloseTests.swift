@@ -106,11 +106,11 @@ struct CloseTests {
         let context = try RenderContext()
         let encoder = try VideoEncoder()
         #expect(throws: ELImageError.self) { try encoder.start(recordingTo: "/nonexistent-folder/x.mp4") }
-        let camera = Camera(device: "/dev/video-none", context: context, io: EmulatedDeviceIO([]))
-        #expect(throws: ELImageError.self) { try camera.start() }
+        let camera = Camera(device: "/dev/video-none", io: EmulatedDeviceIO([]))
+        #expect(throws: ELImageError.self) { try camera.start(on: context) }
         await context.close()
         #expect(context.runningThreadNames.isEmpty)
-        #expect(throws: ELImageError.self) { try camera.start() }
+        #expect(throws: ELImageError.self) { try camera.start(on: context) }
         await #expect(throws: ELImageError.self) { try await encoder.finish() }
     }
 
@@ -145,11 +145,11 @@ struct CloseTests {
     func cameraClose() async throws {
         let context = try RenderContext()
         let io = EmulatedDeviceIO([EmulatedVideoDevice(path: "/dev/video0")])
-        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 320, height: 240), context: context, io: io)
+        let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 320, height: 240), io: io)
         let ended = Collector<Bool>()
         let frames = Collector<MediaTime>()
         camera --> FrameTap(onEnd: { ended.append(true) }) { frames.append($0.timestamp) }
-        try camera.start()
+        try camera.start(on: context)
         #expect(await frames.waitForCount(3, timeout: .seconds(300)))
         #expect(context.runningThreadNames.contains { $0.hasPrefix("ELImage.camera") })
         await context.close()

@@ -21,7 +21,7 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
 /// through a grayscale filter into a frame stream and a PNG snapshot, with a code detector on a
 /// side branch; and the bundled portrait through the face detector.
 func checkFileThroughFilterAndDetectors(media: String, output: String, context: RenderContext) async throws {
-    let source = try MediaSource.open("\(media)/qrcode.png", context: context)
+    let source = try MediaSource.open("\(media)/qrcode.png")
     let codesFound = Mutex<[String]>([])
     let codes = try DetectorOutput(detector: CodeDetector(), settings: .init(waitsForDetector: true)) { metadata in
         codesFound.withLock { $0 += metadata.codes.map(\.text) }
@@ -58,7 +58,7 @@ func checkFileThroughFilterAndDetectors(media: String, output: String, context: 
           + "(\(frame.width)x\(frame.height), gray) and Snapshot (\(stillPath))")
     print("ELImageDetection: CodeDetector read \"\(texts[0])\"")
 
-    let portrait = try MediaSource.open("\(media)/grace_hopper.jpg", context: context)
+    let portrait = try MediaSource.open("\(media)/grace_hopper.jpg")
     let facesFound = Mutex(0)
     let faces = try DetectorOutput(detector: try FaceDetector(), settings: .init(waitsForDetector: true)) { metadata in
         facesFound.withLock { $0 += metadata.faces.count }
@@ -77,11 +77,10 @@ func checkEmulatedCamera(context: RenderContext) async throws {
     let io = EmulatedDeviceIO([EmulatedVideoDevice(path: "/dev/video0")])
     let scan = CameraDevice.list(io: io)
     try require(scan.devices.map(\.path) == ["/dev/video0"], "the emulated devices listed are \(scan.devices.map(\.path))")
-    let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 320, height: 240, framesPerSecond: 30),
-                        context: context, io: io)
+    let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 320, height: 240, framesPerSecond: 30), io: io)
     let stream = try FrameStream(format: .rgba)
     camera --> stream
-    try camera.start()
+    try camera.start(on: context)
     var sizes: [String] = []
     for try await frame in stream.frames {  // ends at the camera's end of stream, after cancel()
         sizes.append("\(frame.width)x\(frame.height)")
