@@ -253,8 +253,8 @@ let package = Package(
         // what every module's values print.
         .testTarget(
             name: "ELImageIntegrationTests",
-            dependencies: ["ELImage", "ELImageCamera", "ELImageDetection", "ELImageMedia", "ELImagePreview",
-                           "ELImageTesting", "ELImageTestSupport"],
+            dependencies: ["ELImage", "ELImageCamera", "ELImageDetection", "ELImageKit", "ELImageMedia",
+                           "ELImagePreview", "ELImageTesting", "ELImageTestSupport"],
             path: "Tests/ELImageIntegrationTests"),
     ],
     swiftLanguageModes: [.v6]
