@@ -35,4 +35,13 @@ struct AudioTimeline: Sendable {
         }
         return origin + offset
     }
+
+    /// The source time elapsed since the first frame at recording time `ticks`: `ticks` plus the
+    /// pauses cut out before it.
+    func sourceElapsed(atRecordingTime ticks: Int64) -> Int64 {
+        guard let origin else { return ticks }
+        var offset: Int64 = 0
+        for shift in shifts where shift.from - origin - shift.offset <= ticks { offset = shift.offset }
+        return ticks + offset
+    }
 }

@@ -27,10 +27,11 @@ final class H264FrameWriter: FrameWriter {
     private var finished = false
 
     /// Opens x264 and the container for frames of `width`×`height` whose chroma sits at
-    /// `chromaLocation` (tagged in the VUI and the container).
+    /// `chromaLocation` (tagged in the VUI and the container); an MP4 carries `wallClock`'s times.
     init(file: any MediaFileWriter, container format: ContainerFormat, settings: EncoderSettings,
          width: Int, height: Int, colorSpace: ColorSpace, chromaLocation: ChromaLocation, timescale: Int32, frameDuration: Int64,
-         audio: RecordingAudio?, maximumBytes: Int64?, progress: @escaping @Sendable (Progress) -> Void) throws {
+         audio: RecordingAudio?, wallClock: RecordingWallClock?, maximumBytes: Int64?,
+         progress: @escaping @Sendable (Progress) -> Void) throws {
         self.file = file
         self.audio = audio
         self.maximumBytes = maximumBytes
@@ -45,7 +46,8 @@ final class H264FrameWriter: FrameWriter {
         case let .mp4(fragmentDuration):
             container = try MP4Muxer(writer: file, width: width, height: height, timescale: timescale,
                                      colorSpace: colorSpace, chromaLocation: chromaLocation, headers: try encoder.headers(),
-                                     fragmentDuration: fragmentDuration, frameDuration: frameDuration, audio: audio)
+                                     fragmentDuration: fragmentDuration, frameDuration: frameDuration, audio: audio,
+                                     wallClock: wallClock)
         case let .annexB(syncInterval):
             container = AnnexBWriter(writer: file, timescale: timescale, syncInterval: syncInterval)
         }

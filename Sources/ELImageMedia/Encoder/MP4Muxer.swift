@@ -35,6 +35,10 @@ protocol PacketContainer: AnyObject {
 /// With an audio track (`RecordingAudio`), its packets up to the presentation end of the video
 /// muxed so far are written before each video packet, so every fragment holds both tracks up to
 /// the same time, and the audio is cut at the video's end when the file is finished.
+///
+/// With a `RecordingWallClock`, the movie's `creation_time` is the first frame's wall-clock time
+/// and every fragment starts with a `prft` box giving its first sample's (`write_prft`, fed by
+/// each packet's `AV_PKT_DATA_PRFT`).
 final class MP4Muxer: PacketContainer {
     private let output: AVIOOutput
     private var format: UnsafeMutablePointer<AVFormatContext>?
@@ -59,6 +63,7 @@ final class MP4Muxer: PacketContainer {
     /// Where the video's presentation ends so far (the largest pts + duration).
     private var videoEnd: Int64?
     private var audioWritten = false
+    private let wallClock: RecordingWallClock?
 
     var bytesWritten: Int64 { output.bytes }
 
@@ -69,11 +74,13 @@ final class MP4Muxer: PacketContainer {
     ///   - headers: SPS and PPS in Annex-B form (from `x264_encoder_headers`); the muxer turns
     ///     them into the `avcC` box.
     ///   - frameDuration: the nominal frame duration in ticks (the last sample's duration).
+    ///   - wallClock: the frames' wall-clock times, for `creation_time` and the `prft` boxes.
     init(writer: any MediaFileWriter, width: Int, height: Int, timescale: Int32, colorSpace: ColorSpace,
          chromaLocation: ChromaLocation, headers: [UInt8], fragmentDuration: Duration, frameDuration: Int64,
-         audio: RecordingAudio? = nil) throws {
+         audio: RecordingAudio? = nil, wallClock: RecordingWallClock? = nil) throws {
         output = AVIOOutput(writer: writer)
         self.audio = audio
+        self.wallClock = wallClock
         sourceTimeBase = AVRational(num: 1, den: timescale)
         streamTimeBase = sourceTimeBase
         let (seconds, attoseconds) = fragmentDuration.components
@@ -142,6 +149,10 @@ final class MP4Muxer: PacketContainer {
             defer { av_dict_free(&options) }
             av_dict_set(&options, "movflags", "empty_moov+delay_moov+frag_custom+default_base_moof", 0)
             av_dict_set(&options, "use_editlist", "1", 0)
+            if let wallClock {
+                av_dict_set(&context.pointee.metadata, "creation_time", wallClock.creationTime, 0)
+                av_dict_set(&options, "write_prft", "wallclock", 0)
+            }
             code = avformat_write_header(context, &options)
             guard code >= 0 else {
                 throw output.error ?? Self.failure("write the MP4 header of", writer.path, code)
@@ -242,6 +253,16 @@ final class MP4Muxer: PacketContainer {
         packet.pointee.dts = av_rescale_q(encoded.dts, sourceTimeBase, streamTimeBase)
         packet.pointee.duration = av_rescale_q(duration, sourceTimeBase, streamTimeBase)
         if encoded.isKeyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        if let wallClock {
+            // The time the fragment's prft box gives when this packet starts a fragment.
+            let size = MemoryLayout<AVProducerReferenceTime>.size
+            guard let side = av_packet_new_side_data(packet, AV_PKT_DATA_PRFT, size) else {
+                throw Self.failure("allocate for", output.path, elimage_averror(ENOMEM))
+            }
+            UnsafeMutableRawPointer(side).storeBytes(
+                of: AVProducerReferenceTime(wallclock: wallClock.microseconds(atRecordingTime: encoded.pts), flags: 0),
+                as: AVProducerReferenceTime.self)
+        }
         code = av_write_frame(context, packet)
         av_packet_unref(packet)
         guard code >= 0 else {

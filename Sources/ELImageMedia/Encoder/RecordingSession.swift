@@ -36,6 +36,8 @@ final class RecordingSession: Sendable {
         var lastStep: Int64?
         var resumePending = false
         var firstFrameWallTime: ContinuousClock.Instant?
+        /// The wall-clock time (UTC) the first frame arrived: the recording's `startDate`.
+        var startDate: Date?
         var endWallTime: ContinuousClock.Instant?
         var size: (width: Int, height: Int)?
         /// The timeline the audio track is mapped with (origin, pauses).
@@ -72,7 +74,10 @@ final class RecordingSession: Sendable {
             whenQueueFull: settings.whenQueueFull)
         let frameDuration = Self.nominalStep(settings)
         sink = ReadbackSink(configuration, open: { picture in
-            let (colorSpace, timescale) = state.withLock { ($0.colorSpace ?? .bt709, $0.timescale ?? 90_000) }
+            let (colorSpace, timescale, start) = state.withLock {
+                ($0.colorSpace ?? .bt709, $0.timescale ?? 90_000, $0.startDate ?? Date())
+            }
+            let wallClock = RecordingWallClock(start: start, timescale: timescale, timeline: { state.withLock { $0.timeline } })
             // The planes hold the recording's siting (fixed at its first frame): x264's VUI and the
             // container say so.
             let source = try Self.openSound(sound, state: state)
@@ -81,7 +86,7 @@ final class RecordingSession: Sendable {
                 file: file, container: container, settings: settings, width: picture.width, height: picture.height,
                 colorSpace: colorSpace, chromaLocation: picture.chromaLocation, timescale: timescale,
                 frameDuration: frameDuration(timescale),
-                audio: audio, maximumBytes: limits.maximumBytes) { progress in
+                audio: audio, wallClock: wallClock, maximumBytes: limits.maximumBytes) { progress in
                     state.withLock { state in
                         if let audio = progress.audio { state.statistics.audio = audio }
                         state.statistics.encoded += progress.packets
@@ -210,6 +215,7 @@ final class RecordingSession: Sendable {
                 state.timescale = timescale
                 state.size = (frame.width, frame.height)
                 state.firstFrameWallTime = .now
+                state.startDate = Date()
                 state.timeline.timescale = timescale
                 if keepsSourceSound {
                     state.openSourceSound = (FrameOrigin.current?.source as? any SoundCarryingSource)?.soundForMP4
@@ -292,7 +298,8 @@ final class RecordingSession: Sendable {
             let reason = if case .success(.full) = result { RecordingStopReason.sizeLimit } else { state.stopReason }
             return .success(RecordingSummary(path: path, reason: reason, statistics: counted(state, counts),
                                              width: state.size?.width ?? 0, height: state.size?.height ?? 0,
-                                             colorSpace: state.colorSpace ?? .bt709, timescale: state.timescale ?? 0))
+                                             colorSpace: state.colorSpace ?? .bt709, timescale: state.timescale ?? 0,
+                                             startDate: state.startDate ?? Date(timeIntervalSince1970: 0)))
         case .success(.cancelled):
             return .failure(cancelled)
         case .success(.empty):

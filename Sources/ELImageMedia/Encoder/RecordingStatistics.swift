@@ -1,4 +1,5 @@
 import ELImage
+import Foundation
 
 /// Counters of a recording, live while it runs (`VideoEncoder.statistics`).
 ///
@@ -65,6 +66,9 @@ public struct RecordingSummary: Sendable, Equatable {
     public let colorSpace: ColorSpace
     /// The stream's time base (ticks per second).
     public let timescale: Int32
+    /// The wall-clock time the first frame reached the encoder: the MP4's `creation_time`, and
+    /// the origin of the wall-clock times in its fragments' `prft` boxes.
+    public let startDate: Date
 }
 
 /// A fragment (MP4) or a sync point (Annex B) that reached the disk.

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The wall-clock time of a recording's frames, written into its MP4 so that recordings made at
+/// the same time (several cameras, several machines with synchronised clocks) line up: the time
+/// the first frame reached the encoder (UTC) plus the source time elapsed since that frame, the
+/// spans a pause cut out included.
+///
+/// It goes into the file twice: the movie's `creation_time` (`mvhd`, whole seconds; the format's
+/// `creation_time` tag as FFmpeg reads it) and a producer reference time box (`prft`, ISO/IEC
+/// 14496-12 §8.16.5) before every fragment, pairing the fragment's first sample with its NTP time,
+/// to the millisecond.
+struct RecordingWallClock: Sendable {
+    /// When the first frame reached the encoder.
+    let start: Date
+    /// Ticks per second of recording times.
+    let timescale: Int32
+    /// The recording's timeline (origin and pauses), as the render thread writes it.
+    let timeline: @Sendable () -> AudioTimeline
+
+    /// Microseconds since 1970-01-01 UTC of the frame at recording time `ticks`.
+    func microseconds(atRecordingTime ticks: Int64) -> Int64 {
+        let elapsed = timeline().sourceElapsed(atRecordingTime: ticks)
+        let scale = Int64(max(1, timescale))
+        let elapsedMicroseconds = elapsed / scale * 1_000_000 + elapsed % scale * 1_000_000 / scale
+        return Int64((start.timeIntervalSince1970 * 1e6).rounded()) + elapsedMicroseconds
+    }
+
+    /// `start` as ISO 8601 in UTC with microseconds ("2026-11-27T19:00:00.123456Z"), the form
+    /// libavformat takes for `creation_time`.
+    var creationTime: String {
+        let microseconds = Int64((start.timeIntervalSince1970 * 1e6).rounded())
+        let seconds = Date(timeIntervalSince1970: TimeInterval(microseconds / 1_000_000))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1,
+                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, Int(microseconds % 1_000_000))
+    }
+}
