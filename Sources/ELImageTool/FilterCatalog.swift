@@ -100,7 +100,8 @@ struct FilterCatalog: Sendable {
             throw UsageError("unknown filter '\(spec.name)'; `elimage filters` lists them: \(entries.map(\.name).joined(separator: ", "))")
         }
         var values: [String: Double] = [:]
-        for (key, value) in spec.parameters {
+        for (given, value) in spec.parameters {
+            let key = try Self.key(given, of: entry, spec: spec)
             guard let parameter = entry.parameters.first(where: { $0.name == key }) else {
                 let known = entry.parameters.isEmpty ? "it takes none" : "it has: " + entry.parameters.map(\.name).joined(separator: ", ")
                 throw UsageError("filter '\(spec.name)' has no parameter '\(key)' (\(known))")
@@ -115,6 +116,18 @@ struct FilterCatalog: Sendable {
         } catch {
             throw UsageError("filter '\(spec.name)': \(error)")
         }
+    }
+
+    /// The parameter a key names: itself, or for `NAME=value` the filter's only parameter.
+    private static func key(_ key: String, of entry: Entry, spec: FilterSpec) throws(UsageError) -> String {
+        guard key == FilterSpec.onlyParameter else { return key }
+        guard entry.parameters.count == 1, let only = entry.parameters.first else {
+            let names = entry.parameters.map(\.name)
+            let known = names.isEmpty ? "it takes none" : "it has \(names.count): " + names.joined(separator: ", ")
+            throw UsageError("--filter \(spec): '\(spec.name)=VALUE' is for a filter with one parameter (\(known)); "
+                             + "write \(spec.name)\(names.first.map { ":\($0)=VALUE" } ?? "")")
+        }
+        return only.name
     }
 
     /// The table `elimage filters` prints.

@@ -1,7 +1,12 @@
-/// A `--filter` argument: `NAME` or `NAME:key=value,key=value`.
+/// A `--filter` argument: `NAME`, `NAME:key=value,key=value`, or `NAME=value` for a filter with
+/// one parameter (`saturation=0.5`, `blur=3`).
 struct FilterSpec: Equatable, CustomStringConvertible {
     let name: String
+    /// The parameters given; the key of `NAME=value` is `FilterSpec.onlyParameter`.
     let parameters: [(key: String, value: Double)]
+
+    /// The key of the one value of `NAME=value`: the filter's only parameter.
+    static let onlyParameter = ""
 
     static func == (lhs: FilterSpec, rhs: FilterSpec) -> Bool {
         lhs.name == rhs.name && lhs.parameters.map(\.key) == rhs.parameters.map(\.key)
@@ -11,6 +16,18 @@ struct FilterSpec: Equatable, CustomStringConvertible {
     /// Parses `text`; the error names the part that is wrong.
     init(parsing text: String) throws(UsageError) {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 1, let equals = text.firstIndex(of: "=") {
+            // NAME=value: the value of the filter's only parameter.
+            let name = text[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            guard !name.isEmpty else { throw UsageError("--filter '\(text)' has no filter name before '='") }
+            let valueText = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            guard let value = Double(valueText), value.isFinite else {
+                throw UsageError("--filter '\(text)': the value '\(valueText)' is not a number")
+            }
+            self.name = name
+            parameters = [(Self.onlyParameter, value)]
+            return
+        }
         let name = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
         guard !name.isEmpty else { throw UsageError("--filter '\(text)' has no filter name before ':'") }
         self.name = name
@@ -38,7 +55,8 @@ struct FilterSpec: Equatable, CustomStringConvertible {
     }
 
     var description: String {
-        parameters.isEmpty ? name : name + ":" + parameters.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
+        if parameters.count == 1, let only = parameters.first, only.key == Self.onlyParameter { return "\(name)=\(only.value)" }
+        return parameters.isEmpty ? name : name + ":" + parameters.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
     }
 }
 

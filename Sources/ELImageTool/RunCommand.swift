@@ -25,7 +25,7 @@ struct RunCommand: AsyncParsableCommand {
     @Argument(help: "The input file.")
     var input: String?
 
-    @Option(name: .customLong("filter"), help: "A filter as NAME or NAME:key=value,... (repeatable, applied in order).")
+    @Option(name: .customLong("filter"), help: "A filter as NAME, NAME:key=value,... or NAME=value for a one-parameter filter (repeatable, applied in order).")
     var filters: [String] = []
 
     @Option(name: .shortAndLong, help: "The output file.")

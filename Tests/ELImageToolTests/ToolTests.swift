@@ -118,6 +118,10 @@ struct ToolTests {
         (["run", "--filter", "nosuchfilter"], "unknown filter 'nosuchfilter'"),
         (["run", "--filter", "scale:width=abc"], "'width' has value 'abc'"),
         (["run", "--filter", "scale:width"], "'width' has no value"),
+        (["run", "--filter", "beauty=0.5"], "'beauty=VALUE' is for a filter with one parameter (it has 5: strength, smoothing"),
+        (["run", "--filter", "grayscale=1"], "'grayscale=VALUE' is for a filter with one parameter (it takes none)"),
+        (["run", "--filter", "saturation=lots"], "the value 'lots' is not a number"),
+        (["run", "--filter", "saturation=9"], "saturation=9.0 is outside 0.0...4.0"),
         (["run", "--rotate", "45"], "'45' is invalid for '--rotate <rotate>'. Please provide one of '0', '90', '180' or '270'"),
         (["run", "--matrix", "bt999"], "'bt999' is invalid for '--matrix <matrix>'. Please provide one of 'bt601', 'bt709' or 'bt2020'"),
         (["run", "--no-such-option"], "--no-such-option"),
@@ -233,6 +237,26 @@ struct ToolTests {
         #expect(result.status == 0, "\(result.errors)")
         let mask = try PNGFile.read(output)
         #expect(mask[200, 248].x >= 200 && mask[460, 200].x <= 30, "cheek \(mask[200, 248]), sky \(mask[460, 200])")
+    }
+
+    @Test("NAME=VALUE sets a one-parameter filter's parameter: the same picture as NAME:PARAMETER=VALUE")
+    func oneParameterShorthand() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let astronaut = Repository.path("Examples/Media/astronaut.png")
+        for (short, long) in [("saturation=0.3", "saturation:saturation=0.3"), ("hue=40", "hue:degrees=40"),
+                              ("blur=1.5", "blur:sigma=1.5")] {
+            let outputs = [folder.path("short.png"), folder.path("long.png"), folder.path("none.png")]
+            for (filter, output) in [(short, outputs[0]), (long, outputs[1])] {
+                let result = try await elimage.run(["run", astronaut, "--filter", filter, "-o", output])
+                #expect(result.status == 0, "\(filter): \(result.errors)")
+            }
+            let result = try await elimage.run(["run", astronaut, "-o", outputs[2]])
+            #expect(result.status == 0, "\(result.errors)")
+            let (shortImage, longImage, unfiltered) = (try PNGFile.read(outputs[0]), try PNGFile.read(outputs[1]), try PNGFile.read(outputs[2]))
+            #expect(shortImage.pixels == longImage.pixels, "\(short) differs from \(long)")
+            #expect(shortImage.pixels != unfiltered.pixels, "\(short) did nothing")
+        }
     }
 
     @Test("`elimage filters` lists the filters with their parameter ranges")
