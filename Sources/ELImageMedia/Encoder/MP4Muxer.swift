@@ -38,7 +38,7 @@ protocol PacketContainer: AnyObject {
 ///
 /// With a `RecordingWallClock`, the movie's `creation_time` is the first frame's wall-clock time
 /// and every fragment starts with a `prft` box giving its first sample's (`write_prft`, fed by
-/// each packet's `AV_PKT_DATA_PRFT`).
+/// the `AV_PKT_DATA_PRFT` of the packet that starts the fragment).
 final class MP4Muxer: PacketContainer {
     private let output: AVIOOutput
     private var format: UnsafeMutablePointer<AVFormatContext>?
@@ -253,8 +253,8 @@ final class MP4Muxer: PacketContainer {
         packet.pointee.dts = av_rescale_q(encoded.dts, sourceTimeBase, streamTimeBase)
         packet.pointee.duration = av_rescale_q(duration, sourceTimeBase, streamTimeBase)
         if encoded.isKeyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
-        if let wallClock {
-            // The time the fragment's prft box gives when this packet starts a fragment.
+        if let wallClock, framesInFragment == 0 {
+            // The fragment's prft box reads its first packet's time; the others need none.
             let size = MemoryLayout<AVProducerReferenceTime>.size
             guard let side = av_packet_new_side_data(packet, AV_PKT_DATA_PRFT, size) else {
                 throw Self.failure("allocate for", output.path, elimage_averror(ENOMEM))

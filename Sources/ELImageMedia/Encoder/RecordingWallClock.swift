@@ -16,24 +16,28 @@ struct RecordingWallClock: Sendable {
     let timescale: Int32
     /// The recording's timeline (origin and pauses), as the render thread writes it.
     let timeline: @Sendable () -> AudioTimeline
+    /// `start` in microseconds since 1970-01-01 UTC.
+    private let startMicroseconds: Int64
+
+    init(start: Date, timescale: Int32, timeline: @escaping @Sendable () -> AudioTimeline) {
+        self.start = start
+        self.timescale = max(1, timescale)
+        self.timeline = timeline
+        startMicroseconds = Int64((start.timeIntervalSince1970 * 1e6).rounded())
+    }
 
     /// Microseconds since 1970-01-01 UTC of the frame at recording time `ticks`.
     func microseconds(atRecordingTime ticks: Int64) -> Int64 {
         let elapsed = timeline().sourceElapsed(atRecordingTime: ticks)
-        let scale = Int64(max(1, timescale))
-        let elapsedMicroseconds = elapsed / scale * 1_000_000 + elapsed % scale * 1_000_000 / scale
-        return Int64((start.timeIntervalSince1970 * 1e6).rounded()) + elapsedMicroseconds
+        let scale = Int64(timescale)
+        return startMicroseconds + elapsed / scale * 1_000_000 + elapsed % scale * 1_000_000 / scale
     }
 
-    /// `start` as ISO 8601 in UTC with microseconds ("2026-11-27T19:00:00.123456Z"), the form
-    /// libavformat takes for `creation_time`.
+    /// `start` as ISO 8601 in UTC ("2026-11-27T19:00:00.123Z"), the form libavformat takes for
+    /// `creation_time`.
     var creationTime: String {
-        let microseconds = Int64((start.timeIntervalSince1970 * 1e6).rounded())
-        let seconds = Date(timeIntervalSince1970: TimeInterval(microseconds / 1_000_000))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1,
-                      parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, Int(microseconds % 1_000_000))
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: start)
     }
 }
