@@ -59,15 +59,24 @@ final class OutputSink: Sendable {
     func finish() async throws { try await finishing() }
 
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
-                     audio: RecordingSound = .fromSource) throws -> OutputSink {
+                     segments: RecordingSegments? = nil, audio: RecordingSound = .fromSource) throws -> OutputSink {
         switch kind {
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)
-            try encoder.start(recordingTo: path, audio: audio)
+            let deleted = Locked(0)
+            encoder.setEventHandler { event in
+                if case .segmentDeleted = event { deleted.withLock { $0 += 1 } }
+            }
+            try encoder.start(recordingTo: path, segments: segments, audio: audio)
             return OutputSink(node: encoder, finish: {
-                let audio = try await encoder.finish().statistics.audio
-                if let capture = audio.capture {
+                let summary = try await encoder.finish()
+                if let capture = summary.statistics.audio.capture {
                     Terminal.say("sound: \(capture)")
+                }
+                if segments != nil, let first = summary.files.first, let last = summary.files.last {
+                    let removed = deleted.withLock { $0 }
+                    let files = summary.files.count == 1 ? first : "\(summary.files.count) files, \(first) ... \(last)"
+                    Terminal.say("segments: \(files)\(removed > 0 ? " (\(removed) older deleted)" : "")")
                 }
             })
         case .png(let pattern), .jpeg(let pattern):

@@ -87,6 +87,16 @@ struct RunCommand: AsyncParsableCommand {
         discussion: "matched undoes the blur of the trip through RGBA, so Cb/Cr stay as close to the source as FFmpeg's; average blurs them. The chroma keeps the input's siting (C420jpeg, JPEG: centred) and the stream is tagged so."))
     var chromaFilter: ChromaDownsampling?
 
+    @Option(help: ArgumentHelp(
+        "Split a .mp4/.h264 recording into files of this duration or size (10m, 30s, 50MB), each starting with a keyframe.",
+        discussion: "-o is then a pattern: strftime conversions at each file's first frame (-o 'cam-%Y%m%d-%H%M%S.mp4'), or a plain name that gets each file's number (out.mp4: out-00001.mp4, out-00002.mp4, ...). No frame is lost or repeated across files.",
+        valueName: "length"))
+    var segment: String?
+
+    @Option(name: .customLong("segment-keep"), parsing: .unconditional,
+            help: "Loop recording: keep only the newest N files of --segment, deleting older ones as new ones complete.")
+    var segmentKeep: Int?
+
     @OptionGroup(title: "Detection") var detection: DetectionOptions
 
     @OptionGroup(title: "Sound") var audio: AudioOptions
@@ -101,7 +111,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The numbers that must be positive, checked before anything runs.
     func validate() throws {
-        for (name, value) in [("--frames", frames), ("--bitrate", bitrate), ("--keyint", keyint)] {
+        for (name, value) in [("--frames", frames), ("--bitrate", bitrate), ("--keyint", keyint), ("--segment-keep", segmentKeep)] {
             if let value, value < 1 {
                 throw ValidationError("\(name) \(value): must be a positive number, e.g. \(name) 100")
             }
@@ -179,7 +189,9 @@ struct RunCommand: AsyncParsableCommand {
         var encoder = options.encoder
         encoder.frameRate = rate
         let sound = try audio.sound(for: input, output: outputKind, context: context)
-        let sink = try outputKind.map { try OutputSink.make($0, frameRate: rate, encoder: encoder, audio: sound) }
+        let sink = try outputKind.map {
+            try OutputSink.make($0, frameRate: rate, encoder: encoder, segments: options.segments, audio: sound)
+        }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
         // First target: says which crop lies outside the picture before any output fails on it.
@@ -282,6 +294,7 @@ struct RunCommand: AsyncParsableCommand {
         var size: (width: Int, height: Int)?
         var pixelFormat: PixelFormat?
         var encoder: EncoderSettings
+        var segments: RecordingSegments?
     }
 
     func validatedOptions() throws(UsageError) -> Options {
@@ -308,12 +321,21 @@ struct RunCommand: AsyncParsableCommand {
             throw UsageError("raw input \(input) needs --size WIDTHxHEIGHT and --format FORMAT")
         }
         try detection.checkUsage()
+        var segments: RecordingSegments?
+        if let segment {
+            guard let output, case .video = try OutputKind(path: output) else {
+                throw UsageError("--segment \(segment): only a video recording (-o NAME.mp4 or .h264) is split into files")
+            }
+            segments = RecordingSegments(every: try SegmentArgument.parse(segment), keepingLast: segmentKeep)
+        } else if let segmentKeep {
+            throw UsageError("--segment-keep \(segmentKeep): keeps the newest files of --segment; give --segment too, e.g. --segment 10m")
+        }
         let catalog = FilterCatalog.standard
         var made: [FilterCatalog.Filter] = []
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotate, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrix, range: range), size: parsedSize,
-                       pixelFormat: format, encoder: encoder)
+                       pixelFormat: format, encoder: encoder, segments: segments)
     }
 
     /// Refuses a run that writes nowhere (no -o, --preview or --detect), before anything is opened:

@@ -39,7 +39,7 @@ final class AnnexBWriter: PacketContainer {
         return synced
     }
 
-    func finish() throws -> [FragmentInfo] {
+    func finish(endsRecording: Bool) throws -> [FragmentInfo] {
         guard !closed else { return [] }
         closed = true
         let last = framesPending > 0 ? try sync(at: nil) : nil

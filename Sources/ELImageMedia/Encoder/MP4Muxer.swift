@@ -8,8 +8,9 @@ protocol PacketContainer: AnyObject {
     /// completed and flushed to disk before it, if one was.
     func write(_ packet: EncodedPacket, frameNumber: Int) throws -> FragmentInfo?
     /// Writes what is held back and the closing boxes, flushes to disk and closes the file;
-    /// returns the fragments this completed.
-    func finish() throws -> [FragmentInfo]
+    /// returns the fragments this completed. `endsRecording` is false for a segment that the
+    /// next file continues (its sound is not closed).
+    func finish(endsRecording: Bool) throws -> [FragmentInfo]
     /// Closes the file without writing anything more (after a failure).
     func abandon()
     /// Bytes in the file so far.
@@ -64,6 +65,8 @@ final class MP4Muxer: PacketContainer {
     private var videoEnd: Int64?
     private var audioWritten = false
     private let wallClock: RecordingWallClock?
+    /// The recording time (ticks) of this file's zero: 0, or a segment's first frame.
+    private let origin: Int64
 
     var bytesWritten: Int64 { output.bytes }
 
@@ -75,10 +78,13 @@ final class MP4Muxer: PacketContainer {
     ///     them into the `avcC` box.
     ///   - frameDuration: the nominal frame duration in ticks (the last sample's duration).
     ///   - wallClock: the frames' wall-clock times, for `creation_time` and the `prft` boxes.
+    ///   - origin: the recording time (ticks) the file's times start from: a segment's first
+    ///     frame (`SegmentedOutput`); its sound is taken from the same time.
     init(writer: any MediaFileWriter, width: Int, height: Int, timescale: Int32, colorSpace: ColorSpace,
          chromaLocation: ChromaLocation, headers: [UInt8], fragmentDuration: Duration, frameDuration: Int64,
-         audio: RecordingAudio? = nil, wallClock: RecordingWallClock? = nil) throws {
+         audio: RecordingAudio? = nil, wallClock: RecordingWallClock? = nil, origin: Int64 = 0) throws {
         output = AVIOOutput(writer: writer)
+        self.origin = origin
         self.audio = audio
         self.wallClock = wallClock
         sourceTimeBase = AVRational(num: 1, den: timescale)
@@ -150,7 +156,7 @@ final class MP4Muxer: PacketContainer {
             av_dict_set(&options, "movflags", "empty_moov+delay_moov+frag_custom+default_base_moof", 0)
             av_dict_set(&options, "use_editlist", "1", 0)
             if let wallClock {
-                av_dict_set(&context.pointee.metadata, "creation_time", wallClock.creationTime, 0)
+                av_dict_set(&context.pointee.metadata, "creation_time", wallClock.creationTime(atRecordingTime: origin), 0)
                 av_dict_set(&options, "write_prft", "wallclock", 0)
             }
             code = avformat_write_header(context, &options)
@@ -185,7 +191,7 @@ final class MP4Muxer: PacketContainer {
         return try mux(previous.packet, number: previous.number, duration: max(1, duration))
     }
 
-    func finish() throws -> [FragmentInfo] {
+    func finish(endsRecording: Bool) throws -> [FragmentInfo] {
         guard !finished, let context = format else { return [] }
         finished = true
         var fragments: [FragmentInfo] = []
@@ -193,7 +199,7 @@ final class MP4Muxer: PacketContainer {
             held = nil
             if let cut = try mux(last.packet, number: last.number, duration: lastDuration) { fragments.append(cut) }
         }
-        if let end = videoEnd { try writeAudio(before: end, final: true) }
+        if let end = videoEnd { try writeAudio(before: end, final: endsRecording) }
         let pendingFrames = framesInFragment
         let code = av_write_trailer(context)
         guard code >= 0 else { throw output.error ?? Self.failure("finish", output.path, code) }
@@ -249,8 +255,8 @@ final class MP4Muxer: PacketContainer {
             if let base = source.baseAddress { data.update(from: base, count: encoded.data.count) }
         }
         packet.pointee.stream_index = 0
-        packet.pointee.pts = av_rescale_q(encoded.pts, sourceTimeBase, streamTimeBase)
-        packet.pointee.dts = av_rescale_q(encoded.dts, sourceTimeBase, streamTimeBase)
+        packet.pointee.pts = av_rescale_q(encoded.pts - origin, sourceTimeBase, streamTimeBase)
+        packet.pointee.dts = av_rescale_q(encoded.dts - origin, sourceTimeBase, streamTimeBase)
         packet.pointee.duration = av_rescale_q(duration, sourceTimeBase, streamTimeBase)
         if encoded.isKeyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
         if let wallClock, framesInFragment == 0 {
@@ -285,9 +291,11 @@ final class MP4Muxer: PacketContainer {
                 if let base = source.baseAddress { data.update(from: base, count: encoded.data.count) }
             }
             let base = AVRational(num: 1, den: encoded.timescale)
+            // The file's zero is the segment's first frame.
+            let shift = av_rescale_q(origin, sourceTimeBase, base)
             packet.pointee.stream_index = track.pointee.index
-            packet.pointee.pts = av_rescale_q(encoded.pts, base, track.pointee.time_base)
-            packet.pointee.dts = av_rescale_q(encoded.dts, base, track.pointee.time_base)
+            packet.pointee.pts = av_rescale_q(encoded.pts - shift, base, track.pointee.time_base)
+            packet.pointee.dts = av_rescale_q(encoded.dts - shift, base, track.pointee.time_base)
             packet.pointee.duration = av_rescale_q(encoded.duration, base, track.pointee.time_base)
             packet.pointee.flags |= AV_PKT_FLAG_KEY
             code = av_write_frame(context, packet)

@@ -47,23 +47,29 @@ final class RecordingSession: Sendable {
         var openSourceSound: (@Sendable () throws -> (any AudioTrackSource)?)?
         /// The sound track being recorded, stopped when the recording ends.
         var audio: (any AudioTrackSource)?
+        /// A segmented recording's files in place, oldest first (loop recording removes some).
+        var segmentFiles: [String] = []
         var outcome: Result<RecordingSummary, ELImageError>?
     }
 
+    /// The file, or a segmented recording's pattern.
     let path: String
     let settings: EncoderSettings
     let limits: RecordingLimits
+    private let isSegmented: Bool
     /// Whether the first frame's source's sound is to be kept (`.fromSource` into MP4).
     private let keepsSourceSound: Bool
     private let state: Locked<State>
     private let sink: ReadbackSink
 
     /// - Parameter emit: hears the recording's events; it must not wait for the render thread.
-    init(writer file: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits, settings: EncoderSettings,
+    init(destination: RecordingDestination, container: ContainerFormat, limits: RecordingLimits, settings: EncoderSettings,
          sound: RecordingSound = .off, emit: @escaping @Sendable (RecordingEvent) -> Void) {
-        let path = file.path
+        let path = destination.path
         let state = Locked(State())
         self.path = path
+        let isSegmented = if case .segments = destination { true } else { false }
+        self.isSegmented = isSegmented
         self.limits = limits
         self.settings = settings
         keepsSourceSound = if case .fromSource = sound, case .mp4 = container { true } else { false }
@@ -83,7 +89,7 @@ final class RecordingSession: Sendable {
             let source = try Self.openSound(sound, state: state)
             let audio = source.map { RecordingAudio(source: $0, timeline: { state.withLock { $0.timeline } }) }
             let writer = try H264FrameWriter(
-                file: file, container: container, settings: settings, width: picture.width, height: picture.height,
+                destination: destination, container: container, settings: settings, width: picture.width, height: picture.height,
                 colorSpace: colorSpace, chromaLocation: picture.chromaLocation, timescale: timescale,
                 frameDuration: frameDuration(timescale),
                 audio: audio, wallClock: wallClock, maximumBytes: limits.maximumBytes) { progress in
@@ -92,18 +98,31 @@ final class RecordingSession: Sendable {
                         state.statistics.encoded += progress.packets
                         state.statistics.bytesWritten = progress.bytesWritten
                         state.statistics.fragmentsWritten += progress.fragments.count
+                        for report in progress.segments {
+                            switch report {
+                            case .finished(let segment): state.segmentFiles.append(segment.path)
+                            case .deleted(let file): state.segmentFiles.removeAll { $0 == file }
+                            }
+                        }
                     }
                     progress.fragments.forEach { emit(.fragmentWritten($0)) }
+                    for report in progress.segments {
+                        switch report {
+                        case .finished(let segment): emit(.segmentFinished(segment))
+                        case .deleted(let file): emit(.segmentDeleted(path: file))
+                        }
+                    }
                 }
             emit(.started(path: path, width: picture.width, height: picture.height))
             return writer
         }, unused: {
+            guard case .file(let file) = destination else { return }
             try? file.close()
             file.remove()
         }, onEnd: { result, counts in
             let (outcome, cancelled) = state.withLock { state in
                 state.endWallTime = .now
-                let outcome = Self.outcome(of: result, state: state, counts: counts, path: path)
+                let outcome = Self.outcome(of: result, state: state, counts: counts, path: path, segmented: isSegmented)
                 state.statistics = Self.counted(state, counts)
                 let cancelledRun = if case .success(.cancelled) = result { true } else { false }
                 return (outcome, state.cancelRequested || cancelledRun)
@@ -291,7 +310,7 @@ final class RecordingSession: Sendable {
 
     /// How the recording ended, from how its sink's run did.
     private static func outcome(of result: Result<ReadbackSink.Ending, ELImageError>, state: State,
-                                counts: ReadbackSink.Counts, path: String) -> Result<RecordingSummary, ELImageError> {
+                                counts: ReadbackSink.Counts, path: String, segmented: Bool) -> Result<RecordingSummary, ELImageError> {
         let cancelled = ELImageError.invalidState(node: "VideoEncoder", reason: "the recording to \(path) was cancelled")
         switch result {
         case .success(.finished), .success(.full):
@@ -299,7 +318,8 @@ final class RecordingSession: Sendable {
             return .success(RecordingSummary(path: path, reason: reason, statistics: counted(state, counts),
                                              width: state.size?.width ?? 0, height: state.size?.height ?? 0,
                                              colorSpace: state.colorSpace ?? .bt709, timescale: state.timescale ?? 0,
-                                             startDate: state.startDate ?? Date(timeIntervalSince1970: 0)))
+                                             startDate: state.startDate ?? Date(timeIntervalSince1970: 0),
+                                             files: segmented ? state.segmentFiles : [path]))
         case .success(.cancelled):
             return .failure(cancelled)
         case .success(.empty):

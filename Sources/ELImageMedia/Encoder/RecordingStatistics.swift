@@ -69,6 +69,28 @@ public struct RecordingSummary: Sendable, Equatable {
     /// The wall-clock time the first frame reached the encoder: the MP4's `creation_time`, and
     /// the origin of the wall-clock times in its fragments' `prft` boxes.
     public let startDate: Date
+    /// The files the recording left, in order: `path` alone, or a segmented recording's files
+    /// (the newest ones only, in loop recording).
+    public let files: [String]
+}
+
+/// A file of a segmented recording (`RecordingSegments`), complete and in place.
+public struct SegmentInfo: Sendable, Equatable {
+    /// 1 for the first file of the recording.
+    public let index: Int
+    /// The file.
+    public let path: String
+    /// The frames it holds.
+    public let frames: Int
+    /// The recording time of its first frame (zero for the first file): where it sits in the
+    /// whole recording.
+    public let start: Duration
+    /// The stream time it covers.
+    public let duration: Duration
+    /// Its size.
+    public let bytes: Int64
+    /// The wall-clock time of its first frame (its MP4's `creation_time`).
+    public let startDate: Date
 }
 
 /// A fragment (MP4) or a sync point (Annex B) that reached the disk.
@@ -89,6 +111,11 @@ public enum RecordingEvent: Sendable {
     case started(path: String, width: Int, height: Int)
     /// A fragment was written and flushed to disk.
     case fragmentWritten(FragmentInfo)
+    /// A file of a segmented recording is complete and in place (the last one just before
+    /// `.finished`).
+    case segmentFinished(SegmentInfo)
+    /// Loop recording (`RecordingSegments.keepingLast`) deleted this older file of the recording.
+    case segmentDeleted(path: String)
     /// The recording ended and its file is complete.
     case finished(RecordingSummary)
     /// The recording failed (also a `.failed` event of the render context); what was

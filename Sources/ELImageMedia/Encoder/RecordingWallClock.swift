@@ -33,11 +33,17 @@ struct RecordingWallClock: Sendable {
         return startMicroseconds + elapsed / scale * 1_000_000 + elapsed % scale * 1_000_000 / scale
     }
 
-    /// `start` as ISO 8601 in UTC ("2026-11-27T19:00:00.123Z"), the form libavformat takes for
+    /// The wall-clock time of the frame at recording time `ticks`.
+    func date(atRecordingTime ticks: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(microseconds(atRecordingTime: ticks)) / 1e6)
+    }
+
+    /// The time of the frame at recording time `ticks` (the recording's first, or a segment's)
+    /// as ISO 8601 in UTC ("2026-11-27T19:00:00.123Z"), the form libavformat takes for
     /// `creation_time`.
-    var creationTime: String {
+    func creationTime(atRecordingTime ticks: Int64) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: start)
+        return formatter.string(from: ticks == 0 ? start : date(atRecordingTime: ticks))
     }
 }

@@ -43,6 +43,10 @@ import Foundation
 /// from the first frame, a pause cut from both, and cuts it where the video ends. Each recording
 /// opens the sound anew, so two encoders fed by one movie both keep it.
 ///
+/// **Segments.** With `RecordingSegments` a recording is split into files of a duration or size
+/// (`start(recordingTo:segments:)`), each starting with a keyframe and its own times from zero, its
+/// sound continuing where the last one's stopped; loop recording keeps the newest few.
+///
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
 /// error is a `.failed` event on the render context's stream (and is thrown by `finish()`), the
 /// fragments already flushed stay playable, and the rest of the graph keeps running.
@@ -103,20 +107,37 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     ///   - path: the file to write (`.mp4`, or `.h264`/`.264` for a raw stream).
     ///   - container: `nil` picks from the extension: `.h264`/`.264` raw Annex B, else
     ///     fragmented MP4 with 1 s fragments.
-    ///   - limits: a duration or size at which the recording ends by itself.
+    ///   - limits: a duration or size at which the recording ends by itself (the whole
+    ///     recording's, with segments).
+    ///   - segments: splits the recording into files of a duration or size, each starting with a
+    ///     keyframe; `path` is then a pattern (`cam-%Y%m%d-%H%M%S.mp4`, or a name that gets each
+    ///     file's number), and the files are created as their first frames are encoded (see
+    ///     `RecordingSegments`).
     ///   - audio: the sound recorded beside the frames on their clock (MP4 only), cut where the
     ///     video ends. By default the sound of the source whose frame starts the recording: a
     ///     movie keeps its audio track (`MovieInput.sound`); `.off` records none; `.track(…)` a
     ///     microphone's (`PulseAudioCapture`) or another file's.
-    /// - Throws: `ELImageError.io` when the file cannot be created (with `errno`: a missing
-    ///   folder, no permission, a read-only file system); `ELImageError.invalidState` while a
-    ///   recording is running; `ELImageError.invalidInput` for a `.track` with a raw `.h264` stream.
+    /// - Throws: `ELImageError.io` when the file (or a segment's folder) cannot be created (with
+    ///   `errno`: a missing folder, no permission, a read-only file system);
+    ///   `ELImageError.invalidState` while a recording is running; `ELImageError.invalidInput` for
+    ///   a `.track` with a raw `.h264` stream, or segments that cannot work (a pattern with a
+    ///   conversion that is not a date or time, a length of zero).
     public func start(recordingTo path: String, container: ContainerFormat? = nil, limits: RecordingLimits = .none,
-                      audio: RecordingSound = .fromSource) throws {
+                      segments: RecordingSegments? = nil, audio: RecordingSound = .fromSource) throws {
         try checkIdle(for: path)
         let container = container ?? .forPath(path)
         try Self.check(audio, fitsIn: container, path: path)
-        try start(writingTo: try POSIXFileWriter(path: path), container: container, limits: limits, audio: audio)
+        guard let segments else {
+            try start(writingTo: try POSIXFileWriter(path: path), container: container, limits: limits, audio: audio)
+            return
+        }
+        if let problem = segments.problem {
+            throw ELImageError.invalidInput(what: "the segments of \(path) do not work: \(problem)",
+                                            hint: "give a positive duration or a size of at least 16 KiB, and keep at least one file")
+        }
+        let names = try SegmentFileNames(pattern: path)
+        try Self.checkWritableFolder(of: path)
+        try start(.segments(names, segments), container: container, limits: limits, audio: audio)
     }
 
     /// Starts recording into `writer` (e.g. a writer of your own, or one that fails on purpose in a
@@ -125,14 +146,19 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none,
                       audio: RecordingSound = .fromSource) throws {
         try Self.check(audio, fitsIn: container, path: writer.path)
+        try start(.file(writer), container: container, limits: limits, audio: audio)
+    }
+
+    private func start(_ destination: RecordingDestination, container: ContainerFormat, limits: RecordingLimits,
+                       audio: RecordingSound) throws {
         let handler = eventHandler
-        let session = RecordingSession(writer: writer, container: container, limits: limits, settings: settings,
+        let session = RecordingSession(destination: destination, container: container, limits: limits, settings: settings,
                                        sound: audio) { event in handler.withLock { $0 }?(event) }
         try recording.withLock { current in
             if let current, current.phase == .recording || current.phase == .paused {
                 throw ELImageError.invalidState(
                     node: "VideoEncoder",
-                    reason: "a recording to \(current.path) is running; finish() or close() it before starting \(writer.path)")
+                    reason: "a recording to \(current.path) is running; finish() or close() it before starting \(destination.path)")
             }
             current = session
         }
@@ -230,6 +256,17 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         if !audio.format.fitsInMP4 {
             throw ELImageError.invalidInput(what: "\(audio.format.codecName) audio cannot go into an MP4 file (\(path))",
                                             hint: "give an AAC or Opus track, or record without sound")
+        }
+    }
+
+    /// A segmented recording creates its files later: the folder they go into must be writable now.
+    private static func checkWritableFolder(of pattern: String) throws {
+        let folder = (pattern as NSString).deletingLastPathComponent
+        let path = folder.isEmpty ? "." : folder
+        guard access(path, W_OK | X_OK) == 0 else {
+            let code = errno
+            throw ELImageError.io(file: pattern, operation: "create segments in the folder of", errno: code,
+                                  hint: POSIXFileWriter.hint(for: code))
         }
     }
 

@@ -136,9 +136,10 @@ final class X264Encoder {
         return Array(UnsafeBufferPointer(start: start, count: Int(size)))
     }
 
-    /// Encodes `buffer` (I420 of this size) at `pts`, or with nil drains one delayed frame. Returns
-    /// the packet x264 output, if any (it holds frames back for lookahead and B-frames).
-    func encode(_ buffer: inout PixelBuffer, pts: Int64, frameNumber: Int) throws -> EncodedPacket? {
+    /// Encodes `buffer` (I420 of this size) at `pts`; `keyframe` makes it an IDR picture (a
+    /// segment's first). Returns the packet x264 output, if any (it holds frames back for
+    /// lookahead and B-frames).
+    func encode(_ buffer: inout PixelBuffer, pts: Int64, frameNumber: Int, keyframe: Bool = false) throws -> EncodedPacket? {
         guard buffer.format == .i420, buffer.width == width, buffer.height == height else {
             throw ELImageError.invalidInput(
                 what: "frame \(frameNumber) is \(buffer.width)x\(buffer.height) \(buffer.format), the recording is \(width)x\(height) i420",
@@ -152,7 +153,7 @@ final class X264Encoder {
             picture.img.i_stride = (Int32(planes[0].bytesPerRow), Int32(planes[1].bytesPerRow), Int32(planes[2].bytesPerRow), 0)
             picture.img.plane = (base + planes[0].offset, base + planes[1].offset, base + planes[2].offset, nil)
             picture.i_pts = pts
-            picture.i_type = 0  // X264_TYPE_AUTO
+            picture.i_type = keyframe ? 1 : 0  // X264_TYPE_IDR : X264_TYPE_AUTO
             defer { picture.img.plane = (nil, nil, nil, nil) }
             return try call(input: &picture, frameNumber: frameNumber)
         }

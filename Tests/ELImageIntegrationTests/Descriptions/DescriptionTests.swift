@@ -33,7 +33,7 @@ struct DescriptionTests {
         statistics.recordedDuration = .milliseconds(5280)
         statistics.achievedFramesPerSecond = 240.46
         let summary = RecordingSummary(path: "out.mp4", reason: .endOfStream, statistics: statistics, width: 1280, height: 720,
-                                       colorSpace: .bt709, timescale: 12800, startDate: Date(timeIntervalSince1970: 0))
+                                       colorSpace: .bt709, timescale: 12800, startDate: Date(timeIntervalSince1970: 0), files: ["out.mp4"])
         #expect("\(summary)" == "out.mp4: 130 frames, 5.280 s, 1280x720, 1.2 MB, 2 dropped (2 on a full queue) (end of stream)")
         #expect("\(statistics)" == "132 frames in, 130 encoded, 2 dropped (2 on a full queue), 5.280 s, 1.2 MB in 3 fragments, 240.5 fps")
         var audio = AudioStatistics()

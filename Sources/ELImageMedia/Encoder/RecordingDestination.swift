@@ -1,0 +1,14 @@
+/// Where a recording's packets go: one file (a writer opened when the recording starts), or the
+/// files of a segmented recording, each created when its first frame is encoded.
+enum RecordingDestination: Sendable {
+    case file(any MediaFileWriter)
+    case segments(SegmentFileNames, RecordingSegments)
+
+    /// The file, or the segments' pattern: what messages name.
+    var path: String {
+        switch self {
+        case .file(let writer): writer.path
+        case .segments(let names, _): names.pattern
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import ELImage
+import Foundation
+
+/// The files of one recording, on the encoder thread: one file, or (with `RecordingSegments`) a
+/// new file at each cut. It takes the encoder's packets in decoding order as a container does;
+/// each file gets its own container, opened with its times counted from the cut.
+///
+/// A cut is asked for before a frame is encoded (`wantsKeyframe`): the frame becomes an IDR
+/// picture, and the file changes at that packet (closed GOPs: every packet before it in decoding
+/// order is shown before it). The finished file is completed, put in place and reported, and in
+/// loop recording the oldest files beyond the number kept are deleted.
+final class SegmentedOutput {
+    /// A file and its container, open.
+    struct Segment {
+        let file: any MediaFileWriter
+        let container: any PacketContainer
+        /// Recording time (ticks) of the file's zero: its first frame's.
+        let origin: Int64
+        let startDate: Date
+        /// 1 for the recording's first file.
+        var number = 0
+        var packets = 0
+        var lastFragment: FragmentInfo?
+    }
+
+    /// Opens segment `index` (0 for the first) whose times start at recording time `origin`,
+    /// at a path not among `taken` (the recording's files so far).
+    typealias Opener = (_ index: Int, _ origin: Int64, _ taken: Set<String>) throws -> Segment
+
+    private let open: Opener
+    private let segments: RecordingSegments?
+    private let timescale: Int32
+    private let report: (SegmentReport) -> Void
+    private var current: Segment?
+    private var index = 0
+    /// The recording times of the frames made keyframes to start the next files, not yet out of
+    /// the encoder, and of the last cut made (the first file's start: zero).
+    private var pendingCuts: [Int64] = []
+    private var lastCut: Int64 = 0
+    private var closedBytes: Int64 = 0
+    /// Files put in place, oldest first (the newest `keepingLast` in loop recording).
+    private(set) var kept: [String] = []
+    private var names: Set<String> = []
+
+    /// What happened to the files, for the recording's events.
+    enum SegmentReport: Sendable {
+        case finished(SegmentInfo)
+        case deleted(String)
+    }
+
+    init(segments: RecordingSegments?, timescale: Int32, open: @escaping Opener, report: @escaping (SegmentReport) -> Void) {
+        self.segments = segments
+        self.timescale = timescale
+        self.open = open
+        self.report = report
+    }
+
+    var bytesWritten: Int64 { closedBytes + (current?.container.bytesWritten ?? 0) }
+    var pendingBytes: Int64 { current?.container.pendingBytes ?? 0 }
+    /// The open file's bytes, flushed and pending.
+    var segmentBytes: Int64 { (current?.container.bytesWritten ?? 0) + pendingBytes }
+    /// The open file's path (nil before the first packet).
+    var currentPath: String? { current?.file.path }
+
+    /// Whether the frame at recording time `pts` must be a keyframe because it starts the next
+    /// file. Decided as frames go into the encoder, which holds several before the first comes
+    /// out: a duration counts from the last cut asked for; a size from what the open file would
+    /// hold with the frames the encoder still holds (`projectedBytes`), one cut at a time.
+    func wantsKeyframe(at pts: Int64, projectedBytes: Int64) -> Bool {
+        guard let segments else { return false }
+        let due: Bool
+        switch segments.length {
+        case .duration(let length):
+            due = pts - (pendingCuts.last ?? lastCut) >= RecordingSession.ticks(length, timescale: timescale)
+        case .bytes(let length):
+            due = pendingCuts.isEmpty && current != nil && projectedBytes >= length
+        }
+        if due { pendingCuts.append(pts) }
+        return due
+    }
+
+    /// Writes `packet` into the open file, first starting the next file when it is the cut's
+    /// keyframe; returns the fragments this completed.
+    func write(_ packet: EncodedPacket) throws -> [FragmentInfo] {
+        var fragments: [FragmentInfo] = []
+        if let cut = pendingCuts.first, packet.isKeyframe, packet.pts >= cut {
+            pendingCuts.removeFirst()
+            lastCut = packet.pts
+            fragments += try finishCurrent(endsRecording: false)
+            try publishCurrent()
+        }
+        if current == nil {
+            // The first file's zero is the recording's (its first frame), later ones' their cut.
+            var segment = try open(index, index == 0 ? 0 : packet.pts, usedNames)
+            index += 1
+            segment.number = index
+            current = segment
+        }
+        guard var segment = current else { return fragments }
+        if let fragment = try segment.container.write(packet, frameNumber: segment.packets) {
+            segment.lastFragment = fragment
+            fragments.append(fragment)
+        }
+        segment.packets += 1
+        current = segment
+        return fragments
+    }
+
+    /// Completes the open file (still under its temporary name) and ends the sound.
+    func finish() throws -> [FragmentInfo] {
+        try finishCurrent(endsRecording: true)
+    }
+
+    func abandon() { current?.container.abandon() }
+
+    /// Puts the last file in place.
+    func publish() throws {
+        try publishCurrent()
+    }
+
+    /// After a failure: the open file is put in place when it holds something, removed otherwise.
+    func salvage() {
+        guard let segment = current else { return }
+        if segment.container.bytesWritten == 0 { segment.file.remove() } else { try? publishCurrent() }
+    }
+
+    /// Removes every file of the recording (a cancel).
+    func discard() {
+        current?.file.remove()
+        current = nil
+        for path in kept { unlink(path) }
+        kept.removeAll()
+    }
+
+    private var finishedCurrent = false
+
+    private func finishCurrent(endsRecording: Bool) throws -> [FragmentInfo] {
+        guard var segment = current, !finishedCurrent else { return [] }
+        let fragments = try segment.container.finish(endsRecording: endsRecording)
+        if let last = fragments.last { segment.lastFragment = last }
+        current = segment
+        finishedCurrent = true
+        return fragments
+    }
+
+    private func publishCurrent() throws {
+        guard let segment = current else { return }
+        try segment.file.publish()
+        current = nil
+        finishedCurrent = false
+        closedBytes += segment.container.bytesWritten
+        kept.append(segment.file.path)
+        names.insert(segment.file.path)
+        if segments != nil {
+            report(.finished(SegmentInfo(
+                index: segment.number, path: segment.file.path, frames: segment.packets,
+                start: RecordingSession.duration(ticks: segment.origin, timescale: timescale),
+                duration: segment.lastFragment?.duration ?? .zero, bytes: segment.container.bytesWritten,
+                startDate: segment.startDate)))
+        }
+        if let keep = segments?.keepingLast {
+            while kept.count > keep {
+                let oldest = kept.removeFirst()
+                unlink(oldest)
+                report(.deleted(oldest))
+            }
+        }
+    }
+
+    /// Names used by this recording's files so far (for `SegmentFileNames`).
+    var usedNames: Set<String> { names.union(current.map { [$0.file.path] } ?? []) }
+}

@@ -1,0 +1,40 @@
+import ELImageMedia
+
+/// Parses `--segment` (a duration such as `10m`, `30s`, `1h`, `500ms`, or a size such as `50MB`,
+/// `1GiB`) into where each file of a segmented recording ends. `m` is minutes; sizes always end
+/// in `B` (`kB MB GB` count in thousands, `KiB MiB GiB` in 1024s).
+enum SegmentArgument {
+    static func parse(_ text: String) throws(UsageError) -> RecordingSegments.Length {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let number = trimmed.prefix { $0.isNumber || $0 == "." }
+        let unit = trimmed.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
+        guard let value = Double(number), value > 0 else { throw usage(text) }
+        if unit == "M" || unit == "K" || unit == "G" {
+            throw UsageError("--segment \(text): \(unit) alone is ambiguous; write \(number)m for minutes or \(number)\(unit)B for a size")
+        }
+        let seconds: Double? = switch unit {
+        case "ms": value / 1000
+        case "s", "": value
+        case "m", "min": value * 60
+        case "h": value * 3600
+        default: nil
+        }
+        if let seconds { return .duration(.milliseconds(Int64((seconds * 1000).rounded()))) }
+        let scale: Double? = switch unit {
+        case "B": 1
+        case "kB", "KB": 1e3
+        case "MB": 1e6
+        case "GB": 1e9
+        case "KiB": 1024
+        case "MiB": 1_048_576
+        case "GiB": 1_073_741_824
+        default: nil
+        }
+        guard let scale else { throw usage(text) }
+        return .bytes(Int64((value * scale).rounded()))
+    }
+
+    private static func usage(_ text: String) -> UsageError {
+        UsageError("--segment \(text): give a duration (10m, 30s, 1h, 500ms) or a size (50MB, 1GiB), e.g. --segment 10m")
+    }
+}
