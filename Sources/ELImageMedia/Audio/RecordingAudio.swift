@@ -31,6 +31,16 @@ final class RecordingAudio {
     /// The source's packets that start before recording time `videoTicks` (ticks of
     /// 1/`timeline.timescale`), with times from the recording's zero, in the packets' own
     /// timescale.
+    /// Lets go of the source's packets that start before recording time `videoTicks`, unwritten
+    /// and uncounted: the sound before a pre-record window, so a live source's queue stays small
+    /// while the recording waits for its trigger.
+    func release(before videoTicks: Int64) throws {
+        let line = timeline()
+        guard line.origin != nil else { return }
+        let lastShift = line.shift(at: Int64.max / 4) ?? 0
+        _ = try source.packets(before: MediaTime(value: videoTicks + lastShift, timescale: line.timescale), final: false)
+    }
+
     func packets(before videoTicks: Int64, final: Bool) throws -> [AudioPacket] {
         let line = timeline()
         guard line.origin != nil else { return [] }

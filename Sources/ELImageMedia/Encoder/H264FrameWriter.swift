@@ -14,6 +14,9 @@ final class H264FrameWriter: FrameWriter {
         var fragments: [FragmentInfo] = []
         var segments: [SegmentedOutput.SegmentReport] = []
         var audio: AudioStatistics?
+        /// Frames the pre-record buffer let go before the trigger (never in a file).
+        var preRecordDiscarded = 0
+        var preRecordPeakBytes: Int64 = 0
     }
 
     private let encoder: X264Encoder
@@ -33,7 +36,7 @@ final class H264FrameWriter: FrameWriter {
     /// carries `wallClock`'s times.
     init(destination: RecordingDestination, container format: ContainerFormat, settings: EncoderSettings,
          width: Int, height: Int, colorSpace: ColorSpace, chromaLocation: ChromaLocation, timescale: Int32, frameDuration: Int64,
-         audio: RecordingAudio?, wallClock: RecordingWallClock?, maximumBytes: Int64?,
+         audio: RecordingAudio?, wallClock: RecordingWallClock?, maximumBytes: Int64?, trigger: RecordingTrigger? = nil,
          progress: @escaping @Sendable (Progress) -> Void) throws {
         self.audio = audio
         self.maximumBytes = maximumBytes
@@ -41,16 +44,22 @@ final class H264FrameWriter: FrameWriter {
         // Raw H.264 repeats its headers before every keyframe and keeps a constant rate (no container
         // carries the times); MP4 keeps the headers in its sample description.
         var isAnnexB: Bool { if case .annexB = format { true } else { false } }
+        // A pre-record's file starts at a keyframe: one a second at most by default, so it starts at
+        // most a second before the time asked for, and the buffer holds the window and a second.
+        let oneSecond = max(1, Int((Double(settings.frameRate.numerator) / Double(settings.frameRate.denominator)).rounded()))
+        let keyframeInterval = trigger == nil ? settings.keyframeInterval : settings.keyframeInterval ?? oneSecond
         let encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
-                                      chromaLocation: chromaLocation, timescale: timescale, keyframeInterval: settings.keyframeInterval,
+                                      chromaLocation: chromaLocation, timescale: timescale, keyframeInterval: keyframeInterval,
                                       repeatHeaders: isAnnexB, constantRate: isAnnexB)
         self.encoder = encoder
         let headers = try encoder.headers()
         let segments: RecordingSegments? = if case .segments(_, let segments) = destination { segments } else { nil }
-        output = SegmentedOutput(segments: segments, timescale: timescale, open: { index, origin, taken in
+        output = SegmentedOutput(segments: segments, timescale: timescale, trigger: trigger,
+                                 releaseSound: { ticks in try audio?.release(before: ticks) }, open: { index, origin, taken in
             let startDate = wallClock?.date(atRecordingTime: origin) ?? Date()
             let file: any MediaFileWriter = switch destination {
             case .file(let writer): writer
+            case .deferredFile(let path): try POSIXFileWriter(path: path)
             case .segments(let names, _):
                 try POSIXFileWriter(path: names.path(forSegment: index, startingAt: startDate, avoiding: taken))
             }
@@ -96,9 +105,15 @@ final class H264FrameWriter: FrameWriter {
     private func write(_ packet: EncodedPacket) throws {
         largestPacket = max(largestPacket, packet.data.count)
         if !packet.isKeyframe { (interPackets, interBytes) = (interPackets + 1, interBytes + packet.data.count) }
-        let fragments = try output.write(packet)
+        let written = try output.write(packet)
         packetsOut += 1
-        progress(Progress(packets: 1, bytesWritten: output.bytesWritten, fragments: fragments, audio: audio?.statistics))
+        report(written)
+    }
+
+    private func report(_ written: SegmentedOutput.Written) {
+        progress(Progress(packets: written.packets, bytesWritten: output.bytesWritten, fragments: written.fragments,
+                          audio: audio?.statistics, preRecordDiscarded: written.discarded,
+                          preRecordPeakBytes: output.preRecordPeakBytes))
     }
 
     /// Drains x264 and writes the closing boxes (the file stays under its temporary name).
@@ -108,9 +123,9 @@ final class H264FrameWriter: FrameWriter {
             try write(packet)
             flushed += 1
         }
-        let fragments = try output.finish()
+        let written = try output.finish()
         finished = true
-        progress(Progress(bytesWritten: output.bytesWritten, fragments: fragments, audio: audio?.statistics))
+        report(written)
     }
 
     func publish() throws { try output.publish() }

@@ -291,8 +291,10 @@ final class MP4Muxer: PacketContainer {
                 if let base = source.baseAddress { data.update(from: base, count: encoded.data.count) }
             }
             let base = AVRational(num: 1, den: encoded.timescale)
-            // The file's zero is the segment's first frame.
+            // The file's zero is the segment's first frame; sound wholly before a later zero (a
+            // pre-record's start) is not the file's.
             let shift = av_rescale_q(origin, sourceTimeBase, base)
+            if origin > 0, encoded.pts + encoded.duration <= shift { continue }
             packet.pointee.stream_index = track.pointee.index
             packet.pointee.pts = av_rescale_q(encoded.pts - shift, base, track.pointee.time_base)
             packet.pointee.dts = av_rescale_q(encoded.dts - shift, base, track.pointee.time_base)

@@ -2,12 +2,16 @@
 /// files of a segmented recording, each created when its first frame is encoded.
 enum RecordingDestination: Sendable {
     case file(any MediaFileWriter)
+    /// A file created when its first packet is written (a pre-recording recording's, which
+    /// writes nothing until its trigger).
+    case deferredFile(String)
     case segments(SegmentFileNames, RecordingSegments)
 
     /// The file, or the segments' pattern: what messages name.
     var path: String {
         switch self {
         case .file(let writer): writer.path
+        case .deferredFile(let path): path
         case .segments(let names, _): names.pattern
         }
     }

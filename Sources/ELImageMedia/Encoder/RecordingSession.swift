@@ -63,8 +63,13 @@ final class RecordingSession: Sendable {
     private let sink: ReadbackSink
 
     /// - Parameter emit: hears the recording's events; it must not wait for the render thread.
+    /// The pre-record trigger, when the recording waits for one.
+    let trigger: RecordingTrigger?
+
+    /// - Parameter preRecord: keeps this much recording time encoded in memory and writes nothing
+    ///   until `pullTrigger()`; the file then starts that long before the trigger.
     init(destination: RecordingDestination, container: ContainerFormat, limits: RecordingLimits, settings: EncoderSettings,
-         sound: RecordingSound = .off, emit: @escaping @Sendable (RecordingEvent) -> Void) {
+         sound: RecordingSound = .off, preRecord: Duration? = nil, emit: @escaping @Sendable (RecordingEvent) -> Void) {
         let path = destination.path
         let state = Locked(State())
         self.path = path
@@ -79,6 +84,8 @@ final class RecordingSession: Sendable {
             chromaDownsampling: settings.chromaDownsampling, capacity: settings.queueCapacity,
             whenQueueFull: settings.whenQueueFull)
         let frameDuration = Self.nominalStep(settings)
+        let trigger = preRecord.map { RecordingTrigger(window: $0) }
+        self.trigger = trigger
         sink = ReadbackSink(configuration, open: { picture in
             let (colorSpace, timescale, start) = state.withLock {
                 ($0.colorSpace ?? .bt709, $0.timescale ?? 90_000, $0.startDate ?? Date())
@@ -92,9 +99,11 @@ final class RecordingSession: Sendable {
                 destination: destination, container: container, settings: settings, width: picture.width, height: picture.height,
                 colorSpace: colorSpace, chromaLocation: picture.chromaLocation, timescale: timescale,
                 frameDuration: frameDuration(timescale),
-                audio: audio, wallClock: wallClock, maximumBytes: limits.maximumBytes) { progress in
+                audio: audio, wallClock: wallClock, maximumBytes: limits.maximumBytes, trigger: trigger) { progress in
                     state.withLock { state in
                         if let audio = progress.audio { state.statistics.audio = audio }
+                        state.statistics.preRecordDiscarded += progress.preRecordDiscarded
+                        state.statistics.preRecordPeakBytes = max(state.statistics.preRecordPeakBytes, progress.preRecordPeakBytes)
                         state.statistics.encoded += progress.packets
                         state.statistics.bytesWritten = progress.bytesWritten
                         state.statistics.fragmentsWritten += progress.fragments.count
@@ -122,7 +131,12 @@ final class RecordingSession: Sendable {
         }, onEnd: { result, counts in
             let (outcome, cancelled) = state.withLock { state in
                 state.endWallTime = .now
-                let outcome = Self.outcome(of: result, state: state, counts: counts, path: path, segmented: isSegmented)
+                var outcome = Self.outcome(of: result, state: state, counts: counts, path: path, segmented: isSegmented)
+                if case .success = outcome, let trigger, !trigger.isPulled {
+                    outcome = .failure(.invalidState(
+                        node: "VideoEncoder",
+                        reason: "the recording to \(path) waited for its trigger, which never came: nothing was written (call trigger() to keep the pre-recorded frames)"))
+                }
                 state.statistics = Self.counted(state, counts)
                 let cancelledRun = if case .success(.cancelled) = result { true } else { false }
                 return (outcome, state.cancelRequested || cancelledRun)
@@ -159,6 +173,19 @@ final class RecordingSession: Sendable {
         state.withLock { state in
             if state.phase == .recording { state.phase = .paused }
         }
+    }
+
+    /// Pulls the pre-record trigger at the time of the next frame (one step after the last one
+    /// taken): the file starts the pre-record window before it. Returns false without a trigger
+    /// or when it was pulled already.
+    func pullTrigger() -> Bool {
+        guard let trigger else { return false }
+        let (time, timescale) = state.withLock { state -> (Int64, Int32) in
+            let timescale = state.timescale ?? settings.timescale ?? 90_000
+            guard let last = state.lastPTS else { return (0, timescale) }
+            return (last + (state.lastStep ?? Self.nominalStep(settings)(timescale)), timescale)
+        }
+        return trigger.pull(at: time, timescale: timescale)
     }
 
     func resume() {
@@ -335,7 +362,7 @@ final class RecordingSession: Sendable {
     /// `framesIn == encoded + dropped` (every frame that got in and was not encoded is lost).
     private static func counted(_ state: State, _ counts: ReadbackSink.Counts) -> RecordingStatistics {
         var statistics = state.statistics
-        let lost = counts.ended ? max(0, counts.accepted - statistics.encoded) : 0
+        let lost = counts.ended ? max(0, counts.accepted - statistics.encoded - statistics.preRecordDiscarded) : 0
         statistics.framesIn = counts.accepted + counts.rejected + counts.conversionFailures
         statistics.droppedQueueFull = counts.rejected + counts.replaced
         statistics.dropped = counts.rejected + counts.conversionFailures + lost

@@ -4,7 +4,7 @@ import Foundation
 /// Counters of a recording, live while it runs (`VideoEncoder.statistics`).
 ///
 /// Every frame taken in is accounted for: once a recording has ended,
-/// `framesIn == encoded + dropped`.
+/// `framesIn == encoded + dropped + preRecordDiscarded`.
 public struct RecordingStatistics: Sendable, Equatable {
     /// Frames the recording took in (while recording and not paused).
     public var framesIn = 0
@@ -35,6 +35,13 @@ public struct RecordingStatistics: Sendable, Equatable {
     public var encodeTime: Duration = .zero
     /// The audio track's counters (all zero without one).
     public var audio = AudioStatistics()
+    /// Pre-record: frames encoded into memory while the recording waited for its trigger and let
+    /// go as they fell out of the window (never in a file). `framesIn == encoded + dropped +
+    /// preRecordDiscarded` once a recording has ended.
+    public var preRecordDiscarded = 0
+    /// Pre-record: the most bytes of encoded frames held in memory at once (the window and one
+    /// keyframe interval).
+    public var preRecordPeakBytes: Int64 = 0
 
     public init() {}
 }

@@ -9,6 +9,11 @@ import Foundation
 /// picture, and the file changes at that packet (closed GOPs: every packet before it in decoding
 /// order is shown before it). The finished file is completed, put in place and reported, and in
 /// loop recording the oldest files beyond the number kept are deleted.
+///
+/// With a pre-record trigger, the packets wait in a `PreRecordBuffer` (the last window of
+/// recording time, nothing written) until the trigger is pulled; the first file then starts at the
+/// trigger less the window, decoding from the keyframe before it (the frames before its start are
+/// hidden by the MP4 edit list).
 final class SegmentedOutput {
     /// A file and its container, open.
     struct Segment {
@@ -31,6 +36,12 @@ final class SegmentedOutput {
     private let segments: RecordingSegments?
     private let timescale: Int32
     private let report: (SegmentReport) -> Void
+    private let trigger: RecordingTrigger?
+    private var buffer: PreRecordBuffer?
+    /// Lets go of the sound before a recording time, while the buffer waits for the trigger.
+    private let releaseSound: (Int64) throws -> Void
+    /// The first file's zero: the recording's, or with a trigger the trigger's less the window.
+    private var firstOrigin: Int64 = 0
     private var current: Segment?
     private var index = 0
     /// The recording times of the frames made keyframes to start the next files, not yet out of
@@ -48,12 +59,28 @@ final class SegmentedOutput {
         case deleted(String)
     }
 
-    init(segments: RecordingSegments?, timescale: Int32, open: @escaping Opener, report: @escaping (SegmentReport) -> Void) {
+    /// What one packet did: the fragments completed, the packets written into a file (a pulled
+    /// trigger writes the buffer), and the packets the pre-record buffer let go unwritten.
+    struct Written {
+        var fragments: [FragmentInfo] = []
+        var packets = 0
+        var discarded = 0
+    }
+
+    init(segments: RecordingSegments?, timescale: Int32, trigger: RecordingTrigger? = nil,
+         releaseSound: @escaping (Int64) throws -> Void = { _ in },
+         open: @escaping Opener, report: @escaping (SegmentReport) -> Void) {
         self.segments = segments
         self.timescale = timescale
+        self.trigger = trigger
+        self.releaseSound = releaseSound
+        buffer = trigger.map { PreRecordBuffer(window: RecordingSession.ticks($0.window, timescale: timescale)) }
         self.open = open
         self.report = report
     }
+
+    /// The most bytes the pre-record buffer held at once.
+    private(set) var preRecordPeakBytes: Int64 = 0
 
     var bytesWritten: Int64 { closedBytes + (current?.container.bytesWritten ?? 0) }
     var pendingBytes: Int64 { current?.container.pendingBytes ?? 0 }
@@ -67,7 +94,7 @@ final class SegmentedOutput {
     /// out: a duration counts from the last cut asked for; a size from what the open file would
     /// hold with the frames the encoder still holds (`projectedBytes`), one cut at a time.
     func wantsKeyframe(at pts: Int64, projectedBytes: Int64) -> Bool {
-        guard let segments else { return false }
+        guard let segments, buffer == nil else { return false }
         let due: Bool
         switch segments.length {
         case .duration(let length):
@@ -79,9 +106,43 @@ final class SegmentedOutput {
         return due
     }
 
-    /// Writes `packet` into the open file, first starting the next file when it is the cut's
-    /// keyframe; returns the fragments this completed.
-    func write(_ packet: EncodedPacket) throws -> [FragmentInfo] {
+    /// Writes `packet` into the open file (first starting the next file when it is the cut's
+    /// keyframe), or keeps it in the pre-record buffer until the trigger.
+    func write(_ packet: EncodedPacket) throws -> Written {
+        guard var waiting = buffer else {
+            let fragments = try writeIntoFile(packet)
+            return Written(fragments: fragments, packets: 1)
+        }
+        let held = waiting.packets.count
+        waiting.append(packet)
+        preRecordPeakBytes = max(preRecordPeakBytes, waiting.peakBytes)
+        buffer = waiting
+        guard trigger?.fileStart != nil else {
+            // A second before the window, so that the sound a pulled trigger needs is kept.
+            try releaseSound(waiting.windowStart - Int64(timescale))
+            return Written(discarded: held + 1 - waiting.packets.count)
+        }
+        var written = try writeBuffer()
+        written.discarded += held + 1 - written.packets
+        return written
+    }
+
+    /// After the trigger: the buffer from the keyframe before the file's start, into the file.
+    private func writeBuffer() throws -> Written {
+        guard var waiting = buffer, let start = trigger?.fileStart else { return Written() }
+        buffer = nil
+        let (packets, origin) = waiting.drain(from: start)
+        firstOrigin = origin
+        lastCut = origin
+        var written = Written()
+        for packet in packets {
+            written.fragments += try writeIntoFile(packet)
+            written.packets += 1
+        }
+        return written
+    }
+
+    private func writeIntoFile(_ packet: EncodedPacket) throws -> [FragmentInfo] {
         var fragments: [FragmentInfo] = []
         if let cut = pendingCuts.first, packet.isKeyframe, packet.pts >= cut {
             pendingCuts.removeFirst()
@@ -91,7 +152,7 @@ final class SegmentedOutput {
         }
         if current == nil {
             // The first file's zero is the recording's (its first frame), later ones' their cut.
-            var segment = try open(index, index == 0 ? 0 : packet.pts, usedNames)
+            var segment = try open(index, index == 0 ? firstOrigin : packet.pts, usedNames)
             index += 1
             segment.number = index
             current = segment
@@ -106,9 +167,18 @@ final class SegmentedOutput {
         return fragments
     }
 
-    /// Completes the open file (still under its temporary name) and ends the sound.
-    func finish() throws -> [FragmentInfo] {
-        try finishCurrent(endsRecording: true)
+    /// Completes the open file (still under its temporary name) and ends the sound. A trigger
+    /// pulled since the last packet writes the buffer first; one never pulled writes nothing.
+    func finish() throws -> Written {
+        var written = Written()
+        if buffer != nil {
+            let held = buffer?.packets.count ?? 0
+            written = try writeBuffer()
+            written.discarded = held - written.packets
+            buffer = nil
+        }
+        written.fragments += try finishCurrent(endsRecording: true)
+        return written
     }
 
     func abandon() { current?.container.abandon() }

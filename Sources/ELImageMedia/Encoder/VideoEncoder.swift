@@ -47,6 +47,10 @@ import Foundation
 /// (`start(recordingTo:segments:)`), each starting with a keyframe and its own times from zero, its
 /// sound continuing where the last one's stopped; loop recording keeps the newest few.
 ///
+/// **Pre-record.** With `preRecord`, a recording keeps the last seconds encoded in memory and
+/// writes nothing until `trigger()` (a key, a signal, motion): the file starts that long before
+/// the trigger, with its sound.
+///
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
 /// error is a `.failed` event on the render context's stream (and is thrown by `finish()`), the
 /// fragments already flushed stay playable, and the rest of the graph keeps running.
@@ -60,6 +64,8 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     public enum State: Sendable, Equatable {
         /// No recording (none started, or the last one ended).
         case idle
+        /// Pre-recording: frames go into memory until `trigger()`.
+        case waitingForTrigger
         case recording
         case paused
         /// Stopping: the encoder is writing the last frames and closing the file.
@@ -113,6 +119,12 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     ///     keyframe; `path` is then a pattern (`cam-%Y%m%d-%H%M%S.mp4`, or a name that gets each
     ///     file's number), and the files are created as their first frames are encoded (see
     ///     `RecordingSegments`).
+    ///   - preRecord: pre-record: frames are encoded into memory (the last `preRecord` of them,
+    ///     cut at keyframes, with their sound) and nothing is written, nor the file created, until
+    ///     `trigger()`; the file then starts at the keyframe at or before `preRecord` before the
+    ///     trigger (a keyframe a second unless `EncoderSettings.keyframeInterval` says otherwise,
+    ///     so at most that much earlier) and goes on.
+    ///     A recording finished without a trigger writes nothing.
     ///   - audio: the sound recorded beside the frames on their clock (MP4 only), cut where the
     ///     video ends. By default the sound of the source whose frame starts the recording: a
     ///     movie keeps its audio track (`MovieInput.sound`); `.off` records none; `.track(…)` a
@@ -123,12 +135,20 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     ///   a `.track` with a raw `.h264` stream, or segments that cannot work (a pattern with a
     ///   conversion that is not a date or time, a length of zero).
     public func start(recordingTo path: String, container: ContainerFormat? = nil, limits: RecordingLimits = .none,
-                      segments: RecordingSegments? = nil, audio: RecordingSound = .fromSource) throws {
+                      segments: RecordingSegments? = nil, preRecord: Duration? = nil,
+                      audio: RecordingSound = .fromSource) throws {
         try checkIdle(for: path)
         let container = container ?? .forPath(path)
         try Self.check(audio, fitsIn: container, path: path)
+        if let preRecord, preRecord <= .zero {
+            throw ELImageError.invalidInput(what: "a pre-record of \(preRecord) for \(path)",
+                                            hint: "give a positive duration, e.g. .seconds(5), or none")
+        }
         guard let segments else {
-            try start(writingTo: try POSIXFileWriter(path: path), container: container, limits: limits, audio: audio)
+            // A pre-record writes nothing until its trigger: its file is created then.
+            if preRecord != nil { try Self.checkWritableFolder(of: path) }
+            let destination: RecordingDestination = preRecord == nil ? .file(try POSIXFileWriter(path: path)) : .deferredFile(path)
+            try start(destination, container: container, limits: limits, preRecord: preRecord, audio: audio)
             return
         }
         if let problem = segments.problem {
@@ -137,7 +157,7 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         }
         let names = try SegmentFileNames(pattern: path)
         try Self.checkWritableFolder(of: path)
-        try start(.segments(names, segments), container: container, limits: limits, audio: audio)
+        try start(.segments(names, segments), container: container, limits: limits, preRecord: preRecord, audio: audio)
     }
 
     /// Starts recording into `writer` (e.g. a writer of your own, or one that fails on purpose in a
@@ -146,14 +166,14 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     public func start(writingTo writer: any MediaFileWriter, container: ContainerFormat, limits: RecordingLimits = .none,
                       audio: RecordingSound = .fromSource) throws {
         try Self.check(audio, fitsIn: container, path: writer.path)
-        try start(.file(writer), container: container, limits: limits, audio: audio)
+        try start(.file(writer), container: container, limits: limits, preRecord: nil, audio: audio)
     }
 
     private func start(_ destination: RecordingDestination, container: ContainerFormat, limits: RecordingLimits,
-                       audio: RecordingSound) throws {
+                       preRecord: Duration?, audio: RecordingSound) throws {
         let handler = eventHandler
         let session = RecordingSession(destination: destination, container: container, limits: limits, settings: settings,
-                                       sound: audio) { event in handler.withLock { $0 }?(event) }
+                                       sound: audio, preRecord: preRecord) { event in handler.withLock { $0 }?(event) }
         try recording.withLock { current in
             if let current, current.phase == .recording || current.phase == .paused {
                 throw ELImageError.invalidState(
@@ -163,6 +183,12 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
             current = session
         }
     }
+
+    /// Starts writing a recording that pre-records (`start(recordingTo:preRecord:)`): its file
+    /// begins the pre-record time before the next frame, and the recording goes on. Any thread;
+    /// a second call, or one without a pre-record, does nothing. Returns whether it started the file.
+    @discardableResult
+    public func trigger() -> Bool { session?.pullTrigger() ?? false }
 
     /// Stops taking frames and keeps the time until `resume()` out of the recording.
     public func pause() { session?.pause() }
@@ -205,6 +231,7 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     /// Where the encoder stands.
     public var currentState: State {
         switch session?.phase {
+        case .recording? where session?.trigger?.isPulled == false: .waitingForTrigger
         case .recording?: .recording
         case .paused?: .paused
         case .closing?: .finishing
@@ -259,7 +286,8 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         }
     }
 
-    /// A segmented recording creates its files later: the folder they go into must be writable now.
+    /// A segmented or pre-recording recording creates its files later: the folder they go into
+    /// must be writable now.
     private static func checkWritableFolder(of pattern: String) throws {
         let folder = (pattern as NSString).deletingLastPathComponent
         let path = folder.isEmpty ? "." : folder

@@ -58,6 +58,15 @@ struct SegmentedRecordingTests {
         }
     }
 
+    /// The size of each video packet in `path`.
+    static func videoPacketSizes(_ path: String) throws -> [Int] {
+        let output = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
+                                             "-of", "csv=p=0", path])
+        return String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap {
+            Int($0.trimmingCharacters(in: CharacterSet(charactersIn: ", ")))
+        }
+    }
+
     @Test("twenty cuts: every frame in exactly one file, in order; each file starts with a keyframe at zero")
     func twentyCuts() async throws {
         let folder = try TemporaryFolder()
