@@ -49,9 +49,13 @@ enum OutputKind {
 final class OutputSink: Sendable {
     let node: any ImageInput
     private let finishing: @Sendable () async throws -> Void
+    /// Starts a pre-recording recording's file (`--pre-record`): returns where it starts.
+    let trigger: (@Sendable () -> Duration?)?
 
-    private init(node: any ImageInput, finish: @escaping @Sendable () async throws -> Void) {
+    private init(node: any ImageInput, trigger: (@Sendable () -> Duration?)? = nil,
+                 finish: @escaping @Sendable () async throws -> Void) {
         self.node = node
+        self.trigger = trigger
         self.finishing = finish
     }
 
@@ -59,7 +63,8 @@ final class OutputSink: Sendable {
     func finish() async throws { try await finishing() }
 
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
-                     segments: RecordingSegments? = nil, audio: RecordingSound = .fromSource) throws -> OutputSink {
+                     segments: RecordingSegments? = nil, preRecord: Duration? = nil,
+                     audio: RecordingSound = .fromSource) throws -> OutputSink {
         switch kind {
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)
@@ -67,8 +72,9 @@ final class OutputSink: Sendable {
             encoder.setEventHandler { event in
                 if case .segmentDeleted = event { deleted.withLock { $0 += 1 } }
             }
-            try encoder.start(recordingTo: path, segments: segments, audio: audio)
-            return OutputSink(node: encoder, finish: {
+            try encoder.start(recordingTo: path, segments: segments, preRecord: preRecord, audio: audio)
+            let trigger: (@Sendable () -> Duration?)? = preRecord == nil ? nil : { @Sendable in encoder.trigger() }
+            return OutputSink(node: encoder, trigger: trigger, finish: {
                 let summary = try await encoder.finish()
                 if let capture = summary.statistics.audio.capture {
                     Terminal.say("sound: \(capture)")

@@ -48,7 +48,9 @@ enum Terminal {
         if standardOutputIsData.withLock({ $0 }) {
             FileHandle.standardError.write(Data((text + "\n").utf8))
         } else {
-            print(text)
+            // Line by line also into a file or a pipe: a script waiting for a line (the PID to
+            // signal) gets it when it is said, not when the run ends.
+            FileHandle.standardOutput.write(Data((text + "\n").utf8))
         }
     }
 }

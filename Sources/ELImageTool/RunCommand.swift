@@ -97,6 +97,12 @@ struct RunCommand: AsyncParsableCommand {
             help: "Loop recording: keep only the newest N files of --segment, deleting older ones as new ones complete.")
     var segmentKeep: Int?
 
+    @Option(name: .customLong("pre-record"), help: ArgumentHelp(
+        "Pre-record: keep this much (5s, 1m) of a .mp4/.h264 recording in memory and write nothing until SIGUSR1; the file then starts that long before the signal.",
+        discussion: "kill -USR1 <pid> triggers it (a second signal does nothing). While it waits every frame is encoded as a keyframe, so the file starts to the frame. A run that ends without the signal writes nothing and says so.",
+        valueName: "duration"))
+    var preRecord: String?
+
     @OptionGroup(title: "Detection") var detection: DetectionOptions
 
     @OptionGroup(title: "Sound") var audio: AudioOptions
@@ -190,7 +196,8 @@ struct RunCommand: AsyncParsableCommand {
         encoder.frameRate = rate
         let sound = try audio.sound(for: input, output: outputKind, context: context)
         let sink = try outputKind.map {
-            try OutputSink.make($0, frameRate: rate, encoder: encoder, segments: options.segments, audio: sound)
+            try OutputSink.make($0, frameRate: rate, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
+                                audio: sound)
         }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
@@ -234,6 +241,15 @@ struct RunCommand: AsyncParsableCommand {
         last.addTarget(counter)
 
         if case .camera(let path) = input.kind { Terminal.say("capturing from \(path)") }
+        // A pre-recording run waits for SIGUSR1 (trapped for the run only; joined below).
+        var triggers: Task<Void, Never>?
+        if let trigger = sink?.trigger {
+            // Trapped before it is said: a script that signals on reading the line is heard.
+            let signal = await TriggerSignal()
+            Terminal.say("pre-recording: kill -USR1 \(getpid()) starts the file")
+            triggers = Task { await signal.listen(trigger) }
+        }
+        defer { triggers?.cancel() }
         let (inputFailure, signal) = try await GracefulStop.run(onSignal: { signal in
             FileHandle.standardError.write(Data(
                 "\nelimage: \(signal): finishing \(outputName) (press Ctrl-C again to quit at once)\n".utf8))
@@ -247,6 +263,8 @@ struct RunCommand: AsyncParsableCommand {
                 return error
             }
         }
+        triggers?.cancel()
+        await triggers?.value
         // The frames that went through are written and the file completed, also after a failure.
         if let converter { try? await context.perform { converter.flush(in: $0) } }
         let count = counter.count
@@ -295,6 +313,7 @@ struct RunCommand: AsyncParsableCommand {
         var pixelFormat: PixelFormat?
         var encoder: EncoderSettings
         var segments: RecordingSegments?
+        var preRecord: Duration?
     }
 
     func validatedOptions() throws(UsageError) -> Options {
@@ -327,7 +346,18 @@ struct RunCommand: AsyncParsableCommand {
                 throw UsageError("--segment \(segment): only a video recording (-o NAME.mp4 or .h264) is split into files")
             }
             segments = RecordingSegments(every: try SegmentArgument.parse(segment), keepingLast: segmentKeep)
-        } else if let segmentKeep {
+        }
+        var preRecordDuration: Duration?
+        if let preRecord {
+            guard let output, case .video = try OutputKind(path: output) else {
+                throw UsageError("--pre-record \(preRecord): only a video recording (-o NAME.mp4 or .h264) pre-records")
+            }
+            guard let duration = DurationArgument.parse(preRecord) else {
+                throw UsageError("--pre-record \(preRecord): give a duration (5s, 500ms, 1m), e.g. --pre-record 5s")
+            }
+            preRecordDuration = duration
+        }
+        if segment == nil, let segmentKeep {
             throw UsageError("--segment-keep \(segmentKeep): keeps the newest files of --segment; give --segment too, e.g. --segment 10m")
         }
         let catalog = FilterCatalog.standard
@@ -335,7 +365,7 @@ struct RunCommand: AsyncParsableCommand {
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotate, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrix, range: range), size: parsedSize,
-                       pixelFormat: format, encoder: encoder, segments: segments)
+                       pixelFormat: format, encoder: encoder, segments: segments, preRecord: preRecordDuration)
     }
 
     /// Refuses a run that writes nowhere (no -o, --preview or --detect), before anything is opened:

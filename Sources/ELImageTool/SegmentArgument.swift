@@ -1,4 +1,5 @@
 import ELImageMedia
+import Foundation
 
 /// Parses `--segment` (a duration such as `10m`, `30s`, `1h`, `500ms`, or a size such as `50MB`,
 /// `1GiB`) into where each file of a segmented recording ends. `m` is minutes; sizes always end
@@ -12,14 +13,7 @@ enum SegmentArgument {
         if unit == "M" || unit == "K" || unit == "G" {
             throw UsageError("--segment \(text): \(unit) alone is ambiguous; write \(number)m for minutes or \(number)\(unit)B for a size")
         }
-        let seconds: Double? = switch unit {
-        case "ms": value / 1000
-        case "s", "": value
-        case "m", "min": value * 60
-        case "h": value * 3600
-        default: nil
-        }
-        if let seconds { return .duration(.milliseconds(Int64((seconds * 1000).rounded()))) }
+        if let duration = DurationArgument.parse(trimmed) { return .duration(duration) }
         let scale: Double? = switch unit {
         case "B": 1
         case "kB", "KB": 1e3

@@ -24,6 +24,7 @@ final class H264FrameWriter: FrameWriter {
     private let audio: RecordingAudio?
     private let maximumBytes: Int64?
     private let progress: @Sendable (Progress) -> Void
+    private let trigger: RecordingTrigger?
     private var packetsOut = 0
     private var framesIn = 0
     private var largestPacket = 0
@@ -41,15 +42,12 @@ final class H264FrameWriter: FrameWriter {
         self.audio = audio
         self.maximumBytes = maximumBytes
         self.progress = progress
+        self.trigger = trigger
         // Raw H.264 repeats its headers before every keyframe and keeps a constant rate (no container
         // carries the times); MP4 keeps the headers in its sample description.
         var isAnnexB: Bool { if case .annexB = format { true } else { false } }
-        // A pre-record's file starts at a keyframe: one a second at most by default, so it starts at
-        // most a second before the time asked for, and the buffer holds the window and a second.
-        let oneSecond = max(1, Int((Double(settings.frameRate.numerator) / Double(settings.frameRate.denominator)).rounded()))
-        let keyframeInterval = trigger == nil ? settings.keyframeInterval : settings.keyframeInterval ?? oneSecond
         let encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
-                                      chromaLocation: chromaLocation, timescale: timescale, keyframeInterval: keyframeInterval,
+                                      chromaLocation: chromaLocation, timescale: timescale, keyframeInterval: settings.keyframeInterval,
                                       repeatHeaders: isAnnexB, constantRate: isAnnexB)
         self.encoder = encoder
         let headers = try encoder.headers()
@@ -88,7 +86,11 @@ final class H264FrameWriter: FrameWriter {
         // A file's size with the frames x264 still holds: past a segment's length, this frame starts the next.
         // (The frames it holds are mostly between keyframes: counted at their average size once one is known.)
         let held = interPackets > 0 ? encoder.delayedFrames * interBytes / interPackets : 0
-        let keyframe = output.wantsKeyframe(at: time, projectedBytes: output.segmentBytes + Int64(held))
+        let cut = output.wantsKeyframe(at: time, projectedBytes: output.segmentBytes + Int64(held))
+        // Pre-record: until the trigger (and up to the file's start), every frame is a keyframe, so
+        // the file can start at whichever frame the trigger asks for.
+        let preRecording = trigger.map { trigger in trigger.fileStart.map { time <= $0 } ?? true } ?? false
+        let keyframe = cut || preRecording
         if let packet = try encoder.encode(&buffer, pts: time, frameNumber: number, keyframe: keyframe) { try write(packet) }
         guard let maximumBytes else { return .more }
         return projected(output.bytesWritten + output.pendingBytes) >= maximumBytes ? .full : .more

@@ -1,7 +1,8 @@
 /// The encoded packets of a recording that waits for its trigger (pre-record), in decoding
 /// order: the last `window` of recording time, from the keyframe (IDR) at or before its start,
 /// so that whatever the trigger's time, the file can start decoding from a keyframe. What it
-/// holds is bounded by the window plus one keyframe interval.
+/// holds is bounded by the window plus one keyframe interval (a frame, as the encoder makes
+/// every frame a keyframe while the recording waits).
 struct PreRecordBuffer {
     /// Recording ticks kept before the newest frame.
     let window: Int64
@@ -9,7 +10,8 @@ struct PreRecordBuffer {
     /// The bytes held, and the most held at once.
     private(set) var bytes: Int64 = 0
     private(set) var peakBytes: Int64 = 0
-    private var newest: Int64 = .min
+    /// The recording time of the newest frame out of the encoder.
+    private(set) var newest: Int64 = .min
 
     init(window: Int64) {
         self.window = max(0, window)
@@ -34,8 +36,8 @@ struct PreRecordBuffer {
     /// Empties the buffer, returning the packets from the keyframe at or before recording time
     /// `start` (the first one held when none is that early) and that keyframe's time, where the
     /// file starts: a file cannot start between keyframes (libavformat's fragmented MP4 shows the
-    /// frames before an edit list's start rather than hiding them), so it starts up to one
-    /// keyframe interval before `start`.
+    /// frames before an edit list's start rather than hiding them), which is why every frame
+    /// waiting for the trigger is one.
     mutating func drain(from start: Int64) -> (packets: [EncodedPacket], origin: Int64) {
         defer {
             packets.removeAll()

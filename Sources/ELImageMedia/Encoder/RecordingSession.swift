@@ -176,16 +176,17 @@ final class RecordingSession: Sendable {
     }
 
     /// Pulls the pre-record trigger at the time of the next frame (one step after the last one
-    /// taken): the file starts the pre-record window before it. Returns false without a trigger
-    /// or when it was pulled already.
-    func pullTrigger() -> Bool {
-        guard let trigger else { return false }
+    /// taken): the file starts the pre-record window before it. Returns the recording time the
+    /// file starts at; nil without a trigger or when it was pulled already.
+    func pullTrigger() -> Duration? {
+        guard let trigger else { return nil }
         let (time, timescale) = state.withLock { state -> (Int64, Int32) in
             let timescale = state.timescale ?? settings.timescale ?? 90_000
             guard let last = state.lastPTS else { return (0, timescale) }
             return (last + (state.lastStep ?? Self.nominalStep(settings)(timescale)), timescale)
         }
-        return trigger.pull(at: time, timescale: timescale)
+        guard trigger.pull(at: time, timescale: timescale), let start = trigger.fileStart else { return nil }
+        return Self.duration(ticks: max(0, start), timescale: timescale)
     }
 
     func resume() {

@@ -117,7 +117,9 @@ final class SegmentedOutput {
         waiting.append(packet)
         preRecordPeakBytes = max(preRecordPeakBytes, waiting.peakBytes)
         buffer = waiting
-        guard trigger?.fileStart != nil else {
+        // The file starts once the encoder, which holds frames back, has given out the frame the
+        // trigger starts it at.
+        guard let start = trigger?.fileStart, waiting.newest >= start else {
             // A second before the window, so that the sound a pulled trigger needs is kept.
             try releaseSound(waiting.windowStart - Int64(timescale))
             return Written(discarded: held + 1 - waiting.packets.count)

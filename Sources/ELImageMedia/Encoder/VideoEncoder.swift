@@ -47,9 +47,9 @@ import Foundation
 /// (`start(recordingTo:segments:)`), each starting with a keyframe and its own times from zero, its
 /// sound continuing where the last one's stopped; loop recording keeps the newest few.
 ///
-/// **Pre-record.** With `preRecord`, a recording keeps the last seconds encoded in memory and
-/// writes nothing until `trigger()` (a key, a signal, motion): the file starts that long before
-/// the trigger, with its sound.
+/// **Pre-record.** With `preRecord`, a recording keeps the last seconds encoded in memory (as
+/// keyframes) and writes nothing until `trigger()` (a key, a signal, motion): the file starts
+/// that long before the trigger, to the frame, with its sound.
 ///
 /// **Failures.** A full disk, an unwritable file or an encoder error ends the recording: the
 /// error is a `.failed` event on the render context's stream (and is thrown by `finish()`), the
@@ -120,11 +120,12 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     ///     file's number), and the files are created as their first frames are encoded (see
     ///     `RecordingSegments`).
     ///   - preRecord: pre-record: frames are encoded into memory (the last `preRecord` of them,
-    ///     cut at keyframes, with their sound) and nothing is written, nor the file created, until
-    ///     `trigger()`; the file then starts at the keyframe at or before `preRecord` before the
-    ///     trigger (a keyframe a second unless `EncoderSettings.keyframeInterval` says otherwise,
-    ///     so at most that much earlier) and goes on.
-    ///     A recording finished without a trigger writes nothing.
+    ///     with their sound) and nothing is written, nor the file created, until `trigger()`; the
+    ///     file then starts `preRecord` before the trigger, to the frame, and goes on. While it
+    ///     waits every frame is encoded as a keyframe (so the file can start at any of them): the
+    ///     pre-recorded seconds take more bytes than the rest, and more memory than inter frames
+    ///     would (`RecordingStatistics.preRecordPeakBytes`). A recording finished without a
+    ///     trigger writes nothing.
     ///   - audio: the sound recorded beside the frames on their clock (MP4 only), cut where the
     ///     video ends. By default the sound of the source whose frame starts the recording: a
     ///     movie keeps its audio track (`MovieInput.sound`); `.off` records none; `.track(…)` a
@@ -186,9 +187,11 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
 
     /// Starts writing a recording that pre-records (`start(recordingTo:preRecord:)`): its file
     /// begins the pre-record time before the next frame, and the recording goes on. Any thread;
-    /// a second call, or one without a pre-record, does nothing. Returns whether it started the file.
+    /// a second call, or one without a pre-record, does nothing.
+    /// - Returns: the recording time the file starts at (from the first frame the encoder took),
+    ///   or nil when this call started nothing.
     @discardableResult
-    public func trigger() -> Bool { session?.pullTrigger() ?? false }
+    public func trigger() -> Duration? { session?.pullTrigger() }
 
     /// Stops taking frames and keeps the time until `resume()` out of the recording.
     public func pause() { session?.pause() }

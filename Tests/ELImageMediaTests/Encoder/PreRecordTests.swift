@@ -10,7 +10,7 @@ import Testing
 /// (`SegmentedRecordingTests.numberedFrame`), read back from the decoded file.
 @Suite("Pre-record")
 struct PreRecordTests {
-    /// 25 fps, a keyframe every second.
+    /// 25 fps, a keyframe every second once recording.
     static var settings: EncoderSettings {
         var settings = EncoderSettings()
         settings.frameRate = 25
@@ -21,7 +21,7 @@ struct PreRecordTests {
 
     static func times(_ range: Range<Int>) -> [MediaTime] { range.map { MediaTime(frame: Int64($0), framesPerSecond: 25) } }
 
-    @Test("the file starts the pre-record time before the trigger (or at the keyframe before) and goes on; memory stays within the window")
+    @Test("the file starts the pre-record time before the trigger, to the frame, and goes on")
     func startsBeforeTrigger() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -33,30 +33,72 @@ struct PreRecordTests {
         try await EncoderFixtures.feed(Array(frames[0..<100]), into: input, on: context, timestamps: Self.times(0..<100))
         #expect(encoder.currentState == .waitingForTrigger)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty, "a file exists before the trigger")
-        // The trigger comes with frame 100 (4.0 s): the file starts 1.8 s before, at frame 55, or
-        // at the keyframe before it (a file starts with a keyframe; one a second here).
-        #expect(encoder.trigger())
-        #expect(!encoder.trigger())
+        // The trigger comes with frame 100 (4.0 s): the file starts 1.8 s before, at frame 55 (a
+        // keyframe, as every frame is while the recording waits).
+        #expect(encoder.trigger() == .milliseconds(2200))
+        #expect(encoder.trigger() == nil)
         #expect(encoder.currentState == .recording)
         try await EncoderFixtures.feed(Array(frames[100..<150]), into: input, on: context, timestamps: Self.times(100..<150))
         let summary = try await encoder.finish()
         await context.close()
 
         let numbers = try SegmentedRecordingTests.decodedNumbers(of: [path], in: folder)
-        let first = try #require(numbers.first)
-        #expect(first <= 55 && first > 55 - 25, "the file starts at frame \(first)")
-        #expect(numbers == Array(first..<150))
-        #expect(try SegmentedRecordingTests.videoPackets(path).first?.keyframe == true)
+        #expect(numbers == Array(55..<150))
+        let packets = try SegmentedRecordingTests.videoPackets(path)
+        #expect(packets.first?.keyframe == true)
+        // Keyframes: the pre-recorded frames 55...99; then the encoder's own interval.
+        #expect(packets.filter(\.keyframe).count < 45 + 4, "\(packets.filter(\.keyframe).count) keyframes")
         let shown = try EncoderFixtures.probeFrameTimes(path)
         #expect(shown.first.map { abs($0) < 1e-6 } == true, "the first frame is shown at \(shown.first ?? -1) s")
         #expect(summary.statistics.framesIn == 150)
-        #expect(summary.statistics.encoded == 150 - first)
-        #expect(summary.statistics.preRecordDiscarded == first)
+        #expect(summary.statistics.encoded == 95)
+        #expect(summary.statistics.preRecordDiscarded == 55)
         #expect(summary.statistics.dropped == 0)
-        // Held: at most the window and one keyframe interval (70 frames) of these small frames.
-        let largest = try SegmentedRecordingTests.videoPacketSizes(path).max() ?? 0
         #expect(summary.statistics.preRecordPeakBytes > 0)
-        #expect(summary.statistics.preRecordPeakBytes <= Int64(72 * largest), "peak \(summary.statistics.preRecordPeakBytes), largest \(largest)")
+    }
+
+    @Test("a window shorter than the frames the encoder holds back: the file still starts at its frame")
+    func shortWindow() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let context = try TestContexts.make()
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(Self.settings)
+        let path = folder.path("short.mp4")
+        // 0.2 s: five frames, fewer than x264's lookahead holds.
+        try encoder.start(recordingTo: path, preRecord: .milliseconds(200))
+        let frames = (0..<130).map { SegmentedRecordingTests.numberedFrame($0) }
+        try await EncoderFixtures.feed(Array(frames[0..<100]), into: input, on: context, timestamps: Self.times(0..<100))
+        #expect(encoder.trigger() == .milliseconds(3800))
+        try await EncoderFixtures.feed(Array(frames[100..<130]), into: input, on: context, timestamps: Self.times(100..<130))
+        _ = try await encoder.finish()
+        await context.close()
+        let numbers = try SegmentedRecordingTests.decodedNumbers(of: [path], in: folder)
+        #expect(numbers == Array(95..<130))
+    }
+
+    @Test("memory holds the window, however long the recording waits")
+    func memoryBound() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let context = try TestContexts.make()
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(Self.settings)
+        let path = folder.path("bounded.mp4")
+        try encoder.start(recordingTo: path, preRecord: .seconds(1))
+        // Eight seconds of the same picture: every frame the same keyframe size.
+        let frame = SegmentedRecordingTests.numberedFrame(7)
+        try await EncoderFixtures.feed(Array(repeating: frame, count: 200), into: input, on: context, timestamps: Self.times(0..<200))
+        #expect(encoder.trigger() == .seconds(7))
+        try await EncoderFixtures.feed([frame], into: input, on: context, timestamps: Self.times(200..<201))
+        let summary = try await encoder.finish()
+        await context.close()
+
+        let sizes = try SegmentedRecordingTests.videoPacketSizes(path)
+        #expect(sizes.count == 26)  // frames 175...200
+        let (smallest, largest) = (Int64(sizes.prefix(25).min() ?? 0), Int64(sizes.prefix(25).max() ?? 0))
+        let peak = summary.statistics.preRecordPeakBytes
+        // The window (25 frames) and the frame before its start: 26, or 27 as the newest arrives.
+        #expect(peak >= 25 * smallest && peak <= 27 * largest, "peak \(peak) bytes; a frame is \(smallest)...\(largest) bytes")
+        #expect(summary.statistics.preRecordDiscarded == 175)
     }
 
     @Test("a trigger before the window has filled: the file starts at the first frame")
@@ -106,15 +148,14 @@ struct PreRecordTests {
         try encoder.start(recordingTo: path, preRecord: .seconds(1), audio: .track(track))
         let frames = (0..<125).map { SegmentedRecordingTests.numberedFrame($0) }
         try await EncoderFixtures.feed(Array(frames[0..<75]), into: input, on: context, timestamps: Self.times(0..<75))
-        encoder.trigger()  // at 3.0 s: the file starts at 2.0 s, or the keyframe before
+        encoder.trigger()  // at 3.0 s: the file starts at 2.0 s
         try await EncoderFixtures.feed(Array(frames[75..<125]), into: input, on: context, timestamps: Self.times(75..<125))
         _ = try await encoder.finish()
         await context.close()
 
         let numbers = try SegmentedRecordingTests.decodedNumbers(of: [path], in: folder)
-        let first = try #require(numbers.first)
-        #expect(first <= 50 && first > 25 && numbers == Array(first..<125), "frames \(numbers)")
-        let shownSeconds = Double(125 - first) / 25
+        #expect(numbers == Array(50..<125))
+        let shownSeconds = 3.0
         let audio = try AudioProbe.packetEnds(path, kind: "a")
         let lastFrame = try #require(try SegmentedRecordingTests.videoPackets(path).map(\.pts).max())
         let audioEnd = try #require(audio.max())
