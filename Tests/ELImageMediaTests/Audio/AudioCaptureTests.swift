@@ -60,6 +60,36 @@ struct AudioCaptureTests {
         #expect(abs(peak - 440) <= 2, "the loudest frequency is \(peak) Hz")
     }
 
+    @Test("--pre-record with --audio: the microphone's sound is kept from the file's first frame, while the run waits for SIGUSR1")
+    func preRecordedSound() async throws {
+        let server = try await PulseAudioServer.start()
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.path("clip.mp4"), output = folder.path("event.mp4")
+        try AudioProbe.makeSyncClip(source, seconds: 6)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PULSE_SERVER"] = server.address
+        let run = try SignalledRun(program: elimage, arguments: ["run", source, "--realtime", "--audio", "sine", "-o", output,
+                                                                 "--pre-record", "1500ms"], environment: environment)
+        defer { run.folder.remove() }
+        #expect(try await run.waitUntilSaid("pre-recording: kill -USR1"))
+        // Any moment while the clip plays; the sound before the window is let go meanwhile.
+        try await Task.sleep(for: .seconds(3))
+        kill(run.process.processIdentifier, SIGUSR1)
+        #expect(await run.waitForExit(timeout: .seconds(60)))
+        #expect(run.process.terminationStatus == 0, "\(run.errors)")
+        #expect(run.output.contains("SIGUSR1: recording from"), "\(run.output)")
+        let video = try #require(try AudioProbe.streams(output, kind: "v").first)
+        let audio = try #require(try AudioProbe.streams(output, kind: "a").first)
+        let lastFrame = try #require(try AudioProbe.packetEnds(output, kind: "v").max())
+        #expect(abs(audio.start - video.start) <= 0.04, "audio starts at \(audio.start) s, video at \(video.start) s")
+        #expect(abs(audio.start + audio.duration - (lastFrame + 0.04)) <= 0.04,
+                "audio ends at \(audio.start + audio.duration) s, the last frame at \(lastFrame + 0.04) s")
+        let peak = try #require(AudioProbe.dominantFrequency(try AudioProbe.samples(output, channels: 1), rate: 48_000))
+        #expect(abs(peak - 440) <= 2, "the loudest frequency is \(peak) Hz")
+    }
+
     @Test("--audio with a vanished server: an error naming it; with default? the recording goes on without sound")
     func optionalAudio() async throws {
         let folder = try TemporaryFolder()
