@@ -30,6 +30,11 @@ public struct Metadata: Sendable {
         detections.compactMap { if case let .face(face) = $0 { face } else { nil } }
     }
 
+    /// The motion among the detections (one at most: `MotionDetector` gives one a frame).
+    public var motion: Motion? {
+        detections.lazy.compactMap { if case let .motion(motion) = $0 { motion } else { nil } }.first
+    }
+
     /// The codes among the detections.
     public var codes: [Code] {
         detections.compactMap { if case let .code(code) = $0 { code } else { nil } }
@@ -40,6 +45,7 @@ public struct Metadata: Sendable {
 public enum Detection: Sendable {
     case face(Face)
     case code(Code)
+    case motion(Motion)
 }
 
 extension CGRect {

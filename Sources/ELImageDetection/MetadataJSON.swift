@@ -4,7 +4,8 @@ extension Metadata {
     /// One JSON object per detection (JSON Lines, no newline at the end of each), coordinates in
     /// the frame's pixels, e.g.
     /// `{"frame":12,"time":0.48,"type":"face","id":3,"bounds":[x,y,w,h],"confidence":0.93,"roll":-2.1,"yaw":5.0}`
-    /// and `{"frame":0,"time":0,"type":"qr","text":"...","points":[[x,y],...]}`.
+    /// `{"frame":0,"time":0,"type":"qr","text":"...","points":[[x,y],...]}` and
+    /// `{"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]}`.
     public var jsonLines: [String] {
         let head = "{\"frame\":\(frame),\"time\":\(Self.number(time.seconds, digits: 6))"
         return detections.map { detection in
@@ -21,6 +22,11 @@ extension Metadata {
                 let points = code.pixelPoints.map { "[\(Self.number(Double($0.x), digits: 1)),\(Self.number(Double($0.y), digits: 1))]" }
                 return head + ",\"type\":\(Self.string(code.typeName)),\"format\":\(Self.string(code.format)),\"text\":"
                     + Self.string(code.text) + ",\"points\":[" + points.joined(separator: ",") + "]}"
+            case let .motion(motion):
+                let box = motion.pixelBounds
+                return head + ",\"type\":\"motion\",\"event\":\"\(motion.event.rawValue)\",\"area\":"
+                    + Self.number(motion.area, digits: 4) + ",\"bounds\":["
+                    + [box.minX, box.minY, box.width, box.height].map { Self.number(Double($0), digits: 1) }.joined(separator: ",") + "]}"
             }
         }
     }

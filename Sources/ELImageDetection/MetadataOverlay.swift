@@ -24,6 +24,8 @@ public final class MetadataOverlay: SinglePassFilter {
 
     public static let faceColour = SIMD4<UInt8>(40, 230, 60, 255)
     public static let codeColour = SIMD4<UInt8>(255, 210, 0, 255)
+    /// Where motion was found, while an event lasts.
+    public static let motionColour = SIMD4<UInt8>(240, 40, 40, 255)
 
     public init(lineWidth: Int = 3) {
         self.lineWidth = max(1, lineWidth)
@@ -90,6 +92,12 @@ public final class MetadataOverlay: SinglePassFilter {
             }
             for code in metadata.codes {
                 canvas.polygon(code.points.map(point), thickness: thickness, colour: codeColour)
+            }
+            if let motion = metadata.motion, motion.event != .end, motion.area > 0 {
+                let box = motion.bounds
+                canvas.polygon([CGPoint(x: box.minX, y: box.minY), CGPoint(x: box.maxX, y: box.minY),
+                                CGPoint(x: box.maxX, y: box.maxY), CGPoint(x: box.minX, y: box.maxY)].map(point),
+                               thickness: thickness, colour: motionColour)
             }
         }
         return canvas

@@ -8,7 +8,7 @@ import Testing
 /// file starts the pre-record time before the trigger, decoding from the keyframe before it, with
 /// its sound; memory stays bounded; no trigger writes nothing. The frames carry their numbers
 /// (`SegmentedRecordingTests.numberedFrame`), read back from the decoded file.
-@Suite("Pre-record")
+@Suite("Pre-record", .closesContexts)
 struct PreRecordTests {
     /// 25 fps, a keyframe every second once recording.
     static var settings: EncoderSettings {

@@ -8,7 +8,7 @@ import Testing
 /// file plays by itself from a keyframe at zero; loop recording; names from a time pattern; size
 /// segments. Frames carry their own number (two flat halves whose grey levels encode it), so the
 /// decoded concatenation says which frame each one is without trusting the encoder's counts.
-@Suite("Segmented recording")
+@Suite("Segmented recording", .closesContexts)
 struct SegmentedRecordingTests {
     /// Grey levels 12 apart: a decoded half is read back to the nearest level.
     static let levels = 15
