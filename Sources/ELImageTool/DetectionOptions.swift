@@ -4,15 +4,17 @@ import ELImageDetection
 import ELImageMedia
 import Foundation
 
-/// `elimage run --detect faces,codes [--metadata FILE] [--overlay]`: detectors on a side branch of
-/// the input, one JSON line per detection per analysed frame, in the input's pixels.
+/// `elimage run --detect faces,codes,motion [--metadata FILE] [--overlay]`: detectors on a side
+/// branch of the input, one JSON line per detection per analysed frame, in the input's pixels; and
+/// `--trigger motion`, motion as the trigger of a pre-recording run.
 struct DetectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Detect faces, codes or both (faces,codes): one JSON line per detection per analysed frame.",
+        "Detect faces, codes, motion or several (faces,codes): one JSON line per detection per analysed frame.",
         discussion: """
             Lines go to standard output (messages then go to standard error), or to --metadata FILE. \
             Faces: {"frame":12,"time":0.48,"type":"face","id":3,"bounds":[x,y,w,h],"confidence":0.93,"roll":-2.1,"yaw":4.0}; \
-            codes: {"frame":0,"time":0,"type":"qr","format":"QRCode","text":"...","points":[[x,y],...]}. \
+            codes: {"frame":0,"time":0,"type":"qr","format":"QRCode","text":"...","points":[[x,y],...]}; \
+            motion: {"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]} (event start, ongoing, end). \
             From a file every analysed frame is waited for; from a camera the detector takes the newest frame and skips what it cannot keep up with.
             """))
     var detect: String?
@@ -29,8 +31,24 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Analyse at most this many frames per second of the input's time (e.g. 5).")
     var detectRate: Double?
 
-    @Option(help: "The size frames are shrunk to for detection, WIDTHxHEIGHT (default: faces 320x320, codes 640x360; the aspect is kept).")
+    @Option(help: "The size frames are shrunk to for detection, WIDTHxHEIGHT (default: faces 320x320, codes 640x360, motion 160x160; the aspect is kept).")
     var detectSize: String?
+
+    @Option(help: ArgumentHelp("What starts a --pre-record file besides SIGUSR1: motion (a motion event's start).",
+                               discussion: "Motion is looked for even without --detect motion (then without JSON lines)."))
+    var trigger: String?
+
+    @Option(name: .customLong("motion-threshold"), parsing: .unconditional,
+            help: "Motion: luma levels (1...255) a pixel of the shrunk frame must change by (default 16).")
+    var motionThreshold: Int?
+
+    @Option(name: .customLong("motion-area"), parsing: .unconditional,
+            help: "Motion: the fraction of the picture that must change (default 0.005, half a percent).")
+    var motionArea: Double?
+
+    @Option(name: .customLong("motion-hold"),
+            help: "Motion: how long an event lasts after its last motion (default 2s).")
+    var motionHold: String?
 
     /// The numbers that must be positive, checked before anything runs.
     func validate() throws {
@@ -40,11 +58,28 @@ struct DetectionOptions: ParsableArguments {
         }
     }
 
-    /// Refuses --metadata and --overlay without --detect.
+    /// Refuses --metadata and --overlay without --detect, and a trigger other than motion.
     func checkUsage() throws(UsageError) {
         if detect == nil, metadata != nil || overlay {
-            throw UsageError("--metadata and --overlay need --detect faces, codes or faces,codes")
+            throw UsageError("--metadata and --overlay need --detect faces, codes, motion or several (faces,codes)")
         }
+        if let trigger, trigger.lowercased() != "motion" {
+            throw UsageError("--trigger \(trigger): use --trigger motion (SIGUSR1 always triggers a --pre-record run)")
+        }
+    }
+
+    /// The motion detector's settings from the options.
+    func motionSettings() throws(UsageError) -> MotionDetector.Settings {
+        var settings = MotionDetector.Settings()
+        if let motionThreshold { settings.threshold = motionThreshold }
+        if let motionArea { settings.minimumArea = motionArea }
+        if let motionHold {
+            guard let hold = DurationArgument.parse(motionHold) ?? (motionHold == "0" ? .zero : nil) else {
+                throw UsageError("--motion-hold \(motionHold): give a duration, e.g. --motion-hold 2s")
+            }
+            settings.holdTime = hold
+        }
+        return settings
     }
 
     /// The detectors, writer and overlay of one run.
@@ -52,9 +87,10 @@ struct DetectionOptions: ParsableArguments {
         let outputs: [DetectorOutput]
         /// Goes between the filters and the output, when --overlay was given.
         let overlay: MetadataOverlay?
-        private let lines: JSONLinesWriter
+        /// The JSON Lines of --detect (none for --trigger motion alone).
+        private let lines: JSONLinesWriter?
 
-        init(outputs: [DetectorOutput], overlay: MetadataOverlay?, lines: JSONLinesWriter) {
+        init(outputs: [DetectorOutput], overlay: MetadataOverlay?, lines: JSONLinesWriter?) {
             self.outputs = outputs
             self.overlay = overlay
             self.lines = lines
@@ -63,44 +99,50 @@ struct DetectionOptions: ParsableArguments {
         /// Closes the detectors (analysing what waits), then finishes the JSON Lines file.
         func finish() async throws {
             for output in outputs { await output.close() }
-            try lines.finish()
+            try lines?.finish()
         }
 
         /// Closes the detectors and removes an unfinished JSON Lines file.
         func abandon() async {
             for output in outputs { await output.close() }
-            lines.discard()
+            lines?.discard()
         }
     }
 
-    /// Adds the detectors to `source`'s targets; nil without --detect. The faces found seed the skin
-    /// model of each filter in `beauties` (whose frames must have the input's geometry). The
-    /// detectors follow the library's default: every sampled frame of a file is analysed (and an
-    /// overlay is in step), a camera is never slowed.
-    func attach(to source: ImageOutput, beauties: [Beauty] = []) throws -> Run? {
-        guard let detect else {
-            try checkUsage()
-            return nil
-        }
+    /// Adds the detectors to `source`'s targets; nil without --detect or --trigger. The faces found
+    /// seed the skin model of each filter in `beauties` (whose frames must have the input's
+    /// geometry); a motion event's start calls `motionStarted` (`--trigger motion`). The detectors
+    /// follow the library's default: every sampled frame of a file is analysed (and an overlay is
+    /// in step), a camera is never slowed.
+    func attach(to source: ImageOutput, beauties: [Beauty] = [],
+                motionStarted: (@Sendable (Metadata) -> Void)? = nil) throws -> Run? {
+        try checkUsage()
+        let triggersOnMotion = trigger != nil
+        guard detect != nil || triggersOnMotion else { return nil }
         let size = try detectSize.map { text throws(UsageError) in
             try SizeArgument.parse(text, option: "--detect-size", minimum: 8, example: "640x360")
         }
         var detectors: [any MetadataDetector] = []
-        for kind in detect.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
+        for kind in (detect ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
             switch kind {
             case "faces", "face": detectors.append(try FaceDetector())
             case "codes", "code": detectors.append(CodeDetector())
-            default: throw UsageError("--detect \(kind): use faces, codes or faces,codes")
+            case "motion": detectors.append(try MotionDetector(settings: try motionSettings()))
+            default: throw UsageError("--detect \(kind): use faces, codes, motion or several (faces,codes)")
             }
         }
-        let lines = try JSONLinesWriter(path: metadata)
+        // --trigger motion looks for motion, with lines only when --detect asked for them.
+        let linesOfMotion = detectors.contains { $0 is MotionDetector }
+        if triggersOnMotion, !linesOfMotion { detectors.append(try MotionDetector(settings: try motionSettings())) }
+        let lines = detect == nil ? nil : try JSONLinesWriter(path: metadata)
         let overlay = overlay ? MetadataOverlay() : nil
         let settings = DetectorOutput.Settings(analysisSize: size, interval: detectEvery, maximumRate: detectRate)
         let outputs = try detectors.map { detector in
             try DetectorOutput(detector: detector, settings: settings) { found in
-                lines.write(found.jsonLines)
+                if !(detector is MotionDetector) || linesOfMotion { lines?.write(found.jsonLines) }
                 overlay?.show(found)
                 if detector is FaceDetector { Self.seed(beauties, with: found.faces) }
+                if triggersOnMotion, found.motion?.event == .start { motionStarted?(found) }
             }
         }
         for output in outputs { source.addTarget(output) }

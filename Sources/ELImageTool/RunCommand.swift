@@ -190,7 +190,13 @@ struct RunCommand: AsyncParsableCommand {
     private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?,
                           context: RenderContext, preview: PreviewDisplay?) async throws -> RunOutcome {
         let input = try openInput(options, limit: limit)
-        let detection = try self.detection.attach(to: input.node, beauties: Self.beautiesSeeingInputGeometry(options.filters))
+        // A motion event's start pulls the pre-record trigger (--trigger motion): the sink is made below.
+        let motionTrigger = Locked<(@Sendable () -> Duration?)?>(nil)
+        let detection = try self.detection.attach(to: input.node, beauties: Self.beautiesSeeingInputGeometry(options.filters)) { found in
+            if let start = motionTrigger.withLock({ $0 })?() {
+                Terminal.say("motion at frame \(found.frame) (\(Self.seconds(found.time.seconds)) s): recording from \(Self.seconds(start)) s")
+            }
+        }
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate
@@ -199,6 +205,7 @@ struct RunCommand: AsyncParsableCommand {
             try OutputSink.make($0, frameRate: rate, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
                                 audio: sound)
         }
+        motionTrigger.withLock { $0 = sink?.trigger }
         let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
         // First target: says which crop lies outside the picture before any output fails on it.
@@ -357,6 +364,9 @@ struct RunCommand: AsyncParsableCommand {
             }
             preRecordDuration = duration
         }
+        if detection.trigger != nil, preRecord == nil {
+            throw UsageError("--trigger \(detection.trigger ?? ""): starts a --pre-record file; give --pre-record too, e.g. --pre-record 5s")
+        }
         if segment == nil, let segmentKeep {
             throw UsageError("--segment-keep \(segmentKeep): keeps the newest files of --segment; give --segment too, e.g. --segment 10m")
         }
@@ -386,6 +396,13 @@ struct RunCommand: AsyncParsableCommand {
             throw UsageError("-o \(output) is the input file \(input) (the same file): writing it would destroy the input; "
                              + "choose another output path")
         }
+    }
+
+    /// Seconds with three decimals, as the run says times ("12.480").
+    static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+
+    static func seconds(_ duration: Duration) -> String {
+        seconds(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
     }
 
     static func parseRate(_ text: String) throws(UsageError) -> Y4MHeader.Ratio {

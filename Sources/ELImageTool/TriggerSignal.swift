@@ -14,10 +14,7 @@ struct TriggerSignal: Sendable {
     /// Listens until the task is cancelled.
     func listen(_ trigger: @escaping @Sendable () -> Duration?) async {
         for await _ in signals {
-            if let start = trigger() {
-                let seconds = Double(start.components.seconds) + Double(start.components.attoseconds) / 1e18
-                Terminal.say("SIGUSR1: recording from \(String(format: "%.3f", seconds)) s")
-            }
+            if let start = trigger() { Terminal.say("SIGUSR1: recording from \(RunCommand.seconds(start)) s") }
         }
     }
 }
