@@ -29,6 +29,9 @@ final class CameraApp: Sendable {
     private let window: PreviewWindow
     private let folder: String
     private let frameLimit: Int?
+    /// With a pre-record, the encoder keeps the last seconds in memory between recordings, and r
+    /// starts a file that many seconds before it.
+    private let preRecord: Duration?
     private let beautyOn = Atomic<Bool>(true)
     /// The file of the recording started with r and not stopped yet (it may have ended by itself:
     /// end of stream).
@@ -36,10 +39,12 @@ final class CameraApp: Sendable {
     private let commands: AsyncStream<Command>
     private let queue: AsyncStream<Command>.Continuation
 
-    init(context: RenderContext, display: PreviewDisplay, input: String?, folder: String, frameLimit: Int?) throws {
+    init(context: RenderContext, display: PreviewDisplay, input: String?, folder: String, frameLimit: Int?,
+         preRecord: Duration? = nil) throws {
         self.context = context
         self.folder = folder
         self.frameLimit = frameLimit
+        self.preRecord = preRecord
         source = try AppSource.open(input)
         encoder = try VideoEncoder()
         window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
@@ -91,6 +96,7 @@ final class CameraApp: Sendable {
             }
         }
         say("camera-app: showing \(source.name); keys: r record, p photo, c camera, b beauty, f fullscreen, q quit")
+        armPreRecord()
         let stopped = Locked(false)
         _ = try await GracefulStop.run(onSignal: { _ in queue.yield(.quit) }) {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -114,11 +120,21 @@ final class CameraApp: Sendable {
             }
         }
         if recording.withLock({ $0 }) != nil { await finishRecording() }
+        // A pre-record nobody triggered: nothing to keep.
+        if encoder.currentState == .waitingForTrigger { await encoder.cancel() }
         say("camera-app: \(statusLine)")
     }
 
     private func handle(_ command: Command) async {
         switch command {
+        case .record where preRecord != nil:
+            if recording.withLock({ $0 }) == nil, let start = encoder.trigger() {
+                recording.withLock { $0 = pattern }
+                say("recording from \(start) (the pre-record before r)")
+            } else if recording.withLock({ $0 }) != nil {
+                await finishRecording()
+                armPreRecord()
+            }
         case .record:
             if recording.withLock({ $0 }) == nil {
                 let path = "\(folder)/video-\(Self.stamp()).mp4"
@@ -163,6 +179,20 @@ final class CameraApp: Sendable {
         }
     }
 
+    /// The pattern of pre-recorded files: named at their first frame.
+    private var pattern: String { "\(folder)/video-%Y%m%d-%H%M%S.mp4" }
+
+    /// Starts keeping the last seconds in memory (with `--pre-record`), for r to start a file.
+    private func armPreRecord() {
+        guard let preRecord else { return }
+        do {
+            try encoder.start(recordingTo: pattern, preRecord: preRecord)
+            say("pre-recording \(preRecord): r starts a recording that far back")
+        } catch {
+            say("cannot pre-record: \(error)")
+        }
+    }
+
     private func finishRecording() async {
         recording.withLock { $0 = nil }
         do {
@@ -177,6 +207,7 @@ final class CameraApp: Sendable {
     private var statusLine: String {
         let preview = window.statistics
         var parts: [String] = []
+        if encoder.currentState == .waitingForTrigger { parts.append("pre-recording") }
         if encoder.currentState == .recording {
             let seconds = Int(encoder.statistics.recordedDuration.components.seconds)
             parts.append(String(format: "REC %d:%02d", seconds / 60, seconds % 60))

@@ -31,6 +31,9 @@ struct CameraAppCommand: AsyncParsableCommand {
     @Option(help: "Quit after this many frames reached the window (for scripts); none: run until q.")
     var frames: Int?
 
+    @Option(name: .customLong("pre-record"), help: "Keep this many seconds in memory: r then starts a recording that many seconds before the key.")
+    var preRecord: Double?
+
     func run() async throws {
         let display: PreviewDisplay
         do {
@@ -43,7 +46,9 @@ struct CameraAppCommand: AsyncParsableCommand {
         let events = context.events  // subscribed before anything runs; ends when the context closes
         var said: Task<Void, Never>?
         do {
-            let app = try CameraApp(context: context, display: display, input: input, folder: folder, frameLimit: frames)
+            if let preRecord, !(preRecord > 0) { throw ValidationError("--pre-record \(preRecord): give a positive number of seconds, e.g. 5") }
+            let app = try CameraApp(context: context, display: display, input: input, folder: folder, frameLimit: frames,
+                                    preRecord: preRecord.map { .milliseconds(Int64($0 * 1000)) })
             said = Task { await app.sayEvents(events) }
             try await app.run()
         } catch {

@@ -42,4 +42,36 @@ struct CameraAppTests {
         #expect(frames >= 1)
         #expect(run.output.contains("recorded \(frames) frames"), "\(run.output)")
     }
+
+    @Test("--pre-record 2: r starts a recording two seconds back, named at its first frame; r ends it and arms again")
+    func preRecordKey() async throws {
+        let server = try await DisplayServer(.xvfb)
+        defer { server.stop() }
+        let saved = try TemporaryFolder()
+        defer { saved.remove() }
+        let run = try SignalledRun(program: BuiltProgram(name: "camera-app"), arguments: ["--folder", saved.url.path, "--pre-record", "2"],
+                                   environment: server.clientEnvironment)
+        let window = try await server.window(titled: "ELImage camera", while: { run.process.isRunning })
+        let id = try #require(window, "no camera-app window appeared: \(run.output) \(run.errors)")
+        #expect(try await run.waitUntilSaid("pre-recording"), "\(run.output)")
+        // The clip plays into the pre-record buffer for more than its two seconds.
+        try await Task.sleep(for: .seconds(3))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: saved.url.path).isEmpty)
+        try server.press("r", in: id)
+        #expect(try await run.waitUntilSaid("recording from"), "\(run.output)")
+        try server.press("r", in: id)
+        #expect(try await run.waitUntilSaid("recorded "), "\(run.output)")
+        try server.press("q", in: id)
+        #expect(await run.waitForExit(), "camera-app did not quit on q")
+        #expect(run.process.terminationStatus == 0, "\(run.output) \(run.errors)")
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: saved.url.path)
+        #expect(files.count == 1, "\(files)")
+        let video = try #require(files.first)
+        #expect(video.wholeMatch(of: /video-\d{8}-\d{6}\.mp4/) != nil, "\(video)")
+        #expect(run.output.contains("to \(saved.path(video))"), "\(run.output)")
+        // At least the two seconds before r (frames the busy machine's preview let go excepted).
+        let times = try EncoderFixtures.probeFrameTimes(saved.path(video))
+        #expect((times.last ?? 0) >= 1.9, "the recording lasts \(times.last ?? 0) s")
+    }
 }

@@ -57,7 +57,7 @@ final class H264FrameWriter: FrameWriter {
             let startDate = wallClock?.date(atRecordingTime: origin) ?? Date()
             let file: any MediaFileWriter = switch destination {
             case .file(let writer): writer
-            case .deferredFile(let path): try POSIXFileWriter(path: path)
+            case .deferredFile(let names): try POSIXFileWriter(path: names.path(startingAt: startDate))
             case .segments(let names, _):
                 try POSIXFileWriter(path: names.path(forSegment: index, startingAt: startDate, avoiding: taken))
             }

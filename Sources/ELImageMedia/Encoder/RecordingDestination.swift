@@ -3,15 +3,15 @@
 enum RecordingDestination: Sendable {
     case file(any MediaFileWriter)
     /// A file created when its first packet is written (a pre-recording recording's, which
-    /// writes nothing until its trigger).
-    case deferredFile(String)
+    /// writes nothing until its trigger), its name a pattern expanded then.
+    case deferredFile(SegmentFileNames)
     case segments(SegmentFileNames, RecordingSegments)
 
     /// The file, or the segments' pattern: what messages name.
     var path: String {
         switch self {
         case .file(let writer): writer.path
-        case .deferredFile(let path): path
+        case .deferredFile(let names): names.pattern
         case .segments(let names, _): names.pattern
         }
     }

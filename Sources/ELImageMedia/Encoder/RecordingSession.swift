@@ -47,7 +47,7 @@ final class RecordingSession: Sendable {
         var openSourceSound: (@Sendable () throws -> (any AudioTrackSource)?)?
         /// The sound track being recorded, stopped when the recording ends.
         var audio: (any AudioTrackSource)?
-        /// A segmented recording's files in place, oldest first (loop recording removes some).
+        /// The recording's files in place, oldest first (loop recording removes some).
         var segmentFiles: [String] = []
         var outcome: Result<RecordingSummary, ELImageError>?
     }
@@ -105,7 +105,8 @@ final class RecordingSession: Sendable {
                         state.statistics.preRecordDiscarded += progress.preRecordDiscarded
                         state.statistics.preRecordPeakBytes = max(state.statistics.preRecordPeakBytes, progress.preRecordPeakBytes)
                         state.statistics.encoded += progress.packets
-                        state.statistics.bytesWritten = progress.bytesWritten
+                        // (A file's report carries no byte count: the count only grows.)
+                        state.statistics.bytesWritten = max(state.statistics.bytesWritten, progress.bytesWritten)
                         state.statistics.fragmentsWritten += progress.fragments.count
                         for report in progress.segments {
                             switch report {
@@ -115,7 +116,7 @@ final class RecordingSession: Sendable {
                         }
                     }
                     progress.fragments.forEach { emit(.fragmentWritten($0)) }
-                    for report in progress.segments {
+                    for report in progress.segments where isSegmented {
                         switch report {
                         case .finished(let segment): emit(.segmentFinished(segment))
                         case .deleted(let file): emit(.segmentDeleted(path: file))
@@ -343,11 +344,13 @@ final class RecordingSession: Sendable {
         switch result {
         case .success(.finished), .success(.full):
             let reason = if case .success(.full) = result { RecordingStopReason.sizeLimit } else { state.stopReason }
-            return .success(RecordingSummary(path: path, reason: reason, statistics: counted(state, counts),
+            // A pre-record's file is named when it starts; a segmented recording keeps its pattern.
+            let named = segmented ? path : state.segmentFiles.last ?? path
+            return .success(RecordingSummary(path: named, reason: reason, statistics: counted(state, counts),
                                              width: state.size?.width ?? 0, height: state.size?.height ?? 0,
                                              colorSpace: state.colorSpace ?? .bt709, timescale: state.timescale ?? 0,
                                              startDate: state.startDate ?? Date(timeIntervalSince1970: 0),
-                                             files: segmented ? state.segmentFiles : [path]))
+                                             files: state.segmentFiles.isEmpty && !segmented ? [path] : state.segmentFiles))
         case .success(.cancelled):
             return .failure(cancelled)
         case .success(.empty):

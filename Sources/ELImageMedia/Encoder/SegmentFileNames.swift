@@ -32,6 +32,12 @@ struct SegmentFileNames: Sendable {
         isTimed = timed
     }
 
+    /// The path of a file that is not a segment (a pre-record's): the pattern expanded at
+    /// `date` when it has time conversions, else the pattern itself.
+    func path(startingAt date: Date) -> String {
+        isTimed ? Self.format(pattern, date) : pattern
+    }
+
     /// The path of segment `index` (0 for the first) whose first frame was shown at `date`, not
     /// one of `taken`.
     func path(forSegment index: Int, startingAt date: Date, avoiding taken: Set<String>) -> String {

@@ -53,7 +53,8 @@ final class SegmentedOutput {
     private(set) var kept: [String] = []
     private var names: Set<String> = []
 
-    /// What happened to the files, for the recording's events.
+    /// What happened to the files, for the recording's events (a file that is not a segment is
+    /// reported as segment 1).
     enum SegmentReport: Sendable {
         case finished(SegmentInfo)
         case deleted(String)
@@ -223,13 +224,11 @@ final class SegmentedOutput {
         closedBytes += segment.container.bytesWritten
         kept.append(segment.file.path)
         names.insert(segment.file.path)
-        if segments != nil {
-            report(.finished(SegmentInfo(
-                index: segment.number, path: segment.file.path, frames: segment.packets,
-                start: RecordingSession.duration(ticks: segment.origin, timescale: timescale),
-                duration: segment.lastFragment?.duration ?? .zero, bytes: segment.container.bytesWritten,
-                startDate: segment.startDate)))
-        }
+        report(.finished(SegmentInfo(
+            index: segment.number, path: segment.file.path, frames: segment.packets,
+            start: RecordingSession.duration(ticks: segment.origin, timescale: timescale),
+            duration: segment.lastFragment?.duration ?? .zero, bytes: segment.container.bytesWritten,
+            startDate: segment.startDate)))
         if let keep = segments?.keepingLast {
             while kept.count > keep {
                 let oldest = kept.removeFirst()

@@ -125,7 +125,8 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     ///     waits every frame is encoded as a keyframe (so the file can start at any of them): the
     ///     pre-recorded seconds take more bytes than the rest, and more memory than inter frames
     ///     would (`RecordingStatistics.preRecordPeakBytes`). A recording finished without a
-    ///     trigger writes nothing.
+    ///     trigger writes nothing. `path` may then be a time pattern, as segments' are
+    ///     (`video-%Y%m%d-%H%M%S.mp4`): expanded at the file's first frame.
     ///   - audio: the sound recorded beside the frames on their clock (MP4 only), cut where the
     ///     video ends. By default the sound of the source whose frame starts the recording: a
     ///     movie keeps its audio track (`MovieInput.sound`); `.off` records none; `.track(…)` a
@@ -148,7 +149,8 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         guard let segments else {
             // A pre-record writes nothing until its trigger: its file is created then.
             if preRecord != nil { try Self.checkWritableFolder(of: path) }
-            let destination: RecordingDestination = preRecord == nil ? .file(try POSIXFileWriter(path: path)) : .deferredFile(path)
+            let destination: RecordingDestination = preRecord == nil
+                ? .file(try POSIXFileWriter(path: path)) : .deferredFile(try SegmentFileNames(pattern: path))
             try start(destination, container: container, limits: limits, preRecord: preRecord, audio: audio)
             return
         }

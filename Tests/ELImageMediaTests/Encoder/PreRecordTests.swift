@@ -101,21 +101,29 @@ struct PreRecordTests {
         #expect(summary.statistics.preRecordDiscarded == 175)
     }
 
-    @Test("a trigger before the window has filled: the file starts at the first frame")
+    @Test("a trigger before the window has filled: the file starts at the first frame; a time pattern names it then")
     func earlyTrigger() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
         let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(Self.settings)
-        let path = folder.path("early.mp4")
-        try encoder.start(recordingTo: path, preRecord: .seconds(5))
+        let before = Date()
+        try encoder.start(recordingTo: folder.path("event-%Y%m%d-%H%M%S.mp4"), preRecord: .seconds(5))
         let frames = (0..<40).map { SegmentedRecordingTests.numberedFrame($0) }
         try await EncoderFixtures.feed(Array(frames[0..<10]), into: input, on: context, timestamps: Self.times(0..<10))
-        encoder.trigger()
+        #expect(encoder.trigger() == .zero)
         try await EncoderFixtures.feed(Array(frames[10..<40]), into: input, on: context, timestamps: Self.times(10..<40))
-        _ = try await encoder.finish()
+        let summary = try await encoder.finish()
         await context.close()
-        #expect(try SegmentedRecordingTests.decodedNumbers(of: [path], in: folder) == Array(0..<40))
+        // Named at its first frame's wall-clock time.
+        let name = URL(fileURLWithPath: summary.path).lastPathComponent
+        let stamp = try #require(name.wholeMatch(of: /event-(\d{8}-\d{6})\.mp4/), "\(name)")
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let date = try #require(formatter.date(from: String(stamp.1)))
+        #expect(date >= before.addingTimeInterval(-1) && date <= Date().addingTimeInterval(1))
+        #expect(summary.files == [summary.path])
+        #expect(try SegmentedRecordingTests.decodedNumbers(of: [summary.path], in: folder) == Array(0..<40))
     }
 
     @Test("no trigger: nothing is written and finish() says why")
