@@ -14,11 +14,12 @@ struct PreRecordToolTests {
     func signalTriggers() async throws {
         let output = try TemporaryFolder()
         defer { output.remove() }
-        // 30 s of flat frames whose luma is their number (28 + n mod 200), paced as a camera: the
-        // program's own time goes on whenever the test's signal comes.
+        // A minute of flat frames whose luma is their number (28 + n mod 200), paced as a camera:
+        // the program's own time goes on whenever the test's signal comes (a test starved of
+        // threads beside others can take tens of seconds to send it).
         let clip = output.path("numbered.mp4")
         try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
-                               "color=c=black:s=160x120:r=25:d=30,format=gray,geq=lum='28+mod(N\\,200)':cb=128:cr=128",
+                               "color=c=black:s=160x120:r=25:d=60,format=gray,geq=lum='28+mod(N\\,200)':cb=128:cr=128",
                                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "12", clip])
         let path = output.path("event.mp4")
         let run = try SignalledRun(program: elimage, arguments: ["run", clip, "--realtime", "-o", path, "--pre-record", "1s"])
@@ -29,8 +30,8 @@ struct PreRecordToolTests {
         try await Task.sleep(for: .milliseconds(1500))
         kill(run.process.processIdentifier, SIGUSR1)
         #expect(try await run.waitUntilSaid("SIGUSR1: recording from"), "\(run.output) \(run.errors)")
-        let stopped = try await run.stop(with: SIGINT)  // Ctrl-C finishes the file
-        #expect(stopped.status == 130, "\(stopped.errors)")
+        let stopped = try await run.stop(with: SIGINT)  // Ctrl-C finishes the file (or the minute ended)
+        #expect(stopped.status == 130 || stopped.status == 0, "\(stopped.errors)")
 
         let said = try #require(run.output.firstMatch(of: /SIGUSR1: recording from (\d+\.\d+) s/), "\(run.output)")
         let start = try #require(Double(said.1))

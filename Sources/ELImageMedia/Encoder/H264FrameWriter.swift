@@ -86,10 +86,11 @@ final class H264FrameWriter: FrameWriter {
         // A file's size with the frames x264 still holds: past a segment's length, this frame starts the next.
         // (The frames it holds are mostly between keyframes: counted at their average size once one is known.)
         let held = interPackets > 0 ? encoder.delayedFrames * interBytes / interPackets : 0
-        let cut = output.wantsKeyframe(at: time, projectedBytes: output.segmentBytes + Int64(held))
+        let start = trigger?.fileStart  // read once: the trigger may be pulled meanwhile
+        let cut = output.wantsKeyframe(at: time, projectedBytes: output.segmentBytes + Int64(held), triggerStart: start)
         // Pre-record: until the trigger (and up to the file's start), every frame is a keyframe, so
         // the file can start at whichever frame the trigger asks for.
-        let preRecording = trigger.map { trigger in trigger.fileStart.map { time <= $0 } ?? true } ?? false
+        let preRecording = trigger != nil && (start.map { time <= $0 } ?? true)
         let keyframe = cut || preRecording
         if let packet = try encoder.encode(&buffer, pts: time, frameNumber: number, keyframe: keyframe) { try write(packet) }
         guard let maximumBytes else { return .more }

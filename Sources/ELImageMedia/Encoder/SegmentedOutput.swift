@@ -48,6 +48,7 @@ final class SegmentedOutput {
     /// the encoder, and of the last cut made (the first file's start: zero).
     private var pendingCuts: [Int64] = []
     private var lastCut: Int64 = 0
+    private var cutsBeforeTriggerPlanned = false
     private var closedBytes: Int64 = 0
     /// Files put in place, oldest first (the newest `keepingLast` in loop recording).
     private(set) var kept: [String] = []
@@ -94,12 +95,33 @@ final class SegmentedOutput {
     /// file. Decided as frames go into the encoder, which holds several before the first comes
     /// out: a duration counts from the last cut asked for; a size from what the open file would
     /// hold with the frames the encoder still holds (`projectedBytes`), one cut at a time.
-    func wantsKeyframe(at pts: Int64, projectedBytes: Int64) -> Bool {
-        guard let segments, buffer == nil else { return false }
+    /// `triggerStart`: where a pulled pre-record trigger starts the file (read once by the caller
+    /// for this frame).
+    func wantsKeyframe(at pts: Int64, projectedBytes: Int64, triggerStart: Int64? = nil) -> Bool {
+        guard let segments else { return false }
+        let base: Int64
+        if buffer != nil {
+            // Before the trigger there is no file to cut. Once it is pulled, the first file starts
+            // at its time (though the encoder has not given that frame out yet), and the cuts
+            // among the frames encoded before the pull, all keyframes, fall where they are due.
+            guard let start = triggerStart else { return false }
+            if !cutsBeforeTriggerPlanned, case .duration(let length) = segments.length {
+                cutsBeforeTriggerPlanned = true
+                let step = max(1, RecordingSession.ticks(length, timescale: timescale))
+                var cut = start + step
+                while cut < pts {
+                    pendingCuts.append(cut)
+                    cut += step
+                }
+            }
+            base = start
+        } else {
+            base = lastCut
+        }
         let due: Bool
         switch segments.length {
         case .duration(let length):
-            due = pts - (pendingCuts.last ?? lastCut) >= RecordingSession.ticks(length, timescale: timescale)
+            due = pts - (pendingCuts.last ?? base) >= RecordingSession.ticks(length, timescale: timescale)
         case .bytes(let length):
             due = pendingCuts.isEmpty && current != nil && projectedBytes >= length
         }

@@ -126,6 +126,27 @@ struct PreRecordTests {
         #expect(try SegmentedRecordingTests.decodedNumbers(of: [summary.path], in: folder) == Array(0..<40))
     }
 
+    @Test("pre-record into segments: the first file starts at the trigger less the window, the cuts count from there")
+    func intoSegments() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let context = try TestContexts.make()
+        let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(Self.settings)
+        try encoder.start(recordingTo: folder.path("cam.mp4"), segments: RecordingSegments(every: .duration(.milliseconds(800))),
+                          preRecord: .seconds(1))
+        let frames = (0..<120).map { SegmentedRecordingTests.numberedFrame($0) }
+        try await EncoderFixtures.feed(Array(frames[0..<60]), into: input, on: context, timestamps: Self.times(0..<60))
+        #expect(encoder.trigger() == .milliseconds(1400))  // frame 60 less 25 frames: frame 35
+        try await EncoderFixtures.feed(Array(frames[60..<120]), into: input, on: context, timestamps: Self.times(60..<120))
+        let summary = try await encoder.finish()
+        await context.close()
+        // Frames 35...119 in files of 20 frames (0.8 s) from frame 35: 35, 55, 75, 95, 115.
+        #expect(summary.files.count == 5, "\(summary.files)")
+        #expect(try SegmentedRecordingTests.decodedNumbers(of: summary.files, in: folder) == Array(35..<120))
+        let counts = try summary.files.map { try SegmentedRecordingTests.videoPackets($0).count }
+        #expect(counts == [20, 20, 20, 20, 5])
+    }
+
     @Test("no trigger: nothing is written and finish() says why")
     func noTrigger() async throws {
         let folder = try TemporaryFolder()
