@@ -79,6 +79,11 @@ final class OutputSink: Sendable {
                 if let capture = summary.statistics.audio.capture {
                     Terminal.say("sound: \(capture)")
                 }
+                if preRecord != nil {
+                    let statistics = summary.statistics
+                    Terminal.say(String(format: "pre-record: at most %.1f MB in memory, %d frames let go before the trigger",
+                                        Double(statistics.preRecordPeakBytes) / 1e6, statistics.preRecordDiscarded))
+                }
                 if segments != nil, let first = summary.files.first, let last = summary.files.last {
                     let removed = deleted.withLock { $0 }
                     let files = summary.files.count == 1 ? first : "\(summary.files.count) files, \(first) ... \(last)"

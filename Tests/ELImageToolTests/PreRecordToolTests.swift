@@ -33,6 +33,7 @@ struct PreRecordToolTests {
         let stopped = try await run.stop(with: SIGINT)  // Ctrl-C finishes the file (or the minute ended)
         #expect(stopped.status == 130 || stopped.status == 0, "\(stopped.errors)")
 
+        #expect(run.output.contains(/pre-record: at most \d+\.\d MB in memory, \d+ frames let go before the trigger/), "\(run.output)")
         let said = try #require(run.output.firstMatch(of: /SIGUSR1: recording from (\d+\.\d+) s/), "\(run.output)")
         let start = try #require(Double(said.1))
         #expect(start >= 0.4, "the file starts at \(start) s")

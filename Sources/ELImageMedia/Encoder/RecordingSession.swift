@@ -47,8 +47,9 @@ final class RecordingSession: Sendable {
         var openSourceSound: (@Sendable () throws -> (any AudioTrackSource)?)?
         /// The sound track being recorded, stopped when the recording ends.
         var audio: (any AudioTrackSource)?
-        /// The recording's files in place, oldest first (loop recording removes some).
-        var segmentFiles: [String] = []
+        /// The recording's files in place, oldest first (one, or a segmented recording's: loop
+        /// recording removes some).
+        var files: [String] = []
         var outcome: Result<RecordingSummary, ELImageError>?
     }
 
@@ -62,12 +63,13 @@ final class RecordingSession: Sendable {
     private let state: Locked<State>
     private let sink: ReadbackSink
 
-    /// - Parameter emit: hears the recording's events; it must not wait for the render thread.
     /// The pre-record trigger, when the recording waits for one.
     let trigger: RecordingTrigger?
 
-    /// - Parameter preRecord: keeps this much recording time encoded in memory and writes nothing
-    ///   until `pullTrigger()`; the file then starts that long before the trigger.
+    /// - Parameters:
+    ///   - preRecord: keeps this much recording time encoded in memory and writes nothing until
+    ///     `pullTrigger()`; the file then starts that long before the trigger.
+    ///   - emit: hears the recording's events; it must not wait for the render thread.
     init(destination: RecordingDestination, container: ContainerFormat, limits: RecordingLimits, settings: EncoderSettings,
          sound: RecordingSound = .off, preRecord: Duration? = nil, emit: @escaping @Sendable (RecordingEvent) -> Void) {
         let path = destination.path
@@ -110,8 +112,8 @@ final class RecordingSession: Sendable {
                         state.statistics.fragmentsWritten += progress.fragments.count
                         for report in progress.segments {
                             switch report {
-                            case .finished(let segment): state.segmentFiles.append(segment.path)
-                            case .deleted(let file): state.segmentFiles.removeAll { $0 == file }
+                            case .finished(let segment): state.files.append(segment.path)
+                            case .deleted(let file): state.files.removeAll { $0 == file }
                             }
                         }
                     }
@@ -345,12 +347,12 @@ final class RecordingSession: Sendable {
         case .success(.finished), .success(.full):
             let reason = if case .success(.full) = result { RecordingStopReason.sizeLimit } else { state.stopReason }
             // A pre-record's file is named when it starts; a segmented recording keeps its pattern.
-            let named = segmented ? path : state.segmentFiles.last ?? path
+            let named = segmented ? path : state.files.last ?? path
             return .success(RecordingSummary(path: named, reason: reason, statistics: counted(state, counts),
                                              width: state.size?.width ?? 0, height: state.size?.height ?? 0,
                                              colorSpace: state.colorSpace ?? .bt709, timescale: state.timescale ?? 0,
                                              startDate: state.startDate ?? Date(timeIntervalSince1970: 0),
-                                             files: state.segmentFiles.isEmpty && !segmented ? [path] : state.segmentFiles))
+                                             files: state.files.isEmpty && !segmented ? [path] : state.files))
         case .success(.cancelled):
             return .failure(cancelled)
         case .success(.empty):
@@ -363,7 +365,8 @@ final class RecordingSession: Sendable {
     }
 
     /// The statistics with the frame counts from the sink: once the recording has ended,
-    /// `framesIn == encoded + dropped` (every frame that got in and was not encoded is lost).
+    /// `framesIn == encoded + dropped + preRecordDiscarded` (every frame that got in and was
+    /// neither written nor let go by the pre-record buffer is lost).
     private static func counted(_ state: State, _ counts: ReadbackSink.Counts) -> RecordingStatistics {
         var statistics = state.statistics
         let lost = counts.ended ? max(0, counts.accepted - statistics.encoded - statistics.preRecordDiscarded) : 0

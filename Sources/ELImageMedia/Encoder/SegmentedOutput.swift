@@ -11,9 +11,9 @@ import Foundation
 /// loop recording the oldest files beyond the number kept are deleted.
 ///
 /// With a pre-record trigger, the packets wait in a `PreRecordBuffer` (the last window of
-/// recording time, nothing written) until the trigger is pulled; the first file then starts at the
-/// trigger less the window, decoding from the keyframe before it (the frames before its start are
-/// hidden by the MP4 edit list).
+/// recording time, nothing written) until the trigger is pulled and the encoder has given out the
+/// frame it asks for; the first file then starts with that frame (every frame that waits is a
+/// keyframe: see `H264FrameWriter`).
 final class SegmentedOutput {
     /// A file and its container, open.
     struct Segment {
@@ -88,8 +88,6 @@ final class SegmentedOutput {
     var pendingBytes: Int64 { current?.container.pendingBytes ?? 0 }
     /// The open file's bytes, flushed and pending.
     var segmentBytes: Int64 { (current?.container.bytesWritten ?? 0) + pendingBytes }
-    /// The open file's path (nil before the first packet).
-    var currentPath: String? { current?.file.path }
 
     /// Whether the frame at recording time `pts` must be a keyframe because it starts the next
     /// file. Decided as frames go into the encoder, which holds several before the first comes
