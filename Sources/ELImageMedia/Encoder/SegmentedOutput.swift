@@ -97,11 +97,13 @@ final class SegmentedOutput {
     /// for this frame).
     func wantsKeyframe(at pts: Int64, projectedBytes: Int64, triggerStart: Int64? = nil) -> Bool {
         guard let segments else { return false }
-        let base: Int64
-        if buffer != nil {
+        var base = lastCut
+        if trigger != nil {
             // Before the trigger there is no file to cut. Once it is pulled, the first file starts
-            // at its time (though the encoder has not given that frame out yet), and the cuts
-            // among the frames encoded before the pull, all keyframes, fall where they are due.
+            // at its time, and the cuts among the frames encoded before this one, keyframes all
+            // (waiting for the trigger), fall where they are due. The encoder may already have
+            // given out the first frame, and the buffer been written, before this frame saw the
+            // pull: the plan does not wait for either.
             guard let start = triggerStart else { return false }
             if !cutsBeforeTriggerPlanned, case .duration(let length) = segments.length {
                 cutsBeforeTriggerPlanned = true
@@ -112,9 +114,7 @@ final class SegmentedOutput {
                     cut += step
                 }
             }
-            base = start
-        } else {
-            base = lastCut
+            if buffer != nil { base = start }
         }
         let due: Bool
         switch segments.length {
