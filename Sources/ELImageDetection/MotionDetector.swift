@@ -72,7 +72,7 @@ public final class MotionDetector: MetadataDetector {
             return pixels
         }
         let time = image.time.seconds
-        let hold = Double(settings.holdTime.components.seconds) + Double(settings.holdTime.components.attoseconds) / 1e18
+        let hold = settings.holdTime.timeInterval
         return state.withLock { state -> [Detection] in
             defer {
                 state.previous = current

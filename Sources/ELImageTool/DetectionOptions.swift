@@ -122,24 +122,25 @@ struct DetectionOptions: ParsableArguments {
         let size = try detectSize.map { text throws(UsageError) in
             try SizeArgument.parse(text, option: "--detect-size", minimum: 8, example: "640x360")
         }
-        var detectors: [any MetadataDetector] = []
+        // The detectors --detect asks for write JSON lines; the one --trigger motion adds does not.
+        var detectors: [(detector: any MetadataDetector, writesLines: Bool)] = []
         for kind in (detect ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
             switch kind {
-            case "faces", "face": detectors.append(try FaceDetector())
-            case "codes", "code": detectors.append(CodeDetector())
-            case "motion": detectors.append(try MotionDetector(settings: try motionSettings()))
+            case "faces", "face": detectors.append((try FaceDetector(), true))
+            case "codes", "code": detectors.append((CodeDetector(), true))
+            case "motion": detectors.append((try MotionDetector(settings: try motionSettings()), true))
             default: throw UsageError("--detect \(kind): use faces, codes, motion or several (faces,codes)")
             }
         }
-        // --trigger motion looks for motion, with lines only when --detect asked for them.
-        let linesOfMotion = detectors.contains { $0 is MotionDetector }
-        if triggersOnMotion, !linesOfMotion { detectors.append(try MotionDetector(settings: try motionSettings())) }
+        if triggersOnMotion, !detectors.contains(where: { $0.detector is MotionDetector }) {
+            detectors.append((try MotionDetector(settings: try motionSettings()), false))
+        }
         let lines = detect == nil ? nil : try JSONLinesWriter(path: metadata)
         let overlay = overlay ? MetadataOverlay() : nil
         let settings = DetectorOutput.Settings(analysisSize: size, interval: detectEvery, maximumRate: detectRate)
-        let outputs = try detectors.map { detector in
+        let outputs = try detectors.map { detector, writesLines in
             try DetectorOutput(detector: detector, settings: settings) { found in
-                if !(detector is MotionDetector) || linesOfMotion { lines?.write(found.jsonLines) }
+                if writesLines { lines?.write(found.jsonLines) }
                 overlay?.show(found)
                 if detector is FaceDetector { Self.seed(beauties, with: found.faces) }
                 if triggersOnMotion, found.motion?.event == .start { motionStarted?(found) }

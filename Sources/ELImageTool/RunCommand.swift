@@ -401,9 +401,7 @@ struct RunCommand: AsyncParsableCommand {
     /// Seconds with three decimals, as the run says times ("12.480").
     static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
 
-    static func seconds(_ duration: Duration) -> String {
-        seconds(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
-    }
+    static func seconds(_ duration: Duration) -> String { seconds(duration.timeInterval) }
 
     static func parseRate(_ text: String) throws(UsageError) -> Y4MHeader.Ratio {
         let parts = text.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) }

@@ -6,14 +6,11 @@ import Foundation
 /// in `B` (`kB MB GB` count in thousands, `KiB MiB GiB` in 1024s).
 enum SegmentArgument {
     static func parse(_ text: String) throws(UsageError) -> RecordingSegments.Length {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let number = trimmed.prefix { $0.isNumber || $0 == "." }
-        let unit = trimmed.dropFirst(number.count).trimmingCharacters(in: .whitespaces)
-        guard let value = Double(number), value > 0 else { throw usage(text) }
+        guard let (value, number, unit) = DurationArgument.split(text) else { throw usage(text) }
         if unit == "M" || unit == "K" || unit == "G" {
             throw UsageError("--segment \(text): \(unit) alone is ambiguous; write \(number)m for minutes or \(number)\(unit)B for a size")
         }
-        if let duration = DurationArgument.parse(trimmed) { return .duration(duration) }
+        if let duration = DurationArgument.parse(text) { return .duration(duration) }
         let scale: Double? = switch unit {
         case "B": 1
         case "kB", "KB": 1e3

@@ -28,26 +28,22 @@ final class RecordingAudio {
         self.timeline = timeline
     }
 
-    /// The source's packets that start before recording time `videoTicks` (ticks of
-    /// 1/`timeline.timescale`), with times from the recording's zero, in the packets' own
-    /// timescale.
     /// Lets go of the source's packets that start before recording time `videoTicks`, unwritten
     /// and uncounted: the sound before a pre-record window, so a live source's queue stays small
     /// while the recording waits for its trigger.
     func release(before videoTicks: Int64) throws {
         let line = timeline()
-        guard line.origin != nil else { return }
-        let lastShift = line.shift(at: Int64.max / 4) ?? 0
-        _ = try source.packets(before: MediaTime(value: videoTicks + lastShift, timescale: line.timescale), final: false)
+        guard let limit = Self.sourceLimit(before: videoTicks, on: line) else { return }
+        _ = try source.packets(before: limit, final: false)
     }
 
+    /// The source's packets that start before recording time `videoTicks` (ticks of
+    /// 1/`timeline.timescale`), with times from the recording's zero, in the packets' own
+    /// timescale.
     func packets(before videoTicks: Int64, final: Bool) throws -> [AudioPacket] {
         let line = timeline()
-        guard line.origin != nil else { return [] }
+        guard let limit = Self.sourceLimit(before: videoTicks, on: line) else { return [] }
         let scale = line.timescale
-        // The limit on the source's clock, with the shift in force at the end.
-        let lastShift = line.shift(at: Int64.max / 4) ?? 0
-        let limit = MediaTime(value: videoTicks + lastShift, timescale: scale)
         var out: [AudioPacket] = []
         for var packet in try source.packets(before: limit, final: final) {
             let sourceTicks = MediaTimeMath.ticks(packet.time, timescale: scale)
@@ -71,5 +67,13 @@ final class RecordingAudio {
             out.append(packet)
         }
         return out
+    }
+
+    /// Recording time `videoTicks` on the source's clock, with the shift in force at the end; nil
+    /// before the first frame.
+    private static func sourceLimit(before videoTicks: Int64, on line: AudioTimeline) -> MediaTime? {
+        guard line.origin != nil else { return nil }
+        let lastShift = line.shift(at: Int64.max / 4) ?? 0
+        return MediaTime(value: videoTicks + lastShift, timescale: line.timescale)
     }
 }

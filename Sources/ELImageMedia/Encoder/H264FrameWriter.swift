@@ -25,7 +25,6 @@ final class H264FrameWriter: FrameWriter {
     private let maximumBytes: Int64?
     private let progress: @Sendable (Progress) -> Void
     private let trigger: RecordingTrigger?
-    private var packetsOut = 0
     private var framesIn = 0
     private var largestPacket = 0
     /// Packets between keyframes: what x264 mostly holds.
@@ -109,7 +108,6 @@ final class H264FrameWriter: FrameWriter {
         largestPacket = max(largestPacket, packet.data.count)
         if !packet.isKeyframe { (interPackets, interBytes) = (interPackets + 1, interBytes + packet.data.count) }
         let written = try output.write(packet)
-        packetsOut += 1
         report(written)
     }
 
@@ -132,9 +130,6 @@ final class H264FrameWriter: FrameWriter {
     }
 
     func publish() throws { try output.publish() }
-
-    /// The files the recording left, in order.
-    var files: [String] { output.kept }
 
     /// After an encoder error the open file is finished, after a write error it is abandoned;
     /// what was written is put in place (a file with nothing in it is removed).

@@ -39,8 +39,8 @@ public struct RecordingStatistics: Sendable, Equatable {
     /// go as they fell out of the window (never in a file). `framesIn == encoded + dropped +
     /// preRecordDiscarded` once a recording has ended.
     public var preRecordDiscarded = 0
-    /// Pre-record: the most bytes of encoded frames held in memory at once (the window and one
-    /// keyframe interval).
+    /// Pre-record: the most bytes of encoded frames held in memory at once (the window's frames,
+    /// keyframes all).
     public var preRecordPeakBytes: Int64 = 0
 
     public init() {}

@@ -51,8 +51,9 @@ final class SegmentedOutput {
     private var cutsBeforeTriggerPlanned = false
     private var closedBytes: Int64 = 0
     /// Files put in place, oldest first (the newest `keepingLast` in loop recording).
-    private(set) var kept: [String] = []
-    private var names: Set<String> = []
+    private var kept: [String] = []
+    /// Every file put in place, deleted ones too: a new file's name avoids them.
+    private var usedNames: Set<String> = []
 
     /// What happened to the files, for the recording's events (a file that is not a segment is
     /// reported as segment 1).
@@ -243,7 +244,7 @@ final class SegmentedOutput {
         finishedCurrent = false
         closedBytes += segment.container.bytesWritten
         kept.append(segment.file.path)
-        names.insert(segment.file.path)
+        usedNames.insert(segment.file.path)
         report(.finished(SegmentInfo(
             index: segment.number, path: segment.file.path, frames: segment.packets,
             start: RecordingSession.duration(ticks: segment.origin, timescale: timescale),
@@ -257,7 +258,4 @@ final class SegmentedOutput {
             }
         }
     }
-
-    /// Names used by this recording's files so far (for `SegmentFileNames`).
-    var usedNames: Set<String> { names.union(current.map { [$0.file.path] } ?? []) }
 }
