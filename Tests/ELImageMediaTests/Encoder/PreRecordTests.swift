@@ -7,7 +7,7 @@ import Testing
 /// Pre-record (`start(recordingTo:preRecord:)` and `trigger()`): the frames wait in memory and the
 /// file starts the pre-record time before the trigger, decoding from the keyframe before it, with
 /// its sound; memory stays bounded; no trigger writes nothing. The frames carry their numbers
-/// (`SegmentedRecordingTests.numberedFrame`), read back from the decoded file.
+/// (`NumberedFrames`), read back from the decoded file.
 @Suite("Pre-record", .closesContexts)
 struct PreRecordTests {
     /// 25 fps, a keyframe every second once recording.
@@ -19,8 +19,6 @@ struct PreRecordTests {
         return settings
     }
 
-    static func times(_ range: Range<Int>) -> [MediaTime] { range.map { MediaTime(frame: Int64($0), framesPerSecond: 25) } }
-
     @Test("the file starts the pre-record time before the trigger, to the frame, and goes on")
     func startsBeforeTrigger() async throws {
         let folder = try TemporaryFolder()
@@ -29,8 +27,7 @@ struct PreRecordTests {
         let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(Self.settings)
         let path = folder.path("event.mp4")
         try encoder.start(recordingTo: path, preRecord: .milliseconds(1800))
-        let frames = (0..<150).map { SegmentedRecordingTests.numberedFrame($0) }
-        try await EncoderFixtures.feed(Array(frames[0..<100]), into: input, on: context, timestamps: Self.times(0..<100))
+        try await NumberedFrames.feed(0..<100, into: input, on: context)
         #expect(encoder.currentState == .waitingForTrigger)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty, "a file exists before the trigger")
         // The trigger comes with frame 100 (4.0 s): the file starts 1.8 s before, at frame 55 (a
@@ -38,13 +35,13 @@ struct PreRecordTests {
         #expect(encoder.trigger() == .milliseconds(2200))
         #expect(encoder.trigger() == nil)
         #expect(encoder.currentState == .recording)
-        try await EncoderFixtures.feed(Array(frames[100..<150]), into: input, on: context, timestamps: Self.times(100..<150))
+        try await NumberedFrames.feed(100..<150, into: input, on: context)
         let summary = try await encoder.finish()
         await context.close()
 
-        let numbers = try SegmentedRecordingTests.decodedNumbers(of: [path], in: folder)
+        let numbers = try NumberedFrames.decodedNumbers(of: [path], in: folder)
         #expect(numbers == Array(55..<150))
-        let packets = try SegmentedRecordingTests.videoPackets(path)
+        let packets = try NumberedFrames.videoPackets(path)
         #expect(packets.first?.keyframe == true)
         // After the trigger (frame 100, 1.8 s into the file) the encoder keeps its own interval
         // (25, and scene cuts): no longer every frame a keyframe.
@@ -68,13 +65,12 @@ struct PreRecordTests {
         let path = folder.path("short.mp4")
         // 0.2 s: five frames, fewer than x264's lookahead holds.
         try encoder.start(recordingTo: path, preRecord: .milliseconds(200))
-        let frames = (0..<130).map { SegmentedRecordingTests.numberedFrame($0) }
-        try await EncoderFixtures.feed(Array(frames[0..<100]), into: input, on: context, timestamps: Self.times(0..<100))
+        try await NumberedFrames.feed(0..<100, into: input, on: context)
         #expect(encoder.trigger() == .milliseconds(3800))
-        try await EncoderFixtures.feed(Array(frames[100..<130]), into: input, on: context, timestamps: Self.times(100..<130))
+        try await NumberedFrames.feed(100..<130, into: input, on: context)
         _ = try await encoder.finish()
         await context.close()
-        let numbers = try SegmentedRecordingTests.decodedNumbers(of: [path], in: folder)
+        let numbers = try NumberedFrames.decodedNumbers(of: [path], in: folder)
         #expect(numbers == Array(95..<130))
     }
 
@@ -87,14 +83,14 @@ struct PreRecordTests {
         let path = folder.path("bounded.mp4")
         try encoder.start(recordingTo: path, preRecord: .seconds(1))
         // Eight seconds of the same picture: every frame the same keyframe size.
-        let frame = SegmentedRecordingTests.numberedFrame(7)
-        try await EncoderFixtures.feed(Array(repeating: frame, count: 200), into: input, on: context, timestamps: Self.times(0..<200))
+        let frame = NumberedFrames.frame(7)
+        try await EncoderFixtures.feed(Array(repeating: frame, count: 200), into: input, on: context, timestamps: NumberedFrames.times(0..<200))
         #expect(encoder.trigger() == .seconds(7))
-        try await EncoderFixtures.feed([frame], into: input, on: context, timestamps: Self.times(200..<201))
+        try await EncoderFixtures.feed([frame], into: input, on: context, timestamps: NumberedFrames.times(200..<201))
         let summary = try await encoder.finish()
         await context.close()
 
-        let sizes = try SegmentedRecordingTests.videoPacketSizes(path)
+        let sizes = try NumberedFrames.videoPacketSizes(path)
         #expect(sizes.count == 26)  // frames 175...200
         let (smallest, largest) = (Int64(sizes.prefix(25).min() ?? 0), Int64(sizes.prefix(25).max() ?? 0))
         let peak = summary.statistics.preRecordPeakBytes
@@ -111,10 +107,9 @@ struct PreRecordTests {
         let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(Self.settings)
         let before = Date()
         try encoder.start(recordingTo: folder.path("event-%Y%m%d-%H%M%S.mp4"), preRecord: .seconds(5))
-        let frames = (0..<40).map { SegmentedRecordingTests.numberedFrame($0) }
-        try await EncoderFixtures.feed(Array(frames[0..<10]), into: input, on: context, timestamps: Self.times(0..<10))
+        try await NumberedFrames.feed(0..<10, into: input, on: context)
         #expect(encoder.trigger() == .zero)
-        try await EncoderFixtures.feed(Array(frames[10..<40]), into: input, on: context, timestamps: Self.times(10..<40))
+        try await NumberedFrames.feed(10..<40, into: input, on: context)
         let summary = try await encoder.finish()
         await context.close()
         // Named at its first frame's wall-clock time.
@@ -125,7 +120,7 @@ struct PreRecordTests {
         let date = try #require(formatter.date(from: String(stamp.1)))
         #expect(date >= before.addingTimeInterval(-1) && date <= Date().addingTimeInterval(1))
         #expect(summary.files == [summary.path])
-        #expect(try SegmentedRecordingTests.decodedNumbers(of: [summary.path], in: folder) == Array(0..<40))
+        #expect(try NumberedFrames.decodedNumbers(of: [summary.path], in: folder) == Array(0..<40))
     }
 
     @Test("pre-record into segments: the first file starts at the trigger less the window, the cuts count from there")
@@ -136,16 +131,15 @@ struct PreRecordTests {
         let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(Self.settings)
         try encoder.start(recordingTo: folder.path("cam.mp4"), segments: RecordingSegments(every: .duration(.milliseconds(800))),
                           preRecord: .seconds(1))
-        let frames = (0..<120).map { SegmentedRecordingTests.numberedFrame($0) }
-        try await EncoderFixtures.feed(Array(frames[0..<60]), into: input, on: context, timestamps: Self.times(0..<60))
+        try await NumberedFrames.feed(0..<60, into: input, on: context)
         #expect(encoder.trigger() == .milliseconds(1400))  // frame 60 less 25 frames: frame 35
-        try await EncoderFixtures.feed(Array(frames[60..<120]), into: input, on: context, timestamps: Self.times(60..<120))
+        try await NumberedFrames.feed(60..<120, into: input, on: context)
         let summary = try await encoder.finish()
         await context.close()
         // Frames 35...119 in files of 20 frames (0.8 s) from frame 35: 35, 55, 75, 95, 115.
         #expect(summary.files.count == 5, "\(summary.files)")
-        #expect(try SegmentedRecordingTests.decodedNumbers(of: summary.files, in: folder) == Array(35..<120))
-        let counts = try summary.files.map { try SegmentedRecordingTests.videoPackets($0).count }
+        #expect(try NumberedFrames.decodedNumbers(of: summary.files, in: folder) == Array(35..<120))
+        let counts = try summary.files.map { try NumberedFrames.videoPackets($0).count }
         #expect(counts == [20, 20, 20, 20, 5])
     }
 
@@ -156,8 +150,7 @@ struct PreRecordTests {
         let context = try TestContexts.make()
         let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(Self.settings)
         try encoder.start(recordingTo: folder.path("never.mp4"), preRecord: .seconds(1))
-        try await EncoderFixtures.feed((0..<30).map { SegmentedRecordingTests.numberedFrame($0) }, into: input, on: context,
-                                       timestamps: Self.times(0..<30))
+        try await NumberedFrames.feed(0..<30, into: input, on: context)
         await #expect {
             try await encoder.finish()
         } throws: { error in
@@ -177,18 +170,17 @@ struct PreRecordTests {
         let path = folder.path("sound.mp4")
         let track = try #require(try MovieAudioReader.openForMP4(path: EncoderFixtures.bunny))
         try encoder.start(recordingTo: path, preRecord: .seconds(1), audio: .track(track))
-        let frames = (0..<125).map { SegmentedRecordingTests.numberedFrame($0) }
-        try await EncoderFixtures.feed(Array(frames[0..<75]), into: input, on: context, timestamps: Self.times(0..<75))
+        try await NumberedFrames.feed(0..<75, into: input, on: context)
         encoder.trigger()  // at 3.0 s: the file starts at 2.0 s
-        try await EncoderFixtures.feed(Array(frames[75..<125]), into: input, on: context, timestamps: Self.times(75..<125))
+        try await NumberedFrames.feed(75..<125, into: input, on: context)
         _ = try await encoder.finish()
         await context.close()
 
-        let numbers = try SegmentedRecordingTests.decodedNumbers(of: [path], in: folder)
+        let numbers = try NumberedFrames.decodedNumbers(of: [path], in: folder)
         #expect(numbers == Array(50..<125))
         let shownSeconds = 3.0
         let audio = try AudioProbe.packetEnds(path, kind: "a")
-        let lastFrame = try #require(try SegmentedRecordingTests.videoPackets(path).map(\.pts).max())
+        let lastFrame = try #require(try NumberedFrames.videoPackets(path).map(\.pts).max())
         let audioEnd = try #require(audio.max())
         // The sound covers the frames shown, from within one AAC packet (21.3 ms) of the start,
         // and ends with the last frame.

@@ -10,63 +10,6 @@ import Testing
 /// decoded concatenation says which frame each one is without trusting the encoder's counts.
 @Suite("Segmented recording", .closesContexts)
 struct SegmentedRecordingTests {
-    /// Grey levels 12 apart: a decoded half is read back to the nearest level.
-    static let levels = 15
-
-    /// Frame `number` of a numbered clip: the left half's grey level is `number / 15`, the right
-    /// half's `number % 15`.
-    static func numberedFrame(_ number: Int, width: Int = 128, height: Int = 64) -> RGBAImage {
-        let left = UInt8(40 + (number / levels) * 12), right = UInt8(40 + (number % levels) * 12)
-        var pixels = [UInt8](repeating: 255, count: width * height * 4)
-        for y in 0..<height {
-            for x in 0..<width {
-                let value = x < width / 2 ? left : right
-                let offset = (y * width + x) * 4
-                (pixels[offset], pixels[offset + 1], pixels[offset + 2]) = (value, value, value)
-            }
-        }
-        return RGBAImage(width: width, height: height, pixels: pixels)
-    }
-
-    /// The frame numbers ffmpeg decodes from `files` played one after the other (its concat
-    /// demuxer), read from each frame's two halves.
-    static func decodedNumbers(of files: [String], in folder: TemporaryFolder, width: Int = 128, height: Int = 64) throws -> [Int] {
-        let list = folder.path("list.txt")
-        try files.map { "file '\($0)'\n" }.joined().write(toFile: list, atomically: true, encoding: .utf8)
-        let data = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-f", "concat", "-safe", "0", "-i", list,
-                                          "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        let size = width * height * 3
-        return (0..<(data.count / size)).map { frame in
-            func level(_ x: Int) -> Int {
-                // Red in the middle of the half, away from the edge between them (ffmpeg converts
-                // back to RGB with the range and matrix the file is tagged with).
-                let grey = Double(data[frame * size + (height / 2 * width + x) * 3])
-                return Int(((grey - 40) / 12).rounded())
-            }
-            return level(width / 4) * levels + level(3 * width / 4)
-        }
-    }
-
-    /// Each video packet's (pts seconds, keyframe) in `path`, in decoding order.
-    static func videoPackets(_ path: String) throws -> [(pts: Double, keyframe: Bool)] {
-        let output = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
-                                             "packet=pts_time,flags", "-of", "csv=p=0", path])
-        return String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
-            let fields = line.split(separator: ",")
-            guard fields.count >= 2, let pts = Double(fields[0]) else { return nil }
-            return (pts, fields[1].contains("K"))
-        }
-    }
-
-    /// The size of each video packet in `path`.
-    static func videoPacketSizes(_ path: String) throws -> [Int] {
-        let output = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=size",
-                                             "-of", "csv=p=0", path])
-        return String(decoding: output, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap {
-            Int($0.trimmingCharacters(in: CharacterSet(charactersIn: ", ")))
-        }
-    }
-
     @Test("twenty cuts: every frame in exactly one file, in order; each file starts with a keyframe at zero")
     func twentyCuts() async throws {
         let folder = try TemporaryFolder()
@@ -83,9 +26,7 @@ struct SegmentedRecordingTests {
         try encoder.start(recordingTo: folder.path("seg.mp4"),
                           segments: RecordingSegments(every: .duration(.milliseconds(400))))
         let count = 210
-        let frames = (0..<count).map { Self.numberedFrame($0) }
-        let times = (0..<count).map { MediaTime(frame: Int64($0), framesPerSecond: 25) }
-        try await EncoderFixtures.feed(frames, into: input, on: context, timestamps: times)
+        try await NumberedFrames.feed(0..<count, into: input, on: context)
         let summary = try await encoder.finish()
         await context.close()
 
@@ -100,14 +41,14 @@ struct SegmentedRecordingTests {
         #expect(reported.map(\.frames) == Array(repeating: 10, count: 21))
         #expect(reported.map(\.start) == (0..<21).map { .milliseconds(400 * $0) })
         for file in expectedFiles {
-            let packets = try Self.videoPackets(file)
+            let packets = try NumberedFrames.videoPackets(file)
             #expect(packets.count == 10, "\(file): \(packets.count) packets")
             #expect(packets.first?.keyframe == true, "\(file) does not start with a keyframe")
             let shown = try EncoderFixtures.probeFrameTimes(file)
             #expect(shown.enumerated().allSatisfy { abs($1 - Double($0) / 25) < 1e-6 }, "\(file): frame times \(shown)")
         }
         // Played one after the other, the files show every frame once, in order.
-        let numbers = try Self.decodedNumbers(of: expectedFiles, in: folder)
+        let numbers = try NumberedFrames.decodedNumbers(of: expectedFiles, in: folder)
         #expect(numbers == Array(0..<count))
     }
 
@@ -125,9 +66,7 @@ struct SegmentedRecordingTests {
         }
         try encoder.start(recordingTo: folder.path("loop.mp4"),
                           segments: RecordingSegments(every: .duration(.milliseconds(200)), keepingLast: 3))
-        let frames = (0..<40).map { Self.numberedFrame($0) }
-        try await EncoderFixtures.feed(frames, into: input, on: context,
-                                       timestamps: (0..<40).map { MediaTime(frame: Int64($0), framesPerSecond: 25) })
+        try await NumberedFrames.feed(0..<40, into: input, on: context)
         let summary = try await encoder.finish()
         await context.close()
 
@@ -137,7 +76,7 @@ struct SegmentedRecordingTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".mp4") }.sorted()
         #expect(left == ["loop-00006.mp4", "loop-00007.mp4", "loop-00008.mp4"])
         // The kept files are the last 15 frames.
-        let numbers = try Self.decodedNumbers(of: kept, in: folder)
+        let numbers = try NumberedFrames.decodedNumbers(of: kept, in: folder)
         #expect(numbers == Array(25..<40))
     }
 
@@ -152,9 +91,7 @@ struct SegmentedRecordingTests {
         let before = Date()
         try encoder.start(recordingTo: folder.path("cam-%Y%m%d-%H%M%S.mp4"),
                           segments: RecordingSegments(every: .duration(.milliseconds(200))))
-        let frames = (0..<15).map { Self.numberedFrame($0) }
-        try await EncoderFixtures.feed(frames, into: input, on: context,
-                                       timestamps: (0..<15).map { MediaTime(frame: Int64($0), framesPerSecond: 25) })
+        try await NumberedFrames.feed(0..<15, into: input, on: context)
         let summary = try await encoder.finish()
         await context.close()
 
@@ -177,7 +114,7 @@ struct SegmentedRecordingTests {
             }
             previous = stamp
         }
-        let numbers = try Self.decodedNumbers(of: summary.files, in: folder)
+        let numbers = try NumberedFrames.decodedNumbers(of: summary.files, in: folder)
         #expect(numbers == Array(0..<15))
     }
 
@@ -193,8 +130,7 @@ struct SegmentedRecordingTests {
         let limit: Int64 = 400_000
         try encoder.start(recordingTo: folder.path("sized.mp4"), segments: RecordingSegments(every: .bytes(limit)))
         let frames = try EncoderFixtures.bunnyFrames(60)
-        try await EncoderFixtures.feed(frames, into: input, on: context,
-                                       timestamps: (0..<60).map { MediaTime(frame: Int64($0), framesPerSecond: 25) })
+        try await EncoderFixtures.feed(frames, into: input, on: context, timestamps: NumberedFrames.times(0..<60))
         let summary = try await encoder.finish()
         await context.close()
 
@@ -202,7 +138,7 @@ struct SegmentedRecordingTests {
         var total = 0
         for file in summary.files {
             let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
-            let packets = try Self.videoPackets(file)
+            let packets = try NumberedFrames.videoPackets(file)
             total += packets.count
             #expect(packets.first?.keyframe == true, "\(file) does not start with a keyframe")
             // Past the size by what x264 held when the cut was asked for (a few frames; here 0.4 MB
@@ -211,7 +147,7 @@ struct SegmentedRecordingTests {
             if file != summary.files.last { #expect(size >= Int(limit) / 2, "\(file): \(size) bytes, cut early") }
         }
         #expect(total == 60)
-        #expect(try EncoderFixtures.decodedFrameCount(summary.files[0]) == (try Self.videoPackets(summary.files[0])).count)
+        #expect(try EncoderFixtures.decodedFrameCount(summary.files[0]) == (try NumberedFrames.videoPackets(summary.files[0])).count)
     }
 
     @Test("segments that cannot work are refused before anything is written, naming what to change")
