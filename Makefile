@@ -9,6 +9,8 @@
 #   make fuzz    libFuzzer + AddressSanitizer over the file parsers, FUZZ_SECONDS each
 #   make release-check  a package outside ELImage, depending on it by version, uses every product
 #   make docs    the DocC documentation of every library product, warnings as errors
+#   make soak    one hour of the emulated camera with sound from a source 50 ppm off: the A/V offset
+#                over time (out/soak: the recording, offsets.csv, drift.svg); not part of CI
 
 SWIFT ?= swift
 SHELL := bash
@@ -42,7 +44,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test bench fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
+.PHONY: all deps build demo test bench soak fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -92,7 +94,7 @@ TEST_WIDTH ?= 6
 TEST_ENV := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH)
 # The patterns match test identifiers, module included: `Preview` takes the whole ELImagePreviewTests
 # target (all of its suites are serial), `Lifecycle` only the two Lifecycle* suites.
-SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|ReadmeTourTests
+SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|DriftSoakTests|ReadmeTourTests
 test: deps
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
@@ -126,6 +128,13 @@ sanitize-thread: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -v "Cannot export local symbol"
 	$(TEST_ENV) TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp \
 	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
+
+## One hour (SOAK_FLAGS="--duration 10m" for less) of the emulated camera recorded with sound from a
+## private PulseAudio pipe source whose clock runs 50 ppm fast: where each click of the sound lands
+## against the frame captured with it. Exit status 1 when the offset at the end exceeds one frame.
+SOAK_FLAGS ?=
+soak: deps
+	$(SWIFT) run -c release elimage-soak --out $(OUT)/soak $(SOAK_FLAGS)
 
 ## BENCH_FLAGS=--quick: 20 frames at 1280x720 only. The table is printed; the JSON goes to $(OUT)/bench.json.
 ## The matrix (every catalogue filter x Y4M/MP4/RGBA x size) runs the release `elimage` binary built

@@ -31,6 +31,7 @@ let package = Package(
         .executable(name: "grayscale", targets: ["GrayscaleExample"]),
         .executable(name: "beauty", targets: ["BeautyExample"]),
         .executable(name: "elimage-bench", targets: ["ELImageBench"]),
+        .executable(name: "elimage-soak", targets: ["ELImageSoak"]),
         .executable(name: "elimage-fuzz", targets: ["ELImageFuzzer"]),
     ],
     dependencies: [
@@ -195,6 +196,12 @@ let package = Package(
             dependencies: ["ELImage", "ELImageMedia", "ELImageDetection", "CEGL", "CGLES", "CX264",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/ELImageBench"),
+        // `make soak`: an hour of camera + drifting live sound, the A/V offset measured over time.
+        .executableTarget(
+            name: "ELImageSoak",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageTesting",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/DriftSoak"),
 
         // MARK: Fuzzing (make fuzz): the parsers' entry points, and the libFuzzer program around them
         .target(

@@ -10,6 +10,7 @@
 // Kill it at any moment: the file plays up to the last fragment written.
 import ArgumentParser
 import ELImage
+import ELImageCamera
 import ELImageMedia
 import Foundation
 import UnixSignals
@@ -87,7 +88,9 @@ struct RecordCommand: AsyncParsableCommand {
         do {
             let microphone = try PulseAudioCapture(options: .init(clock: MediaClock()))
             context.register(microphone, stage: .sink)
-            source.node --> MediaClockAnchor(clock: microphone.options.clock)
+            // A camera says when each frame was captured: the sound lines up with that moment.
+            let captureTime = (source.node as? Camera).map { camera in { @Sendable in camera.captureMicroseconds(of: $0) } }
+            source.node --> MediaClockAnchor(clock: microphone.options.clock, captureTime: captureTime)
             say("sound from \(microphone.device.name)")
             return .track(microphone)
         } catch {

@@ -65,6 +65,8 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     /// Runs the stream: the producer thread, newest-wins hand-over, delivery, statistics.
     private let runner = SourceRunner(name: "ELImage.camera", policy: .newestWins)
     private let closed = Atomic<Bool>(false)
+    /// The monotonic time (microseconds) that timestamp zero stands for, from the stream's first frame.
+    private let timeOrigin = Locked<Int64?>(nil)
 
     /// A camera on `path`, not yet started (nothing is opened until `start(on:)`).
     /// - Parameters:
@@ -110,6 +112,14 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
     }
 
     // MARK: What it is doing
+
+    /// When the frame stamped `timestamp` was captured, on `CLOCK_MONOTONIC` in microseconds (its
+    /// V4L2 buffer time), whatever the `TimestampMode`; nil before the stream's first frame. Give
+    /// it to `MediaClockAnchor` (ELImageMedia) so live sound lines up with the moment of capture,
+    /// not of delivery.
+    public func captureMicroseconds(of timestamp: MediaTime) -> Int64? {
+        timeOrigin.withLock { $0 }.map { $0 + Int64((timestamp.seconds * 1_000_000).rounded()) }
+    }
 
     /// The device node in use (or to be used by `start(on:)`).
     public var devicePath: String { state.withLock { $0.path } }
@@ -181,7 +191,7 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
             }
             do {
                 // The runner registers the camera with the context, whose close() closes it.
-                try runner.start(CameraProducer(slot: slot, clock: context.clock), for: self, on: context)
+                try runner.start(CameraProducer(slot: slot, clock: context.clock, timeOrigin: timeOrigin), for: self, on: context)
             } catch {
                 slot.reserve { session, ending in
                     session?.release()

@@ -12,6 +12,8 @@ import ELImage
 struct CameraProducer: FrameProducer {
     let slot: CaptureSlot
     private let clock: any BlockingClock
+    /// Where the camera learns the monotonic time that timestamp zero stands for.
+    private let timeOrigin: Locked<Int64?>
     private var decoder: MJPEGDecoder?
     /// The stream's time base: the first frame's monotonic time, and the last time handed out.
     private var clockBase: Int64?
@@ -23,9 +25,10 @@ struct CameraProducer: FrameProducer {
     private var previous: (microseconds: Int64, sequence: UInt32)?
     private var reportedDamage = false
 
-    init(slot: CaptureSlot, clock: any BlockingClock) {
+    init(slot: CaptureSlot, clock: any BlockingClock, timeOrigin: Locked<Int64?>) {
         self.slot = slot
         self.clock = clock
+        self.timeOrigin = timeOrigin
         lastFrame = clock.now
     }
 
@@ -135,8 +138,13 @@ struct CameraProducer: FrameProducer {
         switch mode {
         case .monotonicClock:
             time = microseconds
+            if clockBase == nil {
+                clockBase = 0
+                timeOrigin.withLock { $0 = 0 }
+            }
         case .relativeToFirstFrame:
             let base = clockBase ?? microseconds
+            if clockBase == nil { timeOrigin.withLock { $0 = base } }
             clockBase = base
             time = microseconds - base
         }

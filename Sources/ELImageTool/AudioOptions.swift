@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageCamera
 import ELImageKit
 import ELImageMedia
 
@@ -76,7 +77,9 @@ struct AudioOptions: ParsableArguments {
         }
         context.register(capture, stage: .sink)
         capture.onFailure = { error in Terminal.say("note: \(error)") }
-        input.node.addTarget(MediaClockAnchor(clock: options.clock))
+        // A camera says when each frame was captured: the sound lines up with that, not with delivery.
+        let captureTime = (input.node as? Camera).map { camera in { @Sendable in camera.captureMicroseconds(of: $0) } }
+        input.node.addTarget(MediaClockAnchor(clock: options.clock, captureTime: captureTime))
         Terminal.say("recording sound from \(capture.device.name) (\(options.codec.rawValue))")
         return capture
     }

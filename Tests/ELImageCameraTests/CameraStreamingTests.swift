@@ -44,7 +44,7 @@ struct CameraStreamingTests {
         #expect(abs(average - 0.002 * spanned) < 1e-7, "average interval \(average), \(statistics)")
     }
 
-    @Test("Frame times come from the buffer timestamps: relative to the first frame, exact, increasing")
+    @Test("Frame times come from the buffer timestamps: relative to the first frame, exact, increasing; captureMicroseconds(of:) gives each frame's buffer time back")
     func timestamps() async throws {
         let device = emulatedCamera(framesPerSecond: 30, pacing: .manual)
         device.marksFrames = true
@@ -52,10 +52,16 @@ struct CameraStreamingTests {
         let camera = Camera(emulating: device, settings: testSettings(framesPerSecond: 30))
         let sink = FrameCollector()
         camera --> sink
+        #expect(camera.captureMicroseconds(of: .zero) == nil)  // before the first frame
         try camera.start(on: context)
         for frame in 1...6 {
             device.emitFrames()
             #expect(await sink.waitForFrames(frame))
+        }
+        // When each frame was captured: the monotonic time its buffer carried.
+        for (number, image) in sink.received.enumerated() {
+            let captured = try #require(device.captureMicroseconds(ofFrame: number))
+            #expect(camera.captureMicroseconds(of: image.timestamp) == captured)
         }
         await camera.finish()
         let images = sink.received
@@ -85,6 +91,7 @@ struct CameraStreamingTests {
         #expect(times.count == 2)
         #expect(times.first.map { $0 >= before && $0 <= EmulatedVideoDevice.monotonicMicroseconds() } == true)
         #expect(times.count == 2 && times[1] - times[0] == 33333)
+        #expect(sink.received.map { camera.captureMicroseconds(of: $0.timestamp) } == times.map { $0 })
     }
 
     @Test("EAGAIN after a spurious wakeup is not an error; damaged frames are counted, not delivered")

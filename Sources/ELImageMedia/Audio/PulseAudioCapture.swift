@@ -19,11 +19,12 @@ import Foundation
 ///
 /// **Time.** A block's first sample was captured at its arrival time minus the server's reported
 /// latency and the block's own length (monotonic clock); the samples counted from the first block
-/// give the packets' times, and `DriftEstimator` compares the two. When they part by more than
-/// `Options.driftTolerance`, libswresample stretches or squeezes the next second to close the gap
-/// (`swr_set_compensation`; counted as samples inserted or dropped); a gap of more than a second
-/// (an overrun, a suspended device) is filled with silence. `Options.clock` maps monotonic time
-/// onto the frames' timestamps.
+/// give the packets' times, and `DriftEstimator` compares the two. Every second, libswresample
+/// stretches or squeezes the next second by where the device's clock will be then
+/// (`swr_set_compensation`, at most 1 %; counted as samples inserted or dropped), so the sound
+/// follows the monotonic clock continuously: a device 50 ppm off is resampled by 50 ppm, not cut
+/// back in audible steps. A gap of more than a second (an overrun, a suspended device) is filled
+/// with silence. `Options.clock` maps monotonic time onto the frames' timestamps.
 ///
 /// **Failures.** The initializer throws `AudioCaptureError` (no server, no such device, a format
 /// the encoder refuses). A device that vanishes while recording ends the sound there (the video
@@ -46,11 +47,9 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         public var bitrate: Int
         /// Maps the monotonic clock onto the frames' timestamps.
         public var clock: MediaClock
-        /// How far the sound may part from the clock before it is corrected, in seconds.
-        public var driftTolerance: Double
 
         public init(device: String = "default", server: String? = nil, codec: AudioCodec = .aac, sampleRate: Int = 48_000,
-                    channels: Int? = nil, bitrate: Int = 128_000, clock: MediaClock = .monotonic, driftTolerance: Double = 0.04) {
+                    channels: Int? = nil, bitrate: Int = 128_000, clock: MediaClock = .monotonic) {
             self.device = device
             self.server = server
             self.codec = codec
@@ -58,7 +57,6 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
             self.channels = channels
             self.bitrate = bitrate
             self.clock = clock
-            self.driftTolerance = driftTolerance
         }
     }
 
@@ -190,7 +188,8 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         var anchor: Int64?          // the first sample's monotonic time, microseconds
         var first: Int64 = 0
         var captured: Int64 = 0     // input frames
-        var compensation: Int64 = 0 // output samples added (+) or removed (−)
+        var stretched: Int64 = 0    // output samples added (+) or removed (−) by resampling
+        var filled = 0.0            // seconds of silence put into gaps
         while !shared.withLock({ $0.stopping }) {
             var code: Int32 = 0
             let read = samples.withUnsafeMutableBytes { pa_simple_read(stream.pointer, $0.baseAddress, $0.count, &code) }
@@ -203,24 +202,30 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
             let start = now - latency - Int64(block) * 1_000_000 / Int64(rate)
             if anchor == nil { (anchor, first) = (start, now) }
             guard let anchor else { break }
-            let expected = anchor + captured * 1_000_000 / Int64(rate) + Int64(Double(compensation) / outputRate * 1_000_000)
-            let error = Double(start - expected) / 1_000_000
-            drift.add(error: error, at: Double(now - first) / 1_000_000)
+            let counted = anchor + captured * 1_000_000 / Int64(rate)
+            let elapsed = Double(now - first) / 1_000_000
+            let settled = drift.add(error: Double(start - counted) / 1_000_000 - filled, at: elapsed)
             var inserted: Int64 = 0, dropped: Int64 = 0
             var packets: [AudioPacket] = []
             do {
-                if let offset = drift.offset, abs(offset) > options.driftTolerance {
-                    let correction = Int64((offset * outputRate).rounded())
-                    if offset > 1 {
-                        // A gap (overrun, suspended device): silence in its place.
-                        let silence = [Float](repeating: 0, count: Int(offset * Double(rate)) * channels)
-                        packets += try silence.withUnsafeBufferPointer { try encoder.encoder.encode($0, frames: $0.count / channels) }
-                    } else {
+                if settled, let latest = drift.latest, latest - Double(stretched) / outputRate > 1 {
+                    // A gap (overrun, suspended device): silence in its place.
+                    let gap = latest - Double(stretched) / outputRate
+                    let silence = [Float](repeating: 0, count: Int(gap * Double(rate)) * channels)
+                    packets += try silence.withUnsafeBufferPointer { try encoder.encoder.encode($0, frames: $0.count / channels) }
+                    inserted = Int64(gap * outputRate)
+                    filled += gap
+                    drift.shift(by: -gap)
+                } else if settled, let target = drift.offset(at: elapsed + 1) {
+                    // Follow the device's clock: over the next second, stretch or squeeze the sound
+                    // by where the offset will be then, at most 1 %.
+                    let limit = outputRate / 100
+                    let correction = Int64(min(limit, max(-limit, ((target * outputRate) - Double(stretched)).rounded())))
+                    if correction != 0 {
                         encoder.encoder.compensate(Int(correction), over: Int(outputRate))
+                        stretched += correction
+                        if correction > 0 { inserted = correction } else { dropped = -correction }
                     }
-                    if correction > 0 { inserted = correction } else { dropped = -correction }
-                    compensation += correction
-                    drift.corrected(by: offset)
                 }
                 packets += try samples.withUnsafeBufferPointer { try encoder.encoder.encode($0, frames: block) }
             } catch {
@@ -243,7 +248,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
                 shared.statistics.samplesCaptured += Int64(block)
                 shared.statistics.samplesInserted += inserted
                 shared.statistics.samplesDropped += dropped
-                shared.statistics.driftPPM = drift.driftPPM
+                shared.statistics.driftPPM = -drift.driftPPM  // the statistics count a fast device positive
                 shared.statistics.latency = Double(latency) / 1_000_000
             }
         }

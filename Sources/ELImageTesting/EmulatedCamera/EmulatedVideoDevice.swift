@@ -326,6 +326,14 @@ public final class EmulatedVideoDevice: @unchecked Sendable {
 
     // MARK: Time
 
+    /// The `CLOCK_MONOTONIC` time (microseconds) of frame `sequence` of the current stream: the
+    /// timestamp its buffer carries (or will carry), when the sensor captured it. Nil while not
+    /// streaming. With `marksFrames`, a frame read back from a recording tells its sequence, and
+    /// so when it was captured.
+    public func captureMicroseconds(ofFrame sequence: Int) -> Int64? {
+        withLock { state.streaming ? state.dueTime(of: UInt32(truncatingIfNeeded: sequence)) : nil }
+    }
+
     /// Now on `CLOCK_MONOTONIC`, the clock V4L2 stamps buffers with, in microseconds.
     public static func monotonicMicroseconds() -> Int64 {
         var now = timespec()

@@ -28,7 +28,7 @@ struct AudioCaptureTests {
         let result = try await run(server, ["audio-devices"])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("sine"))
-        #expect(throws: AudioCaptureError.self) { try AudioDevices.list(server: "unix:" + server.folder.path("none.sock")) }
+        #expect(throws: AudioCaptureError.self) { try AudioDevices.list(server: "unix:" + server.path("none.sock")) }
         #expect(throws: AudioCaptureError.self) { try PulseAudioCapture(options: .init(device: "no-such-source", server: server.address)) }
     }
 
