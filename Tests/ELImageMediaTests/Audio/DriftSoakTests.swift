@@ -51,8 +51,10 @@ struct DriftSoakTests {
         #expect(summary.framesEncoded >= 700, "\(summary.framesEncoded) frames")
         #expect(summary.videoResidualMilliseconds < 1)
         // The capture measured the drift the writer made, and corrected it the right way.
+        // (Its figure comes from a line through the seconds measured, which in 30 s still leans on the
+        // start-up: within 40 %, where the one-hour soak's is within 5 %.)
         let measured = try #require(summary.measuredDriftPPM)
-        #expect(abs(measured - ppm) < 300, "measured \(measured) ppm, the source runs \(ppm) ppm off; offsets: \(curve)")
+        #expect(abs(measured - ppm) < abs(ppm) * 0.4, "measured \(measured) ppm, the source runs \(ppm) ppm off; offsets: \(curve)")
         let expectedSamples = abs(ppm) / 1_000_000 * 30 * 48_000  // 2160 samples
         let corrected = ppm > 0 ? (summary.samplesDropped ?? 0) - (summary.samplesInserted ?? 0)
                                 : (summary.samplesInserted ?? 0) - (summary.samplesDropped ?? 0)
