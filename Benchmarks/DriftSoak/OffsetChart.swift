@@ -11,12 +11,14 @@ struct OffsetChart {
     func svg() -> String {
         let (width, height) = (760.0, 360.0)
         let (left, right, top, bottom) = (64.0, 16.0, 40.0, 48.0)
-        let duration = max(points.last?.time ?? 1, 1)
-        let uncorrectedEnd = ppm * duration / 1000
+        let last = max(points.last?.time ?? 1, 1)
+        let timeScale = last >= 180 ? 60.0 : 1.0  // minutes for three minutes and more
+        let timeStep = Self.niceCeiling(last / timeScale / 6)
+        let duration = (last / timeScale / timeStep).rounded(.up) * timeStep * timeScale
+        let uncorrectedEnd = ppm * last / 1000
         let measured = points.map { abs($0.offsetMilliseconds) }.max() ?? 0
         let step = Self.niceCeiling(max(frameMilliseconds * 1.5, abs(uncorrectedEnd) * 1.1, measured * 1.1) / 4)
         let limit = 4 * step
-        let (useMinutes, timeScale) = duration >= 180 ? (true, 60.0) : (false, 1.0)
         let x = { (time: Double) in left + time / duration * (width - left - right) }
         let y = { (offset: Double) in top + (limit - offset) / (2 * limit) * (height - top - bottom) }
         var svg = """
@@ -35,7 +37,6 @@ struct OffsetChart {
                 + "stroke=\"\(index == 0 ? "#888" : "#ddd")\"/>\n"
             svg += "<text x=\"\(left - 6)\" y=\(Self.quoted(y(value) + 4)) text-anchor=\"end\">\(Self.number(value))</text>\n"
         }
-        let timeStep = Self.niceCeiling(duration / timeScale / 6)
         var tick = 0.0
         while tick <= duration / timeScale + 1e-9 {
             let position = x(tick * timeScale)
@@ -44,11 +45,11 @@ struct OffsetChart {
             tick += timeStep
         }
         svg += "<text x=\"\((left + width - right) / 2)\" y=\"\(height - 10)\" text-anchor=\"middle\">"
-            + "recording time (\(useMinutes ? "minutes" : "seconds"))</text>\n"
+            + "recording time (\(timeScale == 60 ? "minutes" : "seconds"))</text>\n"
         svg += "<text transform=\"translate(16 \((top + height - bottom) / 2)) rotate(-90)\" text-anchor=\"middle\">"
             + "sound − video (ms)</text>\n"
         // Without correction: the drift alone.
-        svg += "<line x1=\"\(x(0))\" y1=\(Self.quoted(y(0))) x2=\"\(x(duration))\" y2=\(Self.quoted(y(uncorrectedEnd))) "
+        svg += "<line x1=\"\(x(0))\" y1=\(Self.quoted(y(0))) x2=\"\(x(last))\" y2=\(Self.quoted(y(uncorrectedEnd))) "
             + "stroke=\"#c44\" stroke-dasharray=\"6 4\"/>\n"
         // Measured.
         let path = points.map { "\(Self.number(x($0.time), digits: 1)),\(Self.number(y($0.offsetMilliseconds), digits: 1))" }

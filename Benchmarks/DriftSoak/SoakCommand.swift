@@ -37,7 +37,14 @@ struct SoakCommand: AsyncParsableCommand {
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
+    @Option(name: .customLong("chart-from"), help: "Only draw drift.svg again, from the offsets.csv and summary.json a soak left in this folder.")
+    var chartFrom: String?
+
     func run() async throws {
+        if let chartFrom {
+            try Self.redraw(in: chartFrom)
+            return
+        }
         guard let duration = Self.seconds(duration), duration > 3 else {
             throw ValidationError("--duration \(self.duration): give more than 3 seconds, e.g. 90s, 10m or 1h")
         }
@@ -59,9 +66,8 @@ struct SoakCommand: AsyncParsableCommand {
         var csv = "time_s,offset_ms\n"
         for point in analysis.points { csv += String(format: "%.3f,%.2f\n", point.time, point.offsetMilliseconds) }
         try csv.write(toFile: out + "/offsets.csv", atomically: true, encoding: .utf8)
-        let chart = OffsetChart(points: analysis.points, ppm: ppm, frameMilliseconds: 1000 / Double(fps),
-                                title: "A/V offset over \(Self.clock(duration)), sound source \(Self.ppmText(ppm)) ppm off")
-        try chart.svg().write(toFile: out + "/drift.svg", atomically: true, encoding: .utf8)
+        try Self.chart(analysis.points, seconds: duration, ppm: ppm, frameMilliseconds: 1000 / Double(fps))
+            .svg().write(toFile: out + "/drift.svg", atomically: true, encoding: .utf8)
         let encoded = try JSONEncoder.pretty.encode(summary)
         try encoded.write(to: URL(fileURLWithPath: out + "/summary.json"))
         if json {
@@ -71,6 +77,24 @@ struct SoakCommand: AsyncParsableCommand {
             print("wrote \(out)/offsets.csv, \(out)/drift.svg, \(out)/summary.json")
         }
         if !summary.withinOneFrame { throw ExitCode.failure }
+    }
+
+    static func chart(_ points: [OffsetAnalysis.Point], seconds: Double, ppm: Double, frameMilliseconds: Double) -> OffsetChart {
+        OffsetChart(points: points, ppm: ppm, frameMilliseconds: frameMilliseconds,
+                    title: "A/V offset over \(clock(seconds)), sound source \(ppmText(ppm)) ppm off")
+    }
+
+    /// Draws `folder`/drift.svg from the soak's offsets.csv and summary.json there.
+    static func redraw(in folder: String) throws {
+        let summary = try JSONDecoder().decode(SoakSummary.self, from: Data(contentsOf: URL(fileURLWithPath: folder + "/summary.json")))
+        let csv = try String(contentsOfFile: folder + "/offsets.csv", encoding: .utf8)
+        let points = csv.split(separator: "\n").dropFirst().compactMap { line -> OffsetAnalysis.Point? in
+            let fields = line.split(separator: ",").compactMap { Double($0) }
+            return fields.count == 2 ? OffsetAnalysis.Point(time: fields[0], offsetMilliseconds: fields[1]) : nil
+        }
+        guard !points.isEmpty else { throw SoakFailure("\(folder)/offsets.csv holds no offsets") }
+        try chart(points, seconds: summary.seconds.rounded(), ppm: summary.ppm, frameMilliseconds: summary.frameMilliseconds)
+            .svg().write(toFile: folder + "/drift.svg", atomically: true, encoding: .utf8)
     }
 
     /// "90", "90s", "10m", "1h" in seconds.

@@ -148,7 +148,7 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         }
         guard let segments else {
             // A pre-record writes nothing until its trigger: its file is created then.
-            if preRecord != nil { try Self.checkWritableFolder(of: path) }
+            if preRecord != nil { try Self.checkWritableFolder(of: path, for: "write a pre-recorded file in the folder of") }
             let destination: RecordingDestination = preRecord == nil
                 ? .file(try POSIXFileWriter(path: path)) : .deferredFile(try SegmentFileNames(pattern: path))
             try start(destination, container: container, limits: limits, preRecord: preRecord, audio: audio)
@@ -159,7 +159,7 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
                                             hint: "give a positive duration or a size of at least 16 KiB, and keep at least one file")
         }
         let names = try SegmentFileNames(pattern: path)
-        try Self.checkWritableFolder(of: path)
+        try Self.checkWritableFolder(of: path, for: "create segments in the folder of")
         try start(.segments(names, segments), container: container, limits: limits, preRecord: preRecord, audio: audio)
     }
 
@@ -293,12 +293,13 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
 
     /// A segmented or pre-recording recording creates its files later: the folder they go into
     /// must be writable now.
-    private static func checkWritableFolder(of pattern: String) throws {
+    /// Fails now, naming `operation`, when the folder of `pattern` cannot take new files (written later).
+    private static func checkWritableFolder(of pattern: String, for operation: String) throws {
         let folder = (pattern as NSString).deletingLastPathComponent
         let path = folder.isEmpty ? "." : folder
         guard access(path, W_OK | X_OK) == 0 else {
             let code = errno
-            throw ELImageError.io(file: pattern, operation: "create segments in the folder of", errno: code,
+            throw ELImageError.io(file: pattern, operation: operation, errno: code,
                                   hint: POSIXFileWriter.hint(for: code))
         }
     }

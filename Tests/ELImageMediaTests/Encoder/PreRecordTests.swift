@@ -143,6 +143,24 @@ struct PreRecordTests {
         #expect(counts == [20, 20, 20, 20, 5])
     }
 
+    @Test("a folder that does not exist fails at start, not at the trigger, saying what would have been written; segments say theirs")
+    func missingFolder() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let missing = folder.path("gone") + "/clip.mp4"
+        let encoder = try VideoEncoder(settings: Self.settings)
+        #expect {
+            try encoder.start(recordingTo: missing, preRecord: .seconds(1))
+        } throws: { error in
+            "\(error)".contains("write a pre-recorded file in the folder of") && "\(error)".contains(missing)
+        }
+        #expect {
+            try encoder.start(recordingTo: missing, segments: RecordingSegments(every: .duration(.seconds(2))))
+        } throws: { error in
+            "\(error)".contains("create segments in the folder of") && "\(error)".contains(missing)
+        }
+    }
+
     @Test("no trigger: nothing is written and finish() says why")
     func noTrigger() async throws {
         let folder = try TemporaryFolder()
