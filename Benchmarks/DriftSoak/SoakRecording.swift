@@ -74,7 +74,7 @@ struct SoakRecording {
         settings.rateControl = .constantQuality(20)
         settings.frameRate = .init(options.framesPerSecond, 1)
         let encoder = try VideoEncoder(settings: settings)
-        camera --> MediaClockAnchor(clock: microphone.options.clock, captureTime: { camera.captureMicroseconds(of: $0) })
+        camera --> MediaClockAnchor(clock: microphone.options.clock, timing: camera)
         camera --> encoder
         try encoder.start(recordingTo: options.output, audio: .track(microphone))
         try camera.start(on: context)

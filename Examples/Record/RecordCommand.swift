@@ -10,7 +10,6 @@
 // Kill it at any moment: the file plays up to the last fragment written.
 import ArgumentParser
 import ELImage
-import ELImageCamera
 import ELImageMedia
 import Foundation
 import UnixSignals
@@ -89,8 +88,7 @@ struct RecordCommand: AsyncParsableCommand {
             let microphone = try PulseAudioCapture(options: .init(clock: MediaClock()))
             context.register(microphone, stage: .sink)
             // A camera says when each frame was captured: the sound lines up with that moment.
-            let captureTime = (source.node as? Camera).map { camera in { @Sendable in camera.captureMicroseconds(of: $0) } }
-            source.node --> MediaClockAnchor(clock: microphone.options.clock, captureTime: captureTime)
+            source.node --> MediaClockAnchor(clock: microphone.options.clock, timing: source.node as? CaptureTiming)
             say("sound from \(microphone.device.name)")
             return .track(microphone)
         } catch {

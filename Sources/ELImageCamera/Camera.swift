@@ -43,7 +43,7 @@ import Synchronization
 /// device, the step and the errno. A fatal failure stops the camera and sends end-of-stream to
 /// the targets, after any frame still waiting. Failures of `start(on:)`, `restart(with:)` and
 /// `switchDevice(to:)` are also thrown to the caller.
-public final class Camera: ImageOutput, CameraControlling, FinishableNode {
+public final class Camera: ImageOutput, CameraControlling, FinishableNode, CaptureTiming {
     public let outputs = OutputTargets()
 
     private let io: any VideoDeviceIO
@@ -115,8 +115,8 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode {
 
     /// When the frame stamped `timestamp` was captured, on `CLOCK_MONOTONIC` in microseconds (its
     /// V4L2 buffer time), whatever the `TimestampMode`; nil before the stream's first frame. Give
-    /// it to `MediaClockAnchor` (ELImageMedia) so live sound lines up with the moment of capture,
-    /// not of delivery.
+    /// the camera to `MediaClockAnchor(clock:timing:)` (ELImageMedia) so live sound lines up with
+    /// the moment of capture, not of delivery.
     public func captureMicroseconds(of timestamp: MediaTime) -> Int64? {
         timeOrigin.withLock { $0 }.map { $0 + Int64((timestamp.seconds * 1_000_000).rounded()) }
     }

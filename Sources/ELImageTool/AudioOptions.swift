@@ -1,6 +1,5 @@
 import ArgumentParser
 import ELImage
-import ELImageCamera
 import ELImageKit
 import ELImageMedia
 
@@ -78,8 +77,7 @@ struct AudioOptions: ParsableArguments {
         context.register(capture, stage: .sink)
         capture.onFailure = { error in Terminal.say("note: \(error)") }
         // A camera says when each frame was captured: the sound lines up with that, not with delivery.
-        let captureTime = (input.node as? Camera).map { camera in { @Sendable in camera.captureMicroseconds(of: $0) } }
-        input.node.addTarget(MediaClockAnchor(clock: options.clock, captureTime: captureTime))
+        input.node.addTarget(MediaClockAnchor(clock: options.clock, timing: input.node as? CaptureTiming))
         Terminal.say("recording sound from \(capture.device.name) (\(options.codec.rawValue))")
         return capture
     }

@@ -271,8 +271,7 @@ struct ReadmeTourTests {
 
             // As in the README, with the test's server and its sine source for "default".
             let microphone = try PulseAudioCapture(options: .init(device: "sine", server: server.address, clock: MediaClock()))
-            camera --> MediaClockAnchor(clock: microphone.options.clock,     // frames and sound on one clock,
-                           captureTime: { camera.captureMicroseconds(of: $0) })   // from the moment of capture
+            camera --> MediaClockAnchor(clock: microphone.options.clock, timing: camera)   // one clock, from each frame's capture
             camera --> encoder
             try encoder.start(recordingTo: path, audio: .track(microphone))
             try camera.start(on: context)
