@@ -21,7 +21,6 @@ final class DriftingSoundWriter: @unchecked Sendable {
     private(set) var epoch: Int64 = 0
     private let descriptor: Int32
     private let stopping = Atomic<Bool>(false)
-    private let written = Atomic<Int64>(0)
     private var thread: JoinableThread?
 
     /// Opens the source's FIFO at `path` (the pipe source already holds it open).
@@ -34,9 +33,6 @@ final class DriftingSoundWriter: @unchecked Sendable {
     }
 
     deinit { close(descriptor) }
-
-    /// Samples written so far.
-    var samplesWritten: Int64 { written.load(ordering: .relaxed) }
 
     /// Starts writing on its own thread; sample 0 is captured now.
     func start() throws(SoakFailure) {
@@ -82,7 +78,6 @@ final class DriftingSoundWriter: @unchecked Sendable {
                 }
                 guard ok else { return }  // the server went away: the recording says so
                 count = due
-                written.store(count, ordering: .relaxed)
             }
             usleep(10_000)
         }

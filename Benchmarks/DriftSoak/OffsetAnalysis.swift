@@ -21,8 +21,7 @@ struct OffsetAnalysis {
     }
 
     var points: [Point] = []
-    /// Frames decoded, and the largest distance (ms) of a frame from its capture time.
-    var framesDecoded = 0
+    /// The largest distance (ms) of a frame from its capture time.
     var videoResidualMilliseconds = 0.0
     /// Frames missing between the first and the last (sequence numbers skipped).
     var framesMissing = 0
@@ -32,33 +31,25 @@ struct OffsetAnalysis {
         let video = try decodeVideo(file)
         let start = try streamStart(file, stream: "a:0")
         let samples = try decodeSound(file)
-        guard let first = video.first else { throw SoakFailure("\(file) holds no video frame") }
-        analysis.framesDecoded = video.count
-        // Unwrap the 16-bit sequence numbers.
-        var sequences: [Int64] = []
-        for frame in video {
-            guard frame.marker >= 0 else { continue }
+        // The frames with a readable number, the 16-bit numbers unwrapped, and when each was captured.
+        var marked: [(time: Double, sequence: Int64)] = []
+        for frame in video where frame.marker >= 0 {
             var sequence = Int64(frame.marker)
-            if let last = sequences.last {
+            if let last = marked.last?.sequence {
                 while sequence < last { sequence += 1 << 16 }
             }
-            sequences.append(sequence)
+            marked.append((frame.time, sequence))
         }
-        guard let firstSequence = sequences.first, let lastSequence = sequences.last, first.marker >= 0 else {
-            throw SoakFailure("the first frame of \(file) carries no readable frame number")
+        guard let first = marked.first, let last = marked.last, (video.first?.marker ?? -1) >= 0 else {
+            throw SoakFailure("\(file) has no video, or its first frame carries no readable frame number")
         }
-        analysis.framesMissing = Int(lastSequence - firstSequence + 1) - sequences.count
-        let interval = Double(recording.cameraInterval) / 1_000_000
+        analysis.framesMissing = Int(last.sequence - first.sequence + 1) - marked.count
+        let captured = { (sequence: Int64) in
+            Double(recording.cameraStart) / 1_000_000 + Double(sequence) * Double(recording.cameraInterval) / 1_000_000
+        }
         // The file's zero on the monotonic clock: when the first recorded frame was captured.
-        let zero = Double(recording.cameraStart) / 1_000_000 + Double(firstSequence) * interval - first.time
-        var residual = 0.0
-        var index = 0
-        for frame in video where frame.marker >= 0 {
-            let captured = Double(recording.cameraStart) / 1_000_000 + Double(sequences[index]) * interval
-            residual = max(residual, abs(frame.time + zero - captured))
-            index += 1
-        }
-        analysis.videoResidualMilliseconds = residual * 1000
+        let zero = captured(first.sequence) - first.time
+        analysis.videoResidualMilliseconds = marked.map { abs($0.time + zero - captured($0.sequence)) }.max().map { $0 * 1000 } ?? 0
 
         let threshold = Int32(DriftingSoundWriter.clickAmplitude * 32_767 / 2)
         let rate = Double(DriftingSoundWriter.nominalRate)
@@ -69,7 +60,7 @@ struct OffsetAnalysis {
                 continue
             }
             let fileTime = start + Double(sample) / rate
-            let monotonic = fileTime + zero - Double(recording.writer.click(0).captured) / 1_000_000
+            let monotonic = fileTime + zero - Double(recording.writer.epoch) / 1_000_000
             let k = Int(monotonic.rounded())
             if k >= 1 {
                 let captured = Double(recording.writer.click(k).captured) / 1_000_000

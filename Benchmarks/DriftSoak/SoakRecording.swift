@@ -35,10 +35,12 @@ struct SoakRecording {
     let options: Options
 
     func run(say: @escaping @Sendable (String) -> Void) async throws -> Result {
-        let server = try PrivateSoundServer.start(modules: [])
+        // The pipe source makes its FIFO at start and removes it at exit.
+        let fifo = FileManager.default.temporaryDirectory.path + "/elimage-soak-\(UUID().uuidString).fifo"
+        let server = try PrivateSoundServer.start(modules: [
+            "module-pipe-source source_name=drift file=\(fifo) format=s16le rate=\(DriftingSoundWriter.nominalRate) channels=1",
+        ])
         defer { server.stop() }
-        let fifo = server.path("drift.fifo")
-        try loadPipeSource(fifo: fifo, server: server)
         let writer = try DriftingSoundWriter(fifo: fifo, ppm: options.ppm)
         try writer.start()
 
@@ -104,24 +106,5 @@ struct SoakRecording {
         await microphone.close()
         return Result(summary: summary, cameraStart: cameraStart, cameraInterval: second - cameraStart,
                       writer: writer, capture: capture, framesLostByDriver: lost)
-    }
-
-    /// Loads `module-pipe-source` (source "drift", s16le mono at the nominal rate) reading `fifo`.
-    private func loadPipeSource(fifo: String, server: PrivateSoundServer) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
-        process.arguments = ["--server", server.address, "load-module", "module-pipe-source", "source_name=drift",
-                             "file=\(fifo)", "format=s16le", "rate=\(DriftingSoundWriter.nominalRate)", "channels=1"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            throw SoakFailure("cannot run pactl (Debian package pulseaudio-utils; `make deps` installs it): \(error)")
-        }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw SoakFailure("pactl could not load module-pipe-source: \(text)")
-        }
     }
 }

@@ -14,6 +14,7 @@ struct CameraProducer: FrameProducer {
     private let clock: any BlockingClock
     /// Where the camera learns the monotonic time that timestamp zero stands for.
     private let timeOrigin: Locked<Int64?>
+    private var publishedOrigin: Int64?
     private var decoder: MJPEGDecoder?
     /// The stream's time base: the first frame's monotonic time, and the last time handed out.
     private var clockBase: Int64?
@@ -138,15 +139,15 @@ struct CameraProducer: FrameProducer {
         switch mode {
         case .monotonicClock:
             time = microseconds
-            if clockBase == nil {
-                clockBase = 0
-                timeOrigin.withLock { $0 = 0 }
-            }
         case .relativeToFirstFrame:
             let base = clockBase ?? microseconds
-            if clockBase == nil { timeOrigin.withLock { $0 = base } }
             clockBase = base
             time = microseconds - base
+        }
+        // What timestamp zero stands for, told to the camera when it changes (the first frame).
+        if publishedOrigin != microseconds - time {
+            publishedOrigin = microseconds - time
+            timeOrigin.withLock { $0 = publishedOrigin }
         }
         if let lastTime, time <= lastTime { time = lastTime + 1 }
         lastTime = time

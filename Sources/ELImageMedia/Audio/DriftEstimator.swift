@@ -36,7 +36,7 @@ struct DriftEstimator {
         return true
     }
 
-    /// The latest settled offset (seconds), once a second has passed.
+    /// The latest settled offset (seconds), once the start-up seconds have passed.
     var latest: Double? { points.last?.error }
 
     /// The offset (seconds) the line through the minima gives at `time`, once ten seconds are
@@ -48,7 +48,7 @@ struct DriftEstimator {
     }
 
     /// The drift in parts per million (positive: the device's clock runs slow, its samples
-    /// arrive later and later), from at least three seconds.
+    /// arrive later and later), from three seconds after the start-up; 0 before.
     var driftPPM: Double { (line()?.slope ?? 0) * 1_000_000 }
 
     /// Moves what was measured by `seconds` (after a gap was filled, the errors step by its length).

@@ -29,6 +29,7 @@ public final class MediaClockAnchor: ImageInput, Sendable {
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        guard clock.offsetMicroseconds == nil else { return }  // the first frame anchored it
         if let captured = timing?.captureMicroseconds(of: frame.timestamp) {
             clock.anchor(frame.timestamp, atMonotonicMicroseconds: captured)
         } else {

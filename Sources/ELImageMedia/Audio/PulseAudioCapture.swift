@@ -208,14 +208,14 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
             var inserted: Int64 = 0, dropped: Int64 = 0
             var packets: [AudioPacket] = []
             do {
-                if settled, let latest = drift.latest, latest - Double(stretched) / outputRate > 1 {
+                let behind = drift.latest.map { $0 - Double(stretched) / outputRate } ?? 0
+                if settled, behind > 1 {
                     // A gap (overrun, suspended device): silence in its place.
-                    let gap = latest - Double(stretched) / outputRate
-                    let silence = [Float](repeating: 0, count: Int(gap * Double(rate)) * channels)
+                    let silence = [Float](repeating: 0, count: Int(behind * Double(rate)) * channels)
                     packets += try silence.withUnsafeBufferPointer { try encoder.encoder.encode($0, frames: $0.count / channels) }
-                    inserted = Int64(gap * outputRate)
-                    filled += gap
-                    drift.shift(by: -gap)
+                    inserted = Int64(behind * outputRate)
+                    filled += behind
+                    drift.shift(by: -behind)
                 } else if settled, let target = drift.offset(at: elapsed + 1) {
                     // Follow the device's clock: over the next second, stretch or squeeze the sound
                     // by where the offset will be then, at most 1 %.
