@@ -31,6 +31,8 @@ OUT ?= out
 #           pulseaudio and pulseaudio-utils (pacat) start the private sound server of the tests
 #           wayland-protocols and libwayland-bin (wayland-scanner) for `make wayland-glue`
 #   bench:  GStreamer's tools and GL elements (the grayscale pipeline it is compared with)
+#   streaming tests: nginx-light with libnginx-mod-rtmp (RTMP server recording what arrives, HTTP for
+#           HLS) and srt-tools (srt-live-transmit as the SRT listener), each started privately on loopback
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
             libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libx264-dev \
             libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
@@ -39,7 +41,8 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
             libopencv-objdetect-dev opencv-data libzxing-dev zint qrencode \
             libx11-dev xvfb x11-apps xdotool \
             libwayland-dev weston wayland-protocols libwayland-bin \
-            gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+            gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+            nginx-light libnginx-mod-rtmp srt-tools
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -94,7 +97,7 @@ TEST_WIDTH ?= 6
 TEST_ENV := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH)
 # The patterns match test identifiers, module included: `Preview` takes the whole ELImagePreviewTests
 # target (all of its suites are serial), `Lifecycle` only the two Lifecycle* suites.
-SERIAL_SUITES := Lifecycle|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|DriftSoakTests|ReadmeTourTests
+SERIAL_SUITES := Lifecycle|LiveStreamingTests|StreamToolTests|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|DriftSoakTests|ReadmeTourTests
 test: deps
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'

@@ -33,25 +33,41 @@ struct AudioOptions: ParsableArguments {
     /// (captured on the frames' clock), none with --no-audio, else the library's default, the
     /// input's own sound (a movie's first audio track: stream copy, or AAC when MP4 cannot hold
     /// its codec, which is said here).
-    func sound(for input: MediaSource, output: OutputKind?, context: RenderContext) throws -> RecordingSound {
+    /// A live stream (`paced`: the file input is paced in real time for it) takes its sound as AAC.
+    func sound(for input: MediaSource, output: OutputKind?, context: RenderContext, paced: Bool = false) throws -> RecordingSound {
         guard !noAudio else { return .off }
-        guard case .video(let path)? = output, case .mp4 = ContainerFormat.forPath(path) else { return .fromSource }
-        if let source { return try capture(source, for: input, context: context).map(RecordingSound.track) ?? .off }
-        if case .movie(let movie) = input.kind, let sound = (input.node as? MovieInput)?.sound, !sound.fitsInMP4 {
-            Terminal.say("note: the \(sound.codecName) sound of \(movie) cannot be copied into \(path): encoding it to AAC")
+        let name: String
+        switch output {
+        case .video(let path)? where ContainerFormat.forPath(path) == .mp4(): name = path
+        case .stream(let target)?: name = target.description
+        default: return .fromSource
+        }
+        if let source { return try capture(source, for: input, context: context, paced: paced, streaming: { if case .stream = output { true } else { false } }()).map(RecordingSound.track) ?? .off }
+        if case .movie(let movie) = input.kind, let sound = (input.node as? MovieInput)?.sound {
+            if case .stream = output, sound.codecName != "aac" {
+                Terminal.say("note: the stream carries AAC: encoding the \(sound.codecName) sound of \(movie) to AAC")
+            } else if !sound.fitsInMP4 {
+                Terminal.say("note: the \(sound.codecName) sound of \(movie) cannot be copied into \(name): encoding it to AAC")
+            }
         }
         return .fromSource
     }
 
     /// Starts capturing `source` ("NAME" or "NAME?"), its clock anchored at the input's first frame.
-    private func capture(_ source: String, for input: MediaSource, context: RenderContext) throws -> (any AudioTrackSource)? {
+    private func capture(_ source: String, for input: MediaSource, context: RenderContext, paced: Bool,
+                         streaming: Bool) throws -> (any AudioTrackSource)? {
         let optional = source.hasSuffix("?")
         let name = optional ? String(source.dropLast()) : source
-        if case .camera = input.kind {} else if !realTime {
+        if case .camera = input.kind {} else if !realTime, !paced {
             throw UsageError("--audio \(source) records live sound: give a camera, or pace the file with --realtime")
         }
         var options = PulseAudioCapture.Options(device: name.isEmpty ? "default" : name, clock: MediaClock())
-        if let codec { options.codec = codec }
+        if let codec {
+            if streaming, codec != .aac {
+                throw UsageError("--audio-codec \(codec.rawValue): a live stream carries AAC sound; leave --audio-codec out")
+            }
+            options.codec = codec
+        }
         if let bitrate {
             guard (8...512).contains(bitrate) else { throw UsageError("--audio-bitrate \(bitrate): use 8...512 kbit/s") }
             options.bitrate = bitrate * 1000

@@ -2,15 +2,24 @@ import ELImage
 import ELImageMedia
 import Foundation
 
-/// Where `elimage run` writes, chosen by the output's extension.
+/// Where `elimage run` writes, chosen by the output's extension (or a stream's address).
 enum OutputKind {
     case png(pattern: String)
     case jpeg(pattern: String)
     case y4m(String)
     case rgba(String)
     case video(String)
+    /// A live stream: RTMP, SRT, or an HLS playlist.
+    case stream(StreamTarget)
 
-    init(path: String) throws(UsageError) {
+    init(path: String, hlsSegments: StreamTarget.HLSSegmentType = .mpegts) throws(UsageError) {
+        if let target = StreamTarget(path, hlsSegments: hlsSegments) {
+            self = .stream(target)
+            return
+        }
+        if path.contains("://") {
+            throw UsageError("-o \(path): ELImage streams to rtmp://, rtmps:// and srt:// addresses (and HLS, -o DIR/index.m3u8)")
+        }
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "png": self = .png(pattern: path)
         case "jpg", "jpeg": self = .jpeg(pattern: path)
@@ -25,7 +34,8 @@ enum OutputKind {
     }
 
     /// The extensions an output may have, as advice.
-    static let supported = "use .mp4, .mov, .h264, .y4m, .rgba, .png or .jpg (e.g. -o out.mp4)"
+    static let supported = "use .mp4, .mov, .h264, .y4m, .rgba, .png or .jpg (e.g. -o out.mp4), "
+        + "or stream to rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8"
 
     /// True for files without timestamps, which have one constant frame rate (.y4m, raw H.264).
     var hasConstantRate: Bool {
@@ -64,8 +74,25 @@ final class OutputSink: Sendable {
 
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
                      segments: RecordingSegments? = nil, preRecord: Duration? = nil,
-                     audio: RecordingSound = .fromSource) throws -> OutputSink {
+                     audio: RecordingSound = .fromSource, live: LiveStreamOptions = LiveStreamOptions(),
+                     onStreamFailure: @escaping @Sendable () -> Void = {}) throws -> OutputSink {
         switch kind {
+        case .stream(let target):
+            let encoder = try VideoEncoder(settings: settings)
+            encoder.setEventHandler { event in
+                switch event {
+                case .started: Terminal.say("streaming to \(target)")
+                case .failed: onStreamFailure()
+                default: break
+                }
+            }
+            try encoder.start(streamingTo: target, options: live, audio: audio)
+            return OutputSink(node: encoder, finish: {
+                // Said also when the stream failed: what was sent before.
+                defer { if let stream = encoder.statistics.stream { Terminal.say("stream: \(stream)") } }
+                let summary = try await encoder.finish()
+                if let capture = summary.statistics.audio.capture { Terminal.say("sound: \(capture)") }
+            })
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)
             let deleted = Locked(0)

@@ -107,6 +107,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Sound") var audio: AudioOptions
 
+    @OptionGroup(title: "Live streaming (-o rtmp://HOST/APP/KEY, srt://HOST:PORT, DIR/index.m3u8)") var streaming: StreamOptions
+
     @Flag(help: "Show the output in a window (X11 or Wayland) while it runs: q, Escape or closing it stops, space pauses a file, f is fullscreen.")
     var preview = false
 
@@ -127,9 +129,12 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let options = try validatedOptions()
         try requireOutput()
-        let outputKind = try output.map { try OutputKind(path: $0) }
+        let outputKind = try output.map { try OutputKind(path: $0, hlsSegments: streaming.hlsType ?? .mpegts) }
+        try streaming.checkUsage(output: outputKind)
         if let input, let output { try Self.refuseOverwriting(input: input, with: output) }
-        let limit = outputKind?.wantsOneFrame == true ? 1 : frames
+        if let input, let record = streaming.record { try Self.refuseOverwriting(input: input, with: record) }
+        // A stream runs until the input ends or Ctrl-C (a camera's 300 frames are for files).
+        let limit = outputKind?.wantsOneFrame == true ? 1 : frames ?? (isStreaming ? Int.max : nil)
         let (context, previewDisplay) = try PreviewOutput.makeContext(preview: preview)
         // The record of what failed: the context's events, where each failure comes once, with its
         // node. What `run(on:)` and `finish()` throw is one of those failures (or an output's
@@ -149,7 +154,11 @@ struct RunCommand: AsyncParsableCommand {
         }
         await context.close()
         await log.value  // the events end with the context's close: every failure is in the log
-        let summary = output.map { "wrote \(run.frames) frame\(run.frames == 1 ? "" : "s") to \($0)\(run.timing)" }
+        let summary = output.map { output in
+            let frames = "\(run.frames) frame\(run.frames == 1 ? "" : "s")"
+            if let target = StreamTarget(output) { return "streamed \(frames) to \(target)" }
+            return "wrote \(frames) to \(output)\(run.timing)"
+        }
         // A failure that ended the input or an output outranks a signal; one that only the events
         // said (a node that failed while the rest went on) comes after it.
         if let failure = run.endingFailure(firstEvent: failures.message) { throw ToolFailure(failure) }
@@ -200,13 +209,22 @@ struct RunCommand: AsyncParsableCommand {
         let rate = options.frameRate ?? input.frameRate ?? 25
         var encoder = options.encoder
         encoder.frameRate = rate
-        let sound = try audio.sound(for: input, output: outputKind, context: context)
+        try streaming.apply(to: &encoder, frameRate: rate)
+        let sound = try audio.sound(for: input, output: outputKind, context: context, paced: isStreaming)
         let sink = try outputKind.map {
             try OutputSink.make($0, frameRate: rate, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
-                                audio: sound)
+                                audio: sound, live: options.live) { [weak input] in
+                Terminal.say("the stream failed: ending the run")
+                input?.cancel()
+            }
+        }
+        // --record: every frame into a file beside the stream (which may drop some), with its own sound.
+        let recording = try streaming.record.map { path in
+            try OutputSink.make(try OutputKind(path: path), frameRate: rate, encoder: { var file = options.encoder; file.frameRate = rate; return file }(),
+                                audio: try audio.sound(for: input, output: try OutputKind(path: path), context: context, paced: true))
         }
         motionTrigger.withLock { $0 = sink?.trigger }
-        let progress = Progress(total: input.expectedFrames.map { min($0, limit ?? .max) })
+        let progress = Progress(total: limit == .max ? nil : input.expectedFrames.map { min($0, limit ?? .max) })
         let counter = FrameCounter { progress.update(frames: $0) }
         // First target: says which crop lies outside the picture before any output fails on it.
         // Weak: the check is a target of the input's node, which the input holds (no cycle).
@@ -245,6 +263,7 @@ struct RunCommand: AsyncParsableCommand {
             last = converter
         }
         if let sink { last.addTarget(sink.node) }
+        if let recording { last.addTarget(recording.node) }
         last.addTarget(counter)
 
         if case .camera(let path) = input.kind { Terminal.say("capturing from \(path)") }
@@ -283,6 +302,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         do { try await detection?.finish() } catch { run.detectionFailure = error }
         do { try await sink?.finish() } catch { run.outputFailure = error }
+        do { try await recording?.finish() } catch { if run.outputFailure == nil { run.outputFailure = error } }
         progress.finish(frames: count)
         let schedule = converter?.schedule
         if isConstantRate {
@@ -321,6 +341,7 @@ struct RunCommand: AsyncParsableCommand {
         var encoder: EncoderSettings
         var segments: RecordingSegments?
         var preRecord: Duration?
+        var live: LiveStreamOptions
     }
 
     func validatedOptions() throws(UsageError) -> Options {
@@ -375,7 +396,8 @@ struct RunCommand: AsyncParsableCommand {
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotate, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrix, range: range), size: parsedSize,
-                       pixelFormat: format, encoder: encoder, segments: segments, preRecord: preRecordDuration)
+                       pixelFormat: format, encoder: encoder, segments: segments, preRecord: preRecordDuration,
+                       live: try streaming.liveOptions())
     }
 
     /// Refuses a run that writes nowhere (no -o, --preview or --detect), before anything is opened:
@@ -397,6 +419,9 @@ struct RunCommand: AsyncParsableCommand {
                              + "choose another output path")
         }
     }
+
+    /// Whether -o is a live stream (RTMP, SRT, HLS).
+    var isStreaming: Bool { output.map(StreamTarget.names) ?? false }
 
     /// Seconds with three decimals, as the run says times ("12.480").
     static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
@@ -422,7 +447,8 @@ struct RunCommand: AsyncParsableCommand {
                                                 size: options.size, rawFormat: options.pixelFormat,
                                                 autorotate: !noAutorotate)
         sourceOptions.frameRate = options.frameRate
-        sourceOptions.realTime = audio.realTime
+        // A live stream goes out at the frames' pace (as ffmpeg -re): a file is paced for it.
+        sourceOptions.realTime = audio.realTime || isStreaming
         let override = options.colorOverride
         if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }
         return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions)

@@ -27,6 +27,9 @@ public enum ELImageError: Error, Sendable, Equatable {
     case invalidState(node: String, reason: String)
     /// `what` (a render context, a node) was used after its `close()`.
     case closed(what: String)
+    /// A network peer (a streaming server, a listener) could not be reached or went away.
+    /// `address` is shown without secrets (an RTMP stream key, an SRT passphrase).
+    case network(address: String, operation: String, reason: String, hint: String)
 }
 
 extension ELImageError: CustomStringConvertible {
@@ -60,6 +63,8 @@ extension ELImageError: CustomStringConvertible {
             return "\(node): \(reason)"
         case let .closed(what):
             return "\(what) was used after close(); everything it ran has ended. Create a new one for more work"
+        case let .network(address, operation, reason, hint):
+            return "cannot \(operation) \(address): \(reason)" + (hint.isEmpty ? "" : ". \(hint)")
         }
     }
 }

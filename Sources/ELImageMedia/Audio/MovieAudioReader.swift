@@ -141,4 +141,11 @@ extension MovieAudioReader {
         guard let reader = try open(path: path) else { return nil }
         return reader.format.fitsInMP4 ? reader : try TranscodedAudioTrack(reader: reader)
     }
+
+    /// Opens the first audio track of `path` as AAC (for a live stream): copied when it is AAC,
+    /// else encoded to AAC; nil when the file has none.
+    public static func openAsAAC(path: String) throws -> (any AudioTrackSource)? {
+        guard let reader = try open(path: path) else { return nil }
+        return reader.format.codecName == "aac" ? reader : try TranscodedAudioTrack(reader: reader)
+    }
 }

@@ -17,6 +17,8 @@ final class H264FrameWriter: FrameWriter {
         /// Frames the pre-record buffer let go before the trigger (never in a file).
         var preRecordDiscarded = 0
         var preRecordPeakBytes: Int64 = 0
+        /// A live stream's counters (`StreamFrameWriter`).
+        var stream: StreamStatistics?
     }
 
     private let encoder: X264Encoder
@@ -59,6 +61,8 @@ final class H264FrameWriter: FrameWriter {
             case .deferredFile(let names): try POSIXFileWriter(path: names.path(startingAt: startDate))
             case .segments(let names, _):
                 try POSIXFileWriter(path: names.path(forSegment: index, startingAt: startDate, avoiding: taken))
+            case .stream(let target, _):
+                throw ELImageError.invalidState(node: "VideoEncoder", reason: "the stream to \(target) has no file; this is a bug")
             }
             let container: any PacketContainer
             do {

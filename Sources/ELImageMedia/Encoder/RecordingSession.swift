@@ -58,8 +58,10 @@ final class RecordingSession: Sendable {
     let settings: EncoderSettings
     let limits: RecordingLimits
     private let isSegmented: Bool
-    /// Whether the first frame's source's sound is to be kept (`.fromSource` into MP4).
+    /// Whether the first frame's source's sound is to be kept (`.fromSource` into MP4 or a stream).
     private let keepsSourceSound: Bool
+    /// A live stream rather than files.
+    private let isStream: Bool
     private let state: Locked<State>
     private let sink: ReadbackSink
 
@@ -79,12 +81,18 @@ final class RecordingSession: Sendable {
         self.isSegmented = isSegmented
         self.limits = limits
         self.settings = settings
-        keepsSourceSound = if case .fromSource = sound, case .mp4 = container { true } else { false }
+        let stream: (target: StreamTarget, options: LiveStreamOptions)? = if case let .stream(target, options) = destination {
+            (target, options)
+        } else { nil }
+        isStream = stream != nil
+        keepsSourceSound = if case .fromSource = sound, case .mp4 = container { true }
+            else if case .fromSource = sound, stream != nil { true } else { false }
         self.state = state
         let configuration = ReadbackSink.Configuration(
             path: path, threadName: "encoder", format: .i420, chromaLocation: settings.chromaLocation,
             chromaDownsampling: settings.chromaDownsampling, capacity: settings.queueCapacity,
-            whenQueueFull: settings.whenQueueFull)
+            // A live stream never slows the graph: a frame the encoder has no room for is dropped.
+            whenQueueFull: stream == nil ? settings.whenQueueFull : .drop)
         let frameDuration = Self.nominalStep(settings)
         let trigger = preRecord.map { RecordingTrigger(window: $0) }
         self.trigger = trigger
@@ -97,6 +105,21 @@ final class RecordingSession: Sendable {
             // container say so.
             let source = try Self.openSound(sound, state: state)
             let audio = source.map { RecordingAudio(source: $0, timeline: { state.withLock { $0.timeline } }) }
+            if let stream {
+                let writer = try StreamFrameWriter(
+                    target: stream.target, options: stream.options, settings: settings, width: picture.width, height: picture.height,
+                    colorSpace: colorSpace, chromaLocation: picture.chromaLocation, timescale: timescale,
+                    frameDuration: frameDuration(timescale), audio: audio) { progress in
+                        state.withLock { state in
+                            if let audio = progress.audio { state.statistics.audio = audio }
+                            state.statistics.encoded += progress.packets
+                            state.statistics.bytesWritten = max(state.statistics.bytesWritten, progress.bytesWritten)
+                            state.statistics.stream = progress.stream
+                        }
+                    }
+                emit(.started(path: path, width: picture.width, height: picture.height))
+                return writer
+            }
             let writer = try H264FrameWriter(
                 destination: destination, container: container, settings: settings, width: picture.width, height: picture.height,
                 colorSpace: colorSpace, chromaLocation: picture.chromaLocation, timescale: timescale,
@@ -134,7 +157,8 @@ final class RecordingSession: Sendable {
         }, onEnd: { result, counts in
             let (outcome, cancelled) = state.withLock { state in
                 state.endWallTime = .now
-                var outcome = Self.outcome(of: result, state: state, counts: counts, path: path, segmented: isSegmented)
+                var outcome = Self.outcome(of: result, state: state, counts: counts, path: path, segmented: isSegmented,
+                                           streamed: stream != nil)
                 if case .success = outcome, let trigger, !trigger.isPulled {
                     outcome = .failure(.invalidState(
                         node: "VideoEncoder",
@@ -268,7 +292,8 @@ final class RecordingSession: Sendable {
                 state.startDate = Date()
                 state.timeline.timescale = timescale
                 if keepsSourceSound {
-                    state.openSourceSound = (FrameOrigin.current?.source as? any SoundCarryingSource)?.soundForMP4
+                    let source = FrameOrigin.current?.source as? any SoundCarryingSource
+                    state.openSourceSound = isStream ? source?.soundForStream : source?.soundForMP4
                 }
             }
             let pts = stamp(frame.timestamp, timescale: timescale, state: &state)
@@ -341,7 +366,8 @@ final class RecordingSession: Sendable {
 
     /// How the recording ended, from how its sink's run did.
     private static func outcome(of result: Result<ReadbackSink.Ending, ELImageError>, state: State,
-                                counts: ReadbackSink.Counts, path: String, segmented: Bool) -> Result<RecordingSummary, ELImageError> {
+                                counts: ReadbackSink.Counts, path: String, segmented: Bool,
+                                streamed: Bool) -> Result<RecordingSummary, ELImageError> {
         let cancelled = ELImageError.invalidState(node: "VideoEncoder", reason: "the recording to \(path) was cancelled")
         switch result {
         case .success(.finished), .success(.full):
@@ -352,7 +378,7 @@ final class RecordingSession: Sendable {
                                              width: state.size?.width ?? 0, height: state.size?.height ?? 0,
                                              colorSpace: state.colorSpace ?? .bt709, timescale: state.timescale ?? 0,
                                              startDate: state.startDate ?? Date(timeIntervalSince1970: 0),
-                                             files: state.files.isEmpty && !segmented ? [path] : state.files))
+                                             files: state.files.isEmpty && !segmented && !streamed ? [path] : state.files))
         case .success(.cancelled):
             return .failure(cancelled)
         case .success(.empty):

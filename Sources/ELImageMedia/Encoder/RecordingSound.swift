@@ -18,4 +18,6 @@ protocol SoundCarryingSource: AnyObject {
     /// Opens the sound for one recording into MP4 (called on the encoder thread at the
     /// recording's first frame); nil when the source has none.
     var soundForMP4: (@Sendable () throws -> (any AudioTrackSource)?)? { get }
+    /// Opens the sound for one live stream, as AAC (FLV and MPEG-TS carry AAC).
+    var soundForStream: (@Sendable () throws -> (any AudioTrackSource)?)? { get }
 }

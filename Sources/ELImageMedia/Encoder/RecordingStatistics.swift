@@ -42,6 +42,8 @@ public struct RecordingStatistics: Sendable, Equatable {
     /// Pre-record: the most bytes of encoded frames held in memory at once (the window's frames,
     /// keyframes all).
     public var preRecordPeakBytes: Int64 = 0
+    /// A live stream's counters (frames sent and dropped, reconnections); nil for a file.
+    public var stream: StreamStatistics?
 
     public init() {}
 }

@@ -172,6 +172,53 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         try start(.file(writer), container: container, limits: limits, preRecord: nil, audio: audio)
     }
 
+    /// Starts a live stream to `target` (`rtmp://`, `rtmps://`, `srt://`, or an HLS playlist
+    /// `DIR/index.m3u8`); the next frame is the first one. Returns at once: the connection is made
+    /// on the stream's own thread, and a server that cannot be reached ends the stream with a
+    /// `.failed` event (and the error from `finish()`).
+    ///
+    /// A stream never slows the graph: frames the encoder cannot take are dropped, and when the
+    /// link is slower than the stream, whole groups of pictures are dropped from its queue
+    /// (`LiveStreamOptions.maximumDelay`), all counted in `RecordingStatistics.stream`. A server
+    /// that goes away is reconnected to for `LiveStreamOptions.reconnectWindow`; put a second
+    /// encoder recording a file beside it to keep every frame. `finish()` sends what is queued and
+    /// closes the stream (the RTMP stream is unpublished, the HLS playlist gets its end).
+    ///
+    /// For live encoding, set `EncoderSettings.tune = "zerolatency"`, `.bitrate` with a maximum
+    /// and a buffer (constant bit rate), and a keyframe interval of one or two seconds of frames.
+    ///
+    /// ```swift
+    /// var settings = EncoderSettings()
+    /// settings.tune = "zerolatency"
+    /// settings.rateControl = .bitrate(kilobitsPerSecond: 2500, maximumKilobitsPerSecond: 2500, bufferKilobits: 5000)
+    /// settings.keyframeInterval = 60
+    /// let stream = try VideoEncoder(settings: settings)
+    /// camera --> beauty --> stream
+    /// try stream.start(streamingTo: StreamTarget("rtmp://live.example.com/app/KEY")!, audio: .track(microphone))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - audio: the sound streamed beside the frames: by default a movie source's (as AAC),
+    ///     `.track` a microphone's (`PulseAudioCapture` with AAC), `.off` none.
+    /// - Throws: `ELImageError.invalidInput` for options that cannot work or a track that is not
+    ///   AAC; `ELImageError.io` when an HLS playlist's folder cannot be written;
+    ///   `ELImageError.invalidState` while a recording or stream is running.
+    public func start(streamingTo target: StreamTarget, options: LiveStreamOptions = LiveStreamOptions(),
+                      audio: RecordingSound = .fromSource) throws {
+        try checkIdle(for: target.description)
+        if let problem = options.problem {
+            throw ELImageError.invalidInput(what: "the live stream options for \(target) do not work: \(problem)",
+                                            hint: "fix the LiveStreamOptions; see their documentation")
+        }
+        if case .track(let track) = audio, track.format.codecName != "aac" {
+            throw ELImageError.invalidInput(
+                what: "a live stream to \(target) carries AAC sound, and the track given is \(track.format.codecName)",
+                hint: "capture with AudioCodec.aac (PulseAudioCapture's default), or stream without sound")
+        }
+        if case .hls = target.kind { try Self.checkWritableFolder(of: target.url, for: "write an HLS playlist in the folder of") }
+        try start(.stream(target, options), container: .mp4(), limits: .none, preRecord: nil, audio: audio)
+    }
+
     private func start(_ destination: RecordingDestination, container: ContainerFormat, limits: RecordingLimits,
                        preRecord: Duration?, audio: RecordingSound) throws {
         let handler = eventHandler

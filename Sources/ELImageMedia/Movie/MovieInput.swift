@@ -165,4 +165,10 @@ extension MovieInput: SoundCarryingSource {
         let path = info.path
         return { try MovieAudioReader.openForMP4(path: path) }
     }
+
+    var soundForStream: (@Sendable () throws -> (any AudioTrackSource)?)? {
+        guard info.sound != nil else { return nil }
+        let path = info.path
+        return { try MovieAudioReader.openAsAAC(path: path) }
+    }
 }

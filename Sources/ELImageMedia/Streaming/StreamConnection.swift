@@ -1,0 +1,255 @@
+import ELImage
+import Foundation
+
+/// A live stream's network side: its own thread (`ELImage.stream`) takes packets from a bounded
+/// `LivePacketQueue` and sends them through a `StreamMuxer`, so the encoder never waits for the
+/// network. When the server goes away it reconnects with back-off for
+/// `LiveStreamOptions.reconnectWindow`, starting the new connection at a keyframe; the queue
+/// meanwhile drops whole groups of pictures and counts them. `finish()` sends what is queued
+/// (within `closingTimeout`) and closes the stream; both ends join the thread.
+final class StreamConnection: Sendable {
+    let target: StreamTarget
+    private let options: LiveStreamOptions
+    private let layout: StreamLayout
+    private let interrupt = NetworkInterrupt()
+    private let shared: Shared
+    private let thread: JoinableThread
+
+    /// The queue and the counters, under one condition the network thread waits on.
+    private final class Shared: @unchecked Sendable {
+        // @unchecked Sendable: every stored property is touched only while `condition` is locked.
+        let condition = NSCondition()
+        var queue: LivePacketQueue
+        var statistics = StreamStatistics()
+        var failure: ELImageError?
+        /// Set by `finish()`: send what is queued until then, and end.
+        var closingDeadline: ContinuousClock.Instant?
+        var aborted = false
+        var disconnectedSince: ContinuousClock.Instant?
+
+        init(queue: LivePacketQueue, address: String) {
+            self.queue = queue
+            statistics.address = address
+        }
+
+        func withLock<T>(_ body: (Shared) throws -> T) rethrows -> T {
+            condition.lock()
+            defer { condition.unlock() }
+            return try body(self)
+        }
+    }
+
+    /// Starts the network thread, which connects to `target` (a failure comes out of the next
+    /// `send` or `finish`).
+    init(target: StreamTarget, layout: StreamLayout, options: LiveStreamOptions) throws {
+        self.target = target
+        self.options = options
+        self.layout = layout
+        let shared = Shared(queue: LivePacketQueue(maximumDelay: options.maximumDelay, maximumBytes: options.maximumQueuedBytes),
+                            address: target.description)
+        self.shared = shared
+        let interrupt = self.interrupt
+        thread = JoinableThread(name: "ELImage.stream", group: nil) {
+            Self.run(target: target, layout: layout, options: options, shared: shared, interrupt: interrupt)
+        }
+        try thread.start()
+    }
+
+    /// A safety net: a connection dropped without `finish()` or `abort()` stops its thread, which
+    /// is detached (never waited for here).
+    deinit {
+        interrupt.abort()
+        shared.withLock { $0.aborted = true }
+        shared.condition.broadcast()
+    }
+
+    /// Queues `packet` (the encoder thread); never waits for the network.
+    /// - Throws: the failure that ended the stream (a first connection refused, a server that did
+    ///   not come back within the reconnect window).
+    func send(_ packet: LivePacket) throws {
+        try shared.withLock { shared in
+            if let failure = shared.failure { throw failure }
+            if packet.isVideo { shared.statistics.framesQueued += 1 }
+            shared.queue.push(packet)
+            shared.condition.signal()
+        }
+    }
+
+    /// The counters so far (final once `finish()` or `abort()` returned).
+    var statistics: StreamStatistics {
+        shared.withLock { shared in
+            var statistics = shared.statistics
+            statistics.framesDropped = shared.queue.dropped.frames
+            statistics.groupsDropped = shared.queue.dropped.groups
+            statistics.audioPacketsDropped = shared.queue.dropped.audioPackets
+            statistics.highestQueueDelay = shared.queue.highestDelay
+            if let since = shared.disconnectedSince { statistics.timeDisconnected += .now - since }
+            return statistics
+        }
+    }
+
+    /// Sends what is queued (for at most `closingTimeout`), closes the stream (RTMP unpublishes,
+    /// SRT lingers, HLS writes its playlist's end) and joins the thread. Blocks the calling thread.
+    /// - Throws: the failure that ended the stream, if one did.
+    func finish() throws {
+        shared.withLock { shared in
+            if shared.closingDeadline == nil { shared.closingDeadline = .now + options.closingTimeout }
+        }
+        shared.condition.broadcast()
+        thread.joinBlocking()
+        if let failure = shared.withLock({ $0.failure }) { throw failure }
+    }
+
+    /// Stops at once (the frames queued are dropped) and joins the thread.
+    func abort() {
+        interrupt.abort()
+        shared.withLock { $0.aborted = true }
+        shared.condition.broadcast()
+        thread.joinBlocking()
+    }
+
+    // MARK: The network thread
+
+    private static func run(target: StreamTarget, layout: StreamLayout, options: LiveStreamOptions,
+                            shared: Shared, interrupt: NetworkInterrupt) {
+        var muxer: StreamMuxer
+        do {
+            muxer = try StreamMuxer(target: target, layout: layout, options: options, interrupt: interrupt)
+        } catch {
+            end(with: error, shared: shared)
+            return
+        }
+        shared.withLock { $0.statistics.isConnected = true }
+        // Where this connection's stream starts: its first frame (a keyframe). Sound before it is
+        // not sent: FLV takes nothing earlier than its first packet.
+        var start: Double?
+        while let packet = next(shared) {
+            if packet.isVideo, start == nil { start = packet.seconds }
+            guard let first = start, packet.isVideo || packet.seconds >= first else {
+                shared.withLock { $0.queue.countLost(packet) }
+                continue
+            }
+            let deadline = shared.withLock { shared in
+                min(.now + options.networkTimeout, shared.closingDeadline ?? .now + options.networkTimeout)
+            }
+            do {
+                try muxer.write(packet, until: deadline)
+                shared.withLock { shared in
+                    if packet.isVideo { shared.statistics.framesSent += 1 } else { shared.statistics.audioPacketsSent += 1 }
+                    shared.statistics.bytesSent += Int64(packet.bytes)
+                }
+            } catch {
+                muxer.abandon()
+                let stopping = shared.withLock { shared in
+                    shared.queue.countLost(packet)
+                    shared.statistics.isConnected = false
+                    shared.disconnectedSince = .now
+                    return shared.aborted || shared.closingDeadline != nil
+                }
+                guard !stopping else { break }
+                guard target.isNetwork, options.reconnectWindow > .zero else {
+                    end(with: error, shared: shared)
+                    return
+                }
+                guard let again = reconnect(after: error, target: target, layout: layout, options: options,
+                                            shared: shared, interrupt: interrupt) else { return }
+                muxer = again
+                start = nil
+            }
+        }
+        let deadline = shared.withLock { $0.closingDeadline } ?? .now
+        let connected = shared.withLock { $0.statistics.isConnected }
+        if connected {
+            do {
+                try muxer.close(by: max(deadline, .now + .milliseconds(500)))
+            } catch {
+                // The last frames may not have arrived: counted, not a failure of the stream.
+                shared.withLock { shared in
+                    if shared.failure == nil, !shared.aborted, !interrupt.shouldStop { shared.failure = error as? ELImageError }
+                }
+            }
+        }
+        end(with: nil, shared: shared)
+    }
+
+    /// The next packet to send; nil when the stream ends (aborted, or finishing with the queue
+    /// empty or its time up).
+    private static func next(_ shared: Shared) -> LivePacket? {
+        shared.withLock { shared in
+            while true {
+                if shared.aborted { return nil }
+                if let deadline = shared.closingDeadline, .now >= deadline { return nil }
+                if let packet = shared.queue.popFirst() { return packet }
+                if shared.closingDeadline != nil { return nil }
+                shared.condition.wait()
+            }
+        }
+    }
+
+    /// Connects again, waiting 0.25 s, then twice as long each time up to 4 s, until the reconnect
+    /// window has passed since the connection broke. Nil when it gave up (the failure is set) or
+    /// the stream was stopped meanwhile.
+    private static func reconnect(after error: Error, target: StreamTarget, layout: StreamLayout, options: LiveStreamOptions,
+                                  shared: Shared, interrupt: NetworkInterrupt) -> StreamMuxer? {
+        let lostAt = ContinuousClock.now
+        let giveUp = lostAt + options.reconnectWindow
+        var pause = Duration.milliseconds(250)
+        var lastError = error
+        while true {
+            let stopped = shared.withLock { shared -> Bool in
+                let wake = Date(timeIntervalSinceNow: pause.timeInterval)
+                while !shared.aborted, shared.closingDeadline == nil, Date() < wake {
+                    _ = shared.condition.wait(until: wake)
+                }
+                return shared.aborted || shared.closingDeadline != nil
+            }
+            if stopped {
+                end(with: nil, shared: shared)
+                return nil
+            }
+            do {
+                let muxer = try StreamMuxer(target: target, layout: layout, options: options, interrupt: interrupt)
+                shared.withLock { shared in
+                    shared.queue.restartAtKeyframe()
+                    shared.statistics.reconnections += 1
+                    shared.statistics.isConnected = true
+                    if let since = shared.disconnectedSince { shared.statistics.timeDisconnected += .now - since }
+                    shared.disconnectedSince = nil
+                }
+                return muxer
+            } catch {
+                lastError = error
+            }
+            if ContinuousClock.now >= giveUp {
+                let seconds = options.reconnectWindow.timeInterval
+                end(with: ELImageError.network(
+                    address: target.description, operation: "stream to",
+                    reason: "the connection broke (\(userFacing(error))) and could not be made again within \(String(format: "%g", seconds)) s (last try: \(userFacing(lastError)))",
+                    hint: "check that the server runs; LiveStreamOptions.reconnectWindow (--reconnect-for) says how long to keep trying"),
+                    shared: shared)
+                return nil
+            }
+            pause = min(pause * 2, .seconds(4))
+        }
+    }
+
+    private static func userFacing(_ error: Error) -> String {
+        if case let ELImageError.network(_, _, reason, _) = error { return reason }
+        return "\(error)"
+    }
+
+    /// The thread ends: with `error` as the stream's failure (the first one kept); the frames still
+    /// queued are counted as dropped.
+    private static func end(with error: Error?, shared: Shared) {
+        shared.withLock { shared in
+            if let error, shared.failure == nil {
+                shared.failure = (error as? ELImageError)
+                    ?? .network(address: shared.statistics.address, operation: "stream to", reason: "\(error)", hint: "")
+            }
+            while let packet = shared.queue.popFirst() { shared.queue.countLost(packet) }
+            if let since = shared.disconnectedSince { shared.statistics.timeDisconnected += .now - since }
+            shared.disconnectedSince = nil
+            shared.statistics.isConnected = false
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Where a live stream goes, told by its address: an RTMP server (`rtmp://`, `rtmps://`: FLV),
+/// an SRT listener (`srt://`: MPEG-TS) or an HLS playlist on disk (`DIR/index.m3u8`: segments
+/// beside it, served by any web server).
+public struct StreamTarget: Sendable, Equatable, CustomStringConvertible {
+    /// The protocol, and what the stream is packed in.
+    public enum Kind: Sendable, Equatable {
+        /// RTMP or RTMPS, H.264 and AAC in FLV (YouTube, Twitch, nginx-rtmp, OBS's "custom server").
+        case rtmp
+        /// SRT in caller mode, H.264 and AAC in MPEG-TS.
+        case srt
+        /// HLS: a playlist rewritten as each segment completes.
+        case hls(HLSSegmentType)
+    }
+
+    /// What HLS segments hold.
+    public enum HLSSegmentType: String, Sendable, Equatable, CaseIterable {
+        /// MPEG-TS segments (`.ts`): every HLS player.
+        case mpegts
+        /// Fragmented MP4 segments (`.m4s`, with `init.mp4`): HLS version 7, smaller.
+        case fmp4
+    }
+
+    /// The address as given (an RTMP key in it is never printed: see `description`).
+    public let url: String
+    public let kind: Kind
+
+    /// The target `url` names: `rtmp://`/`rtmps://`, `srt://`, or a path ending in `.m3u8` (its
+    /// segments of `hlsSegments`). Nil for anything else (a file).
+    public init?(_ url: String, hlsSegments: HLSSegmentType = .mpegts) {
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("rtmp://") || lowered.hasPrefix("rtmps://") {
+            kind = .rtmp
+        } else if lowered.hasPrefix("srt://") {
+            kind = .srt
+        } else if lowered.hasSuffix(".m3u8"), !lowered.contains("://") {
+            kind = .hls(hlsSegments)
+        } else {
+            return nil
+        }
+        self.url = url
+    }
+
+    /// Whether `output` is a stream's address rather than a file's.
+    public static func names(_ output: String) -> Bool { StreamTarget(output) != nil }
+
+    /// libavformat's muxer for the target.
+    var muxerName: String {
+        switch kind {
+        case .rtmp: "flv"
+        case .srt: "mpegts"
+        case .hls: "hls"
+        }
+    }
+
+    /// Whether the target goes over the network (and so can go away and come back).
+    public var isNetwork: Bool {
+        if case .hls = kind { false } else { true }
+    }
+
+    /// The address without what may be secret: an RTMP stream key (the last path component) and
+    /// an SRT `passphrase` or `streamid` are shown as `…`.
+    public var description: String {
+        switch kind {
+        case .rtmp:
+            guard let slash = url.lastIndex(of: "/"), url[url.index(after: slash)...].count > 0 else { return url }
+            let scheme = url.range(of: "://").map { url[$0.upperBound...] } ?? Substring(url)
+            // rtmp://host/app/key: the key is the last component after the application.
+            return scheme.split(separator: "/").count > 2 ? String(url[...slash]) + "…" : url
+        case .srt:
+            guard let query = url.firstIndex(of: "?") else { return url }
+            let fields = url[url.index(after: query)...].split(separator: "&").map { field -> String in
+                let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+                return ["passphrase", "streamid"].contains(name.lowercased()) ? "\(name)=…" : String(field)
+            }
+            return String(url[...query]) + fields.joined(separator: "&")
+        case .hls:
+            return url
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import ELImage
+import Foundation
+
+/// A private nginx for live-streaming tests: an RTMP server (nginx's RTMP module) whose
+/// application `live` records every stream it receives (`record all`, one FLV file per publish),
+/// and an HTTP server on a folder for HLS. Its own folder and configuration, loopback ports,
+/// stopped by its PID; it can be killed and started again on the same ports (a server that goes
+/// away and comes back), and paused (SIGSTOP: a link that stops carrying data).
+///
+/// ```swift
+/// let server = try PrivateStreamingServer.start()
+/// defer { server.stop() }
+/// try encoder.start(streamingTo: StreamTarget(server.rtmpURL(stream: "test"))!)
+/// ...
+/// let files = server.recordings()   // what arrived, as FLV
+/// ```
+public final class PrivateStreamingServer: Sendable {
+    /// The server's folder: its configuration, logs, `recordings/` and `www/`.
+    public let folder: String
+    public let rtmpPort: UInt16
+    public let httpPort: UInt16
+    private let binary: String
+    private let process: Locked<pid_t?>
+
+    /// The RTMP address of `stream` in the application `live`.
+    public func rtmpURL(stream: String) -> String { "rtmp://127.0.0.1:\(rtmpPort)/live/\(stream)" }
+    /// The folder the HTTP server serves (`http://127.0.0.1:httpPort/NAME` is `www/NAME`).
+    public var webFolder: String { folder + "/www" }
+    /// The HTTP address of `name` in `webFolder`.
+    public func httpURL(_ name: String) -> String { "http://127.0.0.1:\(httpPort)/\(name)" }
+
+    /// Starts nginx with the RTMP module on two free loopback ports and waits until both listen.
+    /// - Throws: `ServerProcess.StartFailure` when nginx or its RTMP module is not installed
+    ///   (`make deps`: nginx-light, libnginx-mod-rtmp), or it does not start (with its log).
+    public static func start() throws(ServerProcess.StartFailure) -> PrivateStreamingServer {
+        let binary = try ServerProcess.binary(["/usr/sbin/nginx", "/usr/local/sbin/nginx"], package: "nginx-light")
+        let module = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
+        guard FileManager.default.fileExists(atPath: module) else {
+            throw .init(description: "\(module) is not installed: `make deps` installs it (Debian package libnginx-mod-rtmp)")
+        }
+        let folder = try ServerProcess.makeFolder("elimage-nginx")
+        for sub in ["recordings", "www", "temp", "logs"] {
+            try? FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
+        }
+        let server = PrivateStreamingServer(folder: folder, rtmpPort: try ServerProcess.freePort(),
+                                            httpPort: try ServerProcess.freePort(), binary: binary)
+        let configuration = """
+            load_module \(module);
+            daemon off;
+            master_process off;
+            pid \(folder)/nginx.pid;
+            error_log \(folder)/logs/error.log info;
+            events { worker_connections 128; }
+            rtmp {
+                server {
+                    listen 127.0.0.1:\(server.rtmpPort);
+                    chunk_size 4096;
+                    application live {
+                        live on;
+                        record all;
+                        record_path \(folder)/recordings;
+                        record_unique on;
+                    }
+                }
+            }
+            http {
+                access_log off;
+                client_body_temp_path \(folder)/temp/body;
+                proxy_temp_path \(folder)/temp/proxy;
+                fastcgi_temp_path \(folder)/temp/fastcgi;
+                uwsgi_temp_path \(folder)/temp/uwsgi;
+                scgi_temp_path \(folder)/temp/scgi;
+                types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; video/mp4 mp4 m4s; }
+                server {
+                    listen 127.0.0.1:\(server.httpPort);
+                    root \(folder)/www;
+                }
+            }
+            """
+        do {
+            try configuration.write(toFile: folder + "/nginx.conf", atomically: true, encoding: .utf8)
+        } catch {
+            throw .init(description: "cannot write \(folder)/nginx.conf: \(error)")
+        }
+        do {
+            try server.startProcess()
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
+        return server
+    }
+
+    private init(folder: String, rtmpPort: UInt16, httpPort: UInt16, binary: String) {
+        self.folder = folder
+        self.rtmpPort = rtmpPort
+        self.httpPort = httpPort
+        self.binary = binary
+        process = Locked(nil)
+    }
+
+    private func startProcess() throws(ServerProcess.StartFailure) {
+        let log = folder + "/logs/stderr"
+        let pid = try ServerProcess.spawn(binary, arguments: [binary, "-p", folder, "-c", folder + "/nginx.conf", "-e", folder + "/logs/error.log"],
+                                          errorLog: log)
+        let (rtmp, http) = (rtmpPort, httpPort)
+        try ServerProcess.waitUntilReady(pid, name: "nginx", log: log) {
+            ServerProcess.acceptsTCP(port: rtmp) && ServerProcess.acceptsTCP(port: http)
+        }
+        process.withLock { $0 = pid }
+    }
+
+    /// Kills nginx at once (SIGKILL: connections break without a goodbye), as a crashed or
+    /// unplugged server would; `restart()` brings it back on the same ports.
+    public func kill() {
+        guard let pid = process.withLock({ current in defer { current = nil }; return current }) else { return }
+        ServerProcess.stop(pid, signal: SIGKILL)
+    }
+
+    /// Starts nginx again after `kill()`, on the same ports and folder.
+    public func restart() throws(ServerProcess.StartFailure) {
+        kill()
+        try startProcess()
+    }
+
+    /// Stops nginx reading and sending (SIGSTOP): the connections stay open and fill up, as on a
+    /// link that stalls. `resume()` lets it go on.
+    public func pause() {
+        if let pid = process.withLock({ $0 }) { Foundation.kill(pid, SIGSTOP) }
+    }
+
+    public func resume() {
+        if let pid = process.withLock({ $0 }) { Foundation.kill(pid, SIGCONT) }
+    }
+
+    /// The FLV files nginx recorded, one per publish, oldest first (`record_unique` names them
+    /// STREAM-UNIXTIME.flv).
+    public func recordings() -> [String] {
+        let directory = folder + "/recordings"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        func time(_ name: String) -> Int { Int(name.dropLast(4).split(separator: "-").last ?? "") ?? 0 }
+        return names.filter { $0.hasSuffix(".flv") }.sorted { (time($0), $0) < (time($1), $1) }.map { directory + "/" + $0 }
+    }
+
+    /// Stops nginx (SIGTERM: it closes its recordings), reaps it and removes its folder.
+    public func stop() {
+        if let pid = process.withLock({ current in defer { current = nil }; return current }) {
+            Foundation.kill(pid, SIGCONT)
+            ServerProcess.stop(pid, signal: SIGTERM)
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// Stops nginx as `stop()` does, keeping its folder (to read the recordings after).
+    public func stopKeepingFiles() {
+        if let pid = process.withLock({ current in defer { current = nil }; return current }) {
+            Foundation.kill(pid, SIGCONT)
+            ServerProcess.stop(pid, signal: SIGTERM)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import ELImage
+import ELImageMedia
+
+extension StreamTarget.HLSSegmentType: ExpressibleByArgument, EnumArgument {}
+
+/// `elimage run`'s live-streaming options, for `-o rtmp://…`, `srt://…` or `DIR/index.m3u8`: how
+/// to encode for live, how the stream behaves when the link fails, the local recording beside it.
+struct StreamOptions: ParsableArguments {
+    @Option(help: "x264 tune, e.g. zerolatency (live streams: no frame delay) or film.")
+    var tune: String?
+
+    @Option(parsing: .unconditional, help: "Constant bit rate: the most kbit/s (x264's VBV maximum; with --bitrate, or alone for CBR).")
+    var maxrate: Int?
+
+    @Option(parsing: .unconditional, help: "The VBV buffer in kbit (default: one second of --maxrate).")
+    var bufsize: Int?
+
+    @Option(help: ArgumentHelp("Keyframe interval in seconds (2, 1.5s): where a viewer can join, and what a slow link drops at once.",
+                               valueName: "duration"))
+    var gop: String?
+
+    @Option(help: ArgumentHelp(
+        "Record every frame to FILE (.mp4) beside the stream: the stream may drop frames on a slow link or an outage, the file keeps them.",
+        valueName: "file"))
+    var record: String?
+
+    @Option(name: .customLong("reconnect-for"), help: ArgumentHelp(
+        "How long to keep reconnecting when the server goes away (default 30s; 0 fails at once).", valueName: "duration"))
+    var reconnectFor: String?
+
+    @Option(name: .customLong("max-delay"), help: ArgumentHelp(
+        "The most stream time that may wait to be sent (default 2s); past it whole groups of pictures are dropped.",
+        valueName: "duration"))
+    var maxDelay: String?
+
+    @Option(name: .customLong("hls-segment"), help: ArgumentHelp("HLS: segment length (default 2s).", valueName: "duration"))
+    var hlsSegment: String?
+
+    @Option(name: .customLong("hls-list-size"), parsing: .unconditional,
+            help: "HLS: segments in the rolling playlist, older ones deleted (default 6; 0 keeps all).")
+    var hlsListSize: Int?
+
+    @Option(name: .customLong("hls-type"), help: "HLS: segment type (default mpegts).")
+    var hlsType: StreamTarget.HLSSegmentType?
+
+    /// Whether any option here was given (they need a stream output, --record aside).
+    private var givesStreamOptions: Bool {
+        reconnectFor != nil || maxDelay != nil || hlsSegment != nil || hlsListSize != nil || hlsType != nil || record != nil
+    }
+
+    /// The live stream's options, checked.
+    func liveOptions() throws(UsageError) -> LiveStreamOptions {
+        var options = LiveStreamOptions()
+        if let reconnectFor {
+            if reconnectFor.trimmingCharacters(in: .whitespaces) == "0" {
+                options.reconnectWindow = .zero
+            } else {
+                options.reconnectWindow = try Self.duration(reconnectFor, option: "--reconnect-for")
+            }
+        }
+        if let maxDelay { options.maximumDelay = try Self.duration(maxDelay, option: "--max-delay") }
+        if let hlsSegment { options.hlsSegmentDuration = try Self.duration(hlsSegment, option: "--hls-segment") }
+        if let hlsListSize {
+            guard hlsListSize >= 0 else { throw UsageError("--hls-list-size \(hlsListSize): use 0 (keep all) or more") }
+            options.hlsPlaylistLength = hlsListSize
+        }
+        return options
+    }
+
+    /// Applies --tune, --maxrate, --bufsize and --gop (at `rate` frames per second) to `settings`.
+    func apply(to settings: inout EncoderSettings, frameRate rate: Y4MHeader.Ratio) throws(UsageError) {
+        if let tune { settings.tune = tune }
+        for (name, value) in [("--maxrate", maxrate), ("--bufsize", bufsize)] {
+            if let value, value < 1 { throw UsageError("\(name) \(value): give kbit/s above 0, e.g. \(name) 2500") }
+        }
+        if let maxrate {
+            let average: Int
+            if case let .bitrate(given, _, _) = settings.rateControl {
+                guard given <= maxrate else { throw UsageError("--maxrate \(maxrate): below --bitrate \(given)") }
+                average = given
+            } else {
+                average = maxrate
+            }
+            settings.rateControl = .bitrate(kilobitsPerSecond: average, maximumKilobitsPerSecond: maxrate, bufferKilobits: bufsize ?? maxrate)
+        } else if let bufsize {
+            throw UsageError("--bufsize \(bufsize): the VBV buffer goes with --maxrate, e.g. --maxrate 2500 --bufsize 5000")
+        }
+        if let gop {
+            let duration = try Self.duration(gop, option: "--gop")
+            let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            settings.keyframeInterval = max(1, Int((seconds * Double(rate.numerator) / Double(rate.denominator)).rounded()))
+        }
+    }
+
+    /// Refuses the stream options without a stream output.
+    func checkUsage(output: OutputKind?) throws(UsageError) {
+        if case .stream? = output {
+            if let record {
+                guard case .video = try OutputKind(path: record) else {
+                    throw UsageError("--record \(record): records a video file beside the stream: give a .mp4 (or .h264) name")
+                }
+            }
+            return
+        }
+        if givesStreamOptions {
+            throw UsageError("--record, --reconnect-for, --max-delay and the --hls options go with a live stream: "
+                             + "-o rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8")
+        }
+    }
+
+    private static func duration(_ text: String, option: String) throws(UsageError) -> Duration {
+        guard let duration = DurationArgument.parse(text) else {
+            throw UsageError("\(option) \(text): give a duration (2s, 500ms, 1m), e.g. \(option) 2s")
+        }
+        return duration
+    }
+}

@@ -1,0 +1,68 @@
+import ELImageTestSupport
+import ELImageTesting
+import Foundation
+import Testing
+
+/// `elimage run … -o rtmp://…`: a filtered movie streamed to a private nginx with a recording
+/// beside it, keyframes where --gop puts them, and the errors a user sees.
+@Suite("elimage run -o rtmp://, srt://, index.m3u8", .serialized)
+struct StreamToolTests {
+    let elimage = BuiltProgram(name: "elimage")
+    let bunny = Repository.path("Examples/Media/bigbuckbunny.mp4")
+
+    @Test("Streaming to RTMP with --record: every frame in both, keyframes each --gop second, the summary says what was sent")
+    func rtmpWithRecording() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try PrivateStreamingServer.start()
+        defer { server.stop() }
+        let recording = folder.path("local.mp4")
+        let result = try await elimage.run(["run", bunny, "--filter", "grayscale", "-o", server.rtmpURL(stream: "tool"),
+                                            "--record", recording, "--tune", "zerolatency", "--maxrate", "2000", "--gop", "1"])
+        server.stopKeepingFiles()
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("streaming to rtmp://127.0.0.1:\(server.rtmpPort)/live/…"), "\(result.output)")
+        #expect(!result.output.contains("/live/tool"), "the stream key is never printed: \(result.output)")
+        let streamed = try #require(result.output.firstMatch(of: /streamed (\d+) frames/).flatMap { Int($0.1) }, "\(result.output)")
+        let sent = try #require(result.output.firstMatch(of: /stream: (\d+) frames sent to .*, 0 dropped/).flatMap { Int($0.1) },
+                                "\(result.output)")
+        // (The clip has 132 frames; real-time pacing lets a busy machine drop some before the stream.)
+        #expect(sent == streamed && streamed >= 50, "\(result.output)")
+        let files = server.recordings()
+        try #require(files.count == 1)
+        let arrived = try StreamProbe.packetCounts(files[0])
+        #expect(arrived.video == sent && arrived.audioCodec == "aac")
+        #expect(try StreamProbe.packetCounts(recording).video == streamed, "--record keeps every frame")
+        // A keyframe every second of the clip's 25 fps (frames the pacing dropped aside).
+        let flags = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
+                                                             "-of", "csv=p=0", files[0]]), as: UTF8.self).split(separator: "\n")
+        let keyframes = flags.enumerated().filter { $0.element.hasPrefix("K") }.map(\.offset)
+        let gaps = zip(keyframes, keyframes.dropFirst()).map { $1 - $0 }
+        #expect(keyframes.count >= 2 && gaps.allSatisfy { $0 <= 25 } && gaps.contains(25), "keyframes at \(keyframes)")
+    }
+
+    @Test("A server that is not there: the run ends at once with the address and what to check; the recording beside it is complete")
+    func nothingListening() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let port = try ServerProcess.freePort()
+        let recording = folder.path("local.mp4")
+        let result = try await elimage.run(["run", bunny, "-o", "rtmp://127.0.0.1:\(port)/live/key", "--record", recording])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("cannot connect to rtmp://127.0.0.1:\(port)/live/…: Connection refused"), "\(result.errors)")
+        #expect(result.errors.contains("nothing listens there"), "\(result.errors)")
+        #expect(try StreamProbe.packetCounts(recording).video > 0, "the recording beside the failed stream is in place")
+    }
+
+    @Test("Usage: an address ELImage cannot stream to, --record without a stream or with a picture, Opus for a stream")
+    func usage() async throws {
+        let ftp = try await elimage.run(["run", bunny, "-o", "ftp://example.com/x.mp4"])
+        #expect(ftp.status != 0 && ftp.errors.contains("streams to rtmp://, rtmps:// and srt:// addresses"), "\(ftp.errors)")
+        let file = try await elimage.run(["run", bunny, "-o", "/tmp/never.mp4", "--record", "/tmp/never-either.mp4"])
+        #expect(file.status != 0 && file.errors.contains("go with a live stream"), "\(file.errors)")
+        let picture = try await elimage.run(["run", bunny, "-o", "rtmp://127.0.0.1:1/live/x", "--record", "/tmp/x.png"])
+        #expect(picture.status != 0 && picture.errors.contains("--record /tmp/x.png: records a video file"), "\(picture.errors)")
+        let opus = try await elimage.run(["run", bunny, "-o", "srt://127.0.0.1:1", "--audio", "default", "--audio-codec", "opus"])
+        #expect(opus.status != 0 && opus.errors.contains("a live stream carries AAC sound"), "\(opus.errors)")
+    }
+}
