@@ -9,6 +9,8 @@
 #   make fuzz    libFuzzer + AddressSanitizer over the file parsers, FUZZ_SECONDS each
 #   make release-check  a package outside ELImage, depending on it by version, uses every product
 #   make docs    the DocC documentation of every library product, warnings as errors
+#   make stream-latency  glass-to-glass latency of RTMP (nginx) and SRT (srt-live-transmit) streams on
+#                loopback, p50/p99 (out/latency: per-frame CSV, summary.json); not part of CI
 #   make soak    one hour of the emulated camera with sound from a source 50 ppm off: the A/V offset
 #                over time (out/soak: the recording, offsets.csv, drift.svg); not part of CI
 
@@ -47,7 +49,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test bench soak fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
+.PHONY: all deps build demo test bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -138,6 +140,10 @@ sanitize-thread: deps
 SOAK_FLAGS ?=
 soak: deps
 	$(SWIFT) run -c release elimage-soak --out $(OUT)/soak $(SOAK_FLAGS)
+
+## LATENCY_FLAGS: e.g. --seconds 60 --size 1280x720 --protocol srt --srt-latency 40
+stream-latency: deps
+	$(SWIFT) run -c release elimage-stream-latency --out $(OUT)/latency $(LATENCY_FLAGS)
 
 ## BENCH_FLAGS=--quick: 20 frames at 1280x720 only. The table is printed; the JSON goes to $(OUT)/bench.json.
 ## The matrix (every catalogue filter x Y4M/MP4/RGBA x size) runs the release `elimage` binary built

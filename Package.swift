@@ -32,6 +32,7 @@ let package = Package(
         .executable(name: "beauty", targets: ["BeautyExample"]),
         .executable(name: "elimage-bench", targets: ["ELImageBench"]),
         .executable(name: "elimage-soak", targets: ["ELImageSoak"]),
+        .executable(name: "elimage-stream-latency", targets: ["ELImageStreamLatency"]),
         .executable(name: "elimage-fuzz", targets: ["ELImageFuzzer"]),
     ],
     dependencies: [
@@ -202,6 +203,12 @@ let package = Package(
             dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageTesting",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/DriftSoak"),
+        // `make stream-latency`: glass-to-glass latency of RTMP and SRT streams on loopback.
+        .executableTarget(
+            name: "ELImageStreamLatency",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageTesting",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Benchmarks/StreamLatency"),
 
         // MARK: Fuzzing (make fuzz): the parsers' entry points, and the libFuzzer program around them
         .target(
@@ -254,7 +261,7 @@ let package = Package(
         // The command-line tool and the examples, run as programs (they are built beside the tests).
         .testTarget(
             name: "ELImageToolTests",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageTestSupport"],
+            dependencies: ["ELImage", "ELImageMedia", "ELImageTesting", "ELImageTestSupport"],
             path: "Tests/ELImageToolTests"),
         // Whole pipelines across modules: closing them, a soak, programs' exit on signals, and
         // what every module's values print.

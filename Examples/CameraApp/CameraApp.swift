@@ -8,14 +8,15 @@ import Synchronization
 /// The camera app's graph and its commands:
 ///
 ///     source --> beauty --> hub --> preview window
-///        \___(beauty off)__/  \--> video encoder (while recording), snapshot (photos)
+///        \___(beauty off)__/  \--> video encoder (while recording), snapshot (photos),
+///                               live stream encoder (with --stream; s stops and starts it)
 ///
 /// Keys arrive on the window's thread and are queued as commands; `run()` handles them one at a
 /// time, so that photos and recordings finish before the program ends. The render context's
 /// events (`sayEvents(_:)`) tell failures and ends: a recording that ended by itself is finished then.
 final class CameraApp: Sendable {
     enum Command: Sendable {
-        case record, photo, switchCamera, toggleBeauty, tick, quit
+        case record, photo, switchCamera, toggleBeauty, toggleStream, tick, quit
         /// The recording to this file ended by itself (end of stream, a limit, a failure).
         case recordingEnded(String)
     }
@@ -36,23 +37,39 @@ final class CameraApp: Sendable {
     /// The file of the recording started with r and not stopped yet (it may have ended by itself:
     /// end of stream).
     private let recording = Mutex<String?>(nil)
+    /// The live stream (`--stream`): its encoder and where it goes.
+    private let streamer: VideoEncoder?
+    private let streamTarget: StreamTarget?
+    /// A stream was started whose end is not said yet (it may have ended by itself: end of stream).
+    private let streamRunning = Mutex(false)
     private let commands: AsyncStream<Command>
     private let queue: AsyncStream<Command>.Continuation
 
     init(context: RenderContext, display: PreviewDisplay, input: String?, folder: String, frameLimit: Int?,
-         preRecord: Duration? = nil) throws {
+         preRecord: Duration? = nil, stream: StreamTarget? = nil) throws {
         self.context = context
         self.folder = folder
         self.frameLimit = frameLimit
         self.preRecord = preRecord
         source = try AppSource.open(input)
         encoder = try VideoEncoder()
+        streamTarget = stream
+        if stream != nil {
+            var live = EncoderSettings()
+            live.tune = "zerolatency"
+            live.rateControl = .bitrate(kilobitsPerSecond: 2500, maximumKilobitsPerSecond: 2500, bufferKilobits: 2500)
+            live.keyframeInterval = 30
+            streamer = try VideoEncoder(settings: live)
+        } else {
+            streamer = nil
+        }
         window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
         (commands, queue) = AsyncStream<Command>.makeStream()
         source.node --> beauty --> hub
         hub --> window
         hub --> encoder
         hub --> snapshot
+        if let streamer { hub --> streamer }
         if let frameLimit {
             let (source, queue) = (source, queue)
             hub --> FrameCounter { count in
@@ -70,6 +87,8 @@ final class CameraApp: Sendable {
     func sayEvents(_ events: RenderEvents) async {
         for await event in events {
             switch event {
+            case .failed(let failure) where streamer.map({ failure.reference.refers(to: $0) }) == true:
+                say("the stream failed: \(failure.error); s tries again")
             case .failed(let failure) where !failure.reference.refers(to: encoder):
                 say("error: \(failure)")
             case .sinkFinished(let end) where end.node.refers(to: encoder):
@@ -92,11 +111,14 @@ final class CameraApp: Sendable {
             case .character("p"): queue.yield(.photo)
             case .character("c"): queue.yield(.switchCamera)
             case .character("b"): queue.yield(.toggleBeauty)
+            case .character("s"): queue.yield(.toggleStream)
             default: break
             }
         }
-        say("camera-app: showing \(source.name); keys: r record, p photo, c camera, b beauty, f fullscreen, q quit")
+        say("camera-app: showing \(source.name); keys: r record, p photo, c camera, b beauty, "
+            + (streamer == nil ? "" : "s stream, ") + "f fullscreen, q quit")
         armPreRecord()
+        startStream()
         let stopped = Locked(false)
         _ = try await GracefulStop.run(onSignal: { _ in queue.yield(.quit) }) {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -122,6 +144,7 @@ final class CameraApp: Sendable {
         if recording.withLock({ $0 }) != nil { await finishRecording() }
         // A pre-record nobody triggered: nothing to keep.
         if encoder.currentState == .waitingForTrigger { await encoder.cancel() }
+        await finishStream()
         say("camera-app: \(statusLine)")
     }
 
@@ -172,6 +195,8 @@ final class CameraApp: Sendable {
                 source.node.addTarget(hub)
             }
             say("beauty \(on ? "on" : "off")")
+        case .toggleStream:
+            if streamer?.currentState == .recording { await finishStream() } else { startStream() }
         case .tick:
             window.setTitle("ELImage camera: \(statusLine)")
         case .quit:
@@ -193,6 +218,25 @@ final class CameraApp: Sendable {
         }
     }
 
+    /// Starts the live stream (`--stream`), video only.
+    private func startStream() {
+        guard let streamer, let streamTarget else { return }
+        do {
+            try streamer.start(streamingTo: streamTarget, audio: .off)
+            streamRunning.withLock { $0 = true }
+            say("streaming to \(streamTarget)")
+        } catch {
+            say("cannot stream: \(error)")
+        }
+    }
+
+    /// Sends what is queued and ends the stream; says what was sent.
+    private func finishStream() async {
+        guard let streamer, streamRunning.withLock({ running in defer { running = false }; return running }) else { return }
+        _ = try? await streamer.finish()  // a failure was said by the events
+        if let sent = streamer.statistics.stream { say("stream: \(sent)") }
+    }
+
     private func finishRecording() async {
         recording.withLock { $0 = nil }
         do {
@@ -212,6 +256,7 @@ final class CameraApp: Sendable {
             let seconds = Int(encoder.statistics.recordedDuration.components.seconds)
             parts.append(String(format: "REC %d:%02d", seconds / 60, seconds % 60))
         }
+        if streamer?.currentState == .recording { parts.append("LIVE") }
         parts.append(String(format: "%.1f fps", previewRate.update(presented: preview.presented)))
         parts.append("\(preview.dropped + source.droppedFrames) dropped")
         parts.append("beauty \(beautyOn.load(ordering: .relaxed) ? "on" : "off")")

@@ -4,8 +4,9 @@
 //     r  start / stop recording (MP4)      p  still photo (PNG)
 //     c  next camera                       b  beauty on / off
 //     f  fullscreen                        q, Escape or closing the window: quit
+//     s  stop / start the live stream (with --stream)
 //
-//     swift run camera-app [INPUT] [--folder out] [--frames N]
+//     swift run camera-app [INPUT] [--folder out] [--frames N] [--stream rtmp://HOST/APP/KEY]
 //
 // The window's title shows the state: recording time, preview frame rate and dropped frames.
 // Needs a desktop (DISPLAY or WAYLAND_DISPLAY); `xvfb-run -a swift run camera-app` works too.
@@ -34,7 +35,16 @@ struct CameraAppCommand: AsyncParsableCommand {
     @Option(name: .customLong("pre-record"), help: "Keep this many seconds in memory: r then starts a recording that many seconds before the key.")
     var preRecord: Double?
 
+    @Option(help: "Stream live while the app runs (s stops and starts it): rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8.")
+    var stream: String?
+
     func run() async throws {
+        let target = try stream.map { address in
+            guard let target = StreamTarget(address) else {
+                throw ValidationError("--stream \(address): give rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8")
+            }
+            return target
+        }
         let display: PreviewDisplay
         do {
             display = try PreviewDisplay.connect()
@@ -48,7 +58,7 @@ struct CameraAppCommand: AsyncParsableCommand {
         do {
             if let preRecord, !(preRecord > 0) { throw ValidationError("--pre-record \(preRecord): give a positive number of seconds, e.g. 5") }
             let app = try CameraApp(context: context, display: display, input: input, folder: folder, frameLimit: frames,
-                                    preRecord: preRecord.map { .milliseconds(Int64($0 * 1000)) })
+                                    preRecord: preRecord.map { .milliseconds(Int64($0 * 1000)) }, stream: target)
             said = Task { await app.sayEvents(events) }
             try await app.run()
         } catch {

@@ -2,7 +2,10 @@
 // crash-safe fragmented MP4, with an optional snapshot of the first frame.
 //
 //     swift run record [INPUT] [-o out.mp4] [--frames N] [--fragment-seconds S] [--snapshot snap.png]
+//         [--stream rtmp://HOST/APP/KEY | srt://HOST:PORT | DIR/index.m3u8]
 //
+// With --stream, the same frames also go out live (x264 zerolatency, constant bit rate, a
+// keyframe a second) while the file keeps every frame; a file input is then paced in real time.
 // Without INPUT: the first camera when one exists, else the bundled Big Buck Bunny clip. A camera
 // is recorded with the default microphone when a sound server (PulseAudio, PipeWire) answers;
 // a movie keeps its own sound track.
@@ -44,6 +47,12 @@ struct RecordCommand: AsyncParsableCommand {
     @Option(help: "x264 constant rate factor (0-51, lower is better).")
     var crf = 23.0
 
+    @Option(help: "Also stream live to this address: rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8.")
+    var stream: String?
+
+    @Option(help: "The live stream's constant bit rate in kbit/s.")
+    var streamBitrate = 2500
+
     func run() async throws {
         // The context is closed when the scope ends (also on an error or Ctrl-C): the encoder
         // has finished the file and every thread has ended before the program exits. Its events
@@ -81,8 +90,8 @@ struct RecordCommand: AsyncParsableCommand {
     /// The sound beside the video of an .mp4: the default microphone for a camera (its clock
     /// anchored at the first frame; without a sound server, said once and video only); a movie
     /// keeps its own track, the encoder's default.
-    private func sound(for source: RecordSource, context: RenderContext) -> RecordingSound {
-        guard case .mp4 = ContainerFormat.forPath(output), !testPicture else { return .off }
+    private func sound(for source: RecordSource, context: RenderContext, live: Bool = false) -> RecordingSound {
+        guard live || ContainerFormat.forPath(output) == .mp4(), !testPicture else { return .off }
         guard source.isLive else { return .fromSource }
         do {
             let microphone = try PulseAudioCapture(options: .init(clock: MediaClock()))
@@ -99,7 +108,13 @@ struct RecordCommand: AsyncParsableCommand {
 
     /// Runs the graph until the input ends or Ctrl-C/SIGTERM stops it; returns that signal.
     private func record(in context: RenderContext) async throws -> UnixSignal? {
-        let source = try RecordSource.open(input, frames: frames, testPicture: testPicture, size: size)
+        let target = try stream.map { address in
+            guard let target = StreamTarget(address) else {
+                throw ValidationError("--stream \(address): give rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8")
+            }
+            return target
+        }
+        let source = try RecordSource.open(input, frames: frames, testPicture: testPicture, size: size, realTime: target != nil)
 
         var settings = EncoderSettings()
         settings.rateControl = .constantQuality(crf)
@@ -120,6 +135,21 @@ struct RecordCommand: AsyncParsableCommand {
         }
         try encoder.start(recordingTo: output, container: container(for: output, fragmentSeconds: fragmentSeconds),
                           audio: sound(for: source, context: context))
+        // The live stream beside the file: its own encoder, and its own capture of the microphone.
+        let live = try target.map { target in
+            var settings = EncoderSettings()
+            settings.tune = "zerolatency"
+            settings.rateControl = .bitrate(kilobitsPerSecond: streamBitrate, maximumKilobitsPerSecond: streamBitrate,
+                                            bufferKilobits: streamBitrate)
+            settings.keyframeInterval = 30
+            let streamer = try VideoEncoder(settings: settings)
+            beauty --> streamer
+            streamer.setEventHandler { event in
+                if case .started = event { say("streaming to \(target)") }
+            }
+            try streamer.start(streamingTo: target, audio: sound(for: source, context: context, live: true))
+            return streamer
+        }
         let (capture, signal) = try await GracefulStop.run(onSignal: { signal in
             say("\(signal): finishing the recording (again to quit at once)")
             source.cancel()
@@ -134,6 +164,11 @@ struct RecordCommand: AsyncParsableCommand {
             }
         }
         let summary = try await encoder.finish()
+        if let live {
+            // A stream that failed says so (the events did too); the file is finished either way.
+            defer { if let sent = live.statistics.stream { say("stream: \(sent)") } }
+            _ = try? await live.finish()
+        }
         if let capture { say("snapshot \(capture.path) at \(capture.timestamp.seconds) s") }
         let statistics = summary.statistics
         say("finished \(summary.path): \(statistics.encoded) frames, \(statistics.dropped) dropped, "

@@ -16,10 +16,12 @@ struct RecordSource: Sendable {
     var isLive = false
 
     /// `path`, or the first camera, or the bundled clip; or the test picture when asked for.
-    static func open(_ path: String?, frames: Int?, testPicture: Bool, size: String) throws -> RecordSource {
+    /// `realTime` paces a file as a camera would deliver it (for a live stream).
+    static func open(_ path: String?, frames: Int?, testPicture: Bool, size: String, realTime: Bool = false) throws -> RecordSource {
         if testPicture { return try panning(frames: frames ?? 150, size: size) }
-        let source = try MediaSource.open(path, fallback: BundledMedia.path("bigbuckbunny.mp4"),
-                                          options: .init(frames: frames))
+        var options = MediaSource.Options(frames: frames)
+        options.realTime = realTime
+        let source = try MediaSource.open(path, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: options)
         let isCamera = if case .camera = source.kind { true } else { false }
         return RecordSource(node: source.node, run: { try await source.run(on: $0) }, cancel: { source.cancel() },
                             isLive: isCamera)

@@ -15,7 +15,8 @@ struct RunCommand: AsyncParsableCommand {
             and --format), or a .png/.jpg image (repeated --frames times at --fps). Without INPUT: the \
             bundled Big Buck Bunny clip. OUTPUT by extension: .mp4 (fragmented, crash-safe) and .h264 \
             (x264), .y4m, .rgba (raw RGBA frames), .png or \
-            .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png). Without \
+            .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png); or a live stream: \
+            rtmp:// and rtmps:// (FLV), srt:// (MPEG-TS), DIR/index.m3u8 (HLS), a file input paced in real time. Without \
             --filter the input is only converted: the colour-conversion path. Movies with a rotation \
             tag (display matrix) and JPEGs with an EXIF Orientation are turned upright, as FFmpeg \
             does, and written without a tag; --rotate and --mirror come after that turn, and \

@@ -7,7 +7,7 @@ import ELImageTestSupport
 import Foundation
 import Testing
 
-// The snippets of README.md's "A tour of the API", "Sound", "Faces and codes" and "Testing your
+// The snippets of README.md's "A tour of the API", "Sound", "Live streaming", "Faces and codes" and "Testing your
 // own nodes", each run as written there on the bundled media (file names become paths in a
 // temporary folder, `/dev/video0` an emulated camera) and checked for what the README says it
 // does. Change README.md and this file together.
@@ -287,6 +287,44 @@ struct ReadmeTourTests {
         #expect(abs(audioEnd - lastFrame) <= 0.1, "audio ends at \(audioEnd) s, the last frame at \(lastFrame) s")
         let peak = try #require(AudioProbe.dominantFrequency(try AudioProbe.samples(path, channels: 1), rate: 48_000))
         #expect(abs(peak - 440) <= 2, "the loudest frequency is \(peak) Hz")
+    }
+
+    @Test("Live streaming: the movie streamed to nginx-rtmp and recorded beside it; the summary says every frame was sent, nginx has them all")
+    func liveStreaming() async throws {
+        let server = try PrivateStreamingServer.start()
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let context = try TestContexts.make()
+        // The README's source is a movie paced as a camera would deliver it; its address, this server's.
+        let movie = try MovieInput(path: clip, options: .init(pacing: .realTime))
+        let address = server.rtmpURL(stream: "cam")
+        let localFile = folder.path("local.mp4")
+
+        var live = EncoderSettings()
+        live.tune = "zerolatency"
+        live.rateControl = .bitrate(kilobitsPerSecond: 2500, maximumKilobitsPerSecond: 2500, bufferKilobits: 2500)
+        live.keyframeInterval = 50                                   // a keyframe every 2 s at 25 fps
+        let stream = try VideoEncoder(settings: live)
+        let recorder = try VideoEncoder()                            // every frame, whatever the link does
+        movie --> stream
+        movie --> recorder
+        var options = LiveStreamOptions()
+        options.reconnectWindow = .seconds(60)
+        try stream.start(streamingTo: StreamTarget(validating: address), options: options)
+        try recorder.start(recordingTo: localFile)
+        try await movie.run(on: context)
+        let summary = try await stream.finish()
+        let said = summary.statistics.stream?.description ?? ""
+        try await recorder.finish()
+        server.stopKeepingFiles()
+
+        let sent = try #require(summary.statistics.stream)
+        #expect(said == "\(sent.framesSent) frames sent to rtmp://127.0.0.1:\(server.rtmpPort)/live/…, 0 dropped", "\(said)")
+        let files = server.recordings()
+        try #require(files.count == 1)
+        #expect(try StreamProbe.packetCounts(files[0]).video == sent.framesSent)
+        #expect(try StreamProbe.packetCounts(localFile).video == sent.framesSent, "the recording beside has the same frames")
     }
 
     @Test("Faces and codes: Grace Hopper's portrait, 10 frames: every second one analysed, each face handled before run(on:) returns; the sequence ends with the stream")

@@ -1,5 +1,6 @@
 import ELImage
 import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -41,6 +42,42 @@ struct CameraAppTests {
         let frames = try countFrames(saved.path(video))
         #expect(frames >= 1)
         #expect(run.output.contains("recorded \(frames) frames"), "\(run.output)")
+    }
+
+    @Test("--stream rtmp://…: streams from the start, s stops the stream (every frame sent arrived) and starts a second one, q ends it")
+    func streamKey() async throws {
+        let display = try await DisplayServer(.xvfb)
+        defer { display.stop() }
+        let server = try PrivateStreamingServer.start()
+        defer { server.stop() }
+        let saved = try TemporaryFolder()
+        defer { saved.remove() }
+        let run = try SignalledRun(program: BuiltProgram(name: "camera-app"),
+                                   arguments: ["--folder", saved.url.path, "--stream", server.rtmpURL(stream: "app")],
+                                   environment: display.clientEnvironment)
+        let window = try await display.window(titled: "ELImage camera", while: { run.process.isRunning })
+        let id = try #require(window, "no camera-app window appeared: \(run.output) \(run.errors)")
+        #expect(try await run.waitUntilSaid("streaming to rtmp://127.0.0.1:\(server.rtmpPort)/live/…"), "\(run.output)")
+        try await Task.sleep(for: .seconds(2))
+        try display.press("s", in: id)
+        #expect(try await run.waitUntilSaid("stream: "), "\(run.output)")
+        try await Task.sleep(for: .milliseconds(500))
+        try display.press("s", in: id)
+        let again = await waitUntil(timeout: .seconds(10)) { run.output.components(separatedBy: "streaming to").count == 3 }
+        #expect(again, "s did not start the stream again: \(run.output)")
+        try await Task.sleep(for: .seconds(2))
+        try display.press("q", in: id)
+        #expect(await run.waitForExit(), "camera-app did not quit on q")
+        #expect(run.process.terminationStatus == 0, "\(run.output) \(run.errors)")
+        server.stopKeepingFiles()
+
+        let sent = run.output.matches(of: /stream: (\d+) frames sent to [^,]*, 0 dropped/).compactMap { Int($0.1) }
+        let files = server.recordings()
+        #expect(sent.count == 2 && files.count == 2, "\(run.output) \(files)")
+        for (file, frames) in zip(files, sent) {
+            #expect(frames > 0)
+            #expect(try StreamProbe.packetCounts(file).video == frames, "\(file): \(frames) sent")
+        }
     }
 
     @Test("--pre-record 2: r starts a recording two seconds back, named at its first frame; r ends it and arms again")

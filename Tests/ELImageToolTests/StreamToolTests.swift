@@ -41,6 +41,27 @@ struct StreamToolTests {
         #expect(keyframes.count >= 2 && gaps.allSatisfy { $0 <= 25 } && gaps.contains(25), "keyframes at \(keyframes)")
     }
 
+    @Test("The record example with --stream: the file keeps every frame, the stream sends them, both with sound")
+    func recordExample() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try PrivateStreamingServer.start()
+        defer { server.stop() }
+        let file = folder.path("beside.mp4")
+        let result = try await BuiltProgram(name: "record").run(["--frames", "60", "-o", file, "--stream", server.rtmpURL(stream: "rec")])
+        server.stopKeepingFiles()
+        #expect(result.status == 0, "\(result.errors)")
+        let sent = try #require(result.output.firstMatch(of: /stream: (\d+) frames sent to .*, 0 dropped/).flatMap { Int($0.1) },
+                                "\(result.output)")
+        let recorded = try StreamProbe.packetCounts(file)
+        #expect(recorded.video == sent && recorded.audioCodec == "aac", "the file and the stream carry the same frames")
+        let files = server.recordings()
+        try #require(files.count == 1)
+        let arrived = try StreamProbe.packetCounts(files[0])
+        #expect(arrived.video == sent && arrived.audioCodec == "aac", "\(arrived)")
+        try StreamProbe.decodeCleanly(files[0])
+    }
+
     @Test("A server that is not there: the run ends at once with the address and what to check; the recording beside it is complete")
     func nothingListening() async throws {
         let folder = try TemporaryFolder()

@@ -26,6 +26,10 @@ final class StreamConnection: Sendable {
         var closingDeadline: ContinuousClock.Instant?
         var aborted = false
         var disconnectedSince: ContinuousClock.Instant?
+        /// When each video packet still queued was handed over (by decoding time), and how long
+        /// the last frames sent waited before they were written to the connection (seconds).
+        var handedOver: [Int64: ContinuousClock.Instant] = [:]
+        var sendDelays = SlidingSamples(capacity: 2048)
 
         init(queue: LivePacketQueue, address: String) {
             self.queue = queue
@@ -69,7 +73,10 @@ final class StreamConnection: Sendable {
     func send(_ packet: LivePacket) throws {
         try shared.withLock { shared in
             if let failure = shared.failure { throw failure }
-            if packet.isVideo { shared.statistics.framesQueued += 1 }
+            if case let .video(frame, _) = packet {
+                shared.statistics.framesQueued += 1
+                shared.handedOver[frame.dts] = .now
+            }
             shared.queue.push(packet)
             shared.condition.signal()
         }
@@ -83,6 +90,8 @@ final class StreamConnection: Sendable {
             statistics.groupsDropped = shared.queue.dropped.groups
             statistics.audioPacketsDropped = shared.queue.dropped.audioPackets
             statistics.highestQueueDelay = shared.queue.highestDelay
+            statistics.sendDelayMedian = shared.sendDelays.percentile(50)
+            statistics.sendDelayP99 = shared.sendDelays.percentile(99)
             if let since = shared.disconnectedSince { statistics.timeDisconnected += .now - since }
             return statistics
         }
@@ -135,7 +144,14 @@ final class StreamConnection: Sendable {
             do {
                 try muxer.write(packet, until: deadline)
                 shared.withLock { shared in
-                    if packet.isVideo { shared.statistics.framesSent += 1 } else { shared.statistics.audioPacketsSent += 1 }
+                    if case let .video(frame, _) = packet {
+                        shared.statistics.framesSent += 1
+                        if let handed = shared.handedOver[frame.dts] { shared.sendDelays.append((.now - handed).timeInterval) }
+                        // This frame's and those dropped before it.
+                        shared.handedOver = shared.handedOver.filter { $0.key > frame.dts }
+                    } else {
+                        shared.statistics.audioPacketsSent += 1
+                    }
                     shared.statistics.bytesSent += Int64(packet.bytes)
                 }
             } catch {

@@ -21,11 +21,13 @@ final class StreamFrameWriter: FrameWriter {
          colorSpace: ColorSpace, chromaLocation: ChromaLocation, timescale: Int32, frameDuration: Int64,
          audio: RecordingAudio?, progress: @escaping @Sendable (H264FrameWriter.Progress) -> Void) throws {
         // A viewer joins at any keyframe: MPEG-TS and HLS repeat the headers before each one (FLV
-        // sends them once, in its sequence header).
+        // sends them once, in its sequence header). The VUI states the settings' frame rate as
+        // fixed (the packets keep their own times): a stream timed in 90 kHz ticks made players
+        // hold a frame back to guess the rate, 33 ms more glass to glass at 30 fps.
         let repeatsHeaders = target.kind != .rtmp
         encoder = try X264Encoder(width: width, height: height, settings: settings, colorSpace: colorSpace,
                                   chromaLocation: chromaLocation, timescale: timescale,
-                                  keyframeInterval: settings.keyframeInterval, repeatHeaders: repeatsHeaders)
+                                  keyframeInterval: settings.keyframeInterval, repeatHeaders: repeatsHeaders, constantRate: true)
         if let audio, audio.source.format.codecName != "aac" {
             throw ELImageError.invalidInput(
                 what: "a live stream to \(target) carries AAC sound, and the track given is \(audio.source.format.codecName)",

@@ -29,6 +29,10 @@ public struct StreamStatistics: Sendable, Equatable {
     public var isConnected = false
     /// The most stream time that waited to be sent at once, in seconds.
     public var highestQueueDelay = 0.0
+    /// How long frames waited between the encoder and the connection (queued, then written),
+    /// median and 99th percentile of the last 2048 frames sent, in seconds.
+    public var sendDelayMedian = 0.0
+    public var sendDelayP99 = 0.0
 
     public init() {}
 }

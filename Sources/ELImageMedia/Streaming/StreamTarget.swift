@@ -1,3 +1,4 @@
+import ELImage
 import Foundation
 
 /// Where a live stream goes, told by its address: an RTMP server (`rtmp://`, `rtmps://`: FLV),
@@ -40,6 +41,16 @@ public struct StreamTarget: Sendable, Equatable, CustomStringConvertible {
             return nil
         }
         self.url = url
+    }
+
+    /// The target `url` names, or an error saying which addresses work.
+    /// - Throws: `ELImageError.invalidInput` for an address that is not a stream's.
+    public init(validating url: String, hlsSegments: HLSSegmentType = .mpegts) throws {
+        guard let target = StreamTarget(url, hlsSegments: hlsSegments) else {
+            throw ELImageError.invalidInput(what: "'\(url)' is not a live stream's address",
+                                            hint: "give rtmp://HOST[:PORT]/APP/KEY, rtmps://…, srt://HOST:PORT or DIR/index.m3u8")
+        }
+        self = target
     }
 
     /// Whether `output` is a stream's address rather than a file's.
