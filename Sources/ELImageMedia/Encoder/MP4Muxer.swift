@@ -117,27 +117,11 @@ final class MP4Muxer: PacketContainer {
             guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
                 throw Self.failure("add a video stream to", writer.path, elimage_averror(ENOMEM))
             }
-            parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-            parameters.pointee.codec_id = AV_CODEC_ID_H264
-            parameters.pointee.width = Int32(width)
-            parameters.pointee.height = Int32(height)
-            parameters.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-            let tags = ColorTags(colorSpace, chromaLocation: chromaLocation)
-            parameters.pointee.color_range = tags.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-            parameters.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(tags.primaries))
-            parameters.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(tags.transfer))
-            parameters.pointee.color_space = AVColorSpace(rawValue: UInt32(tags.matrix))
-            parameters.pointee.chroma_location = AVChromaLocation(rawValue: UInt32(tags.chromaSampleLocation + 1))
-            parameters.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-            let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
-            guard let extradata = av_mallocz(headers.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
+            let description = H264StreamDescription(width: width, height: height,
+                                                    tags: ColorTags(colorSpace, chromaLocation: chromaLocation), headers: headers)
+            guard description.fill(parameters) else {
                 throw Self.failure("allocate for", writer.path, elimage_averror(ENOMEM))
             }
-            headers.withUnsafeBufferPointer { source in
-                if let base = source.baseAddress { extradata.update(from: base, count: headers.count) }
-            }
-            parameters.pointee.extradata = extradata
-            parameters.pointee.extradata_size = Int32(headers.count)
             stream.pointee.time_base = sourceTimeBase
             stream.pointee.avg_frame_rate = AVRational(num: timescale, den: Int32(clamping: nominalDuration))
             if let audio {

@@ -61,8 +61,8 @@ final class StreamFrameWriter: FrameWriter {
     }
 
     private func report(packets: Int) {
-        progress(H264FrameWriter.Progress(packets: packets, bytesWritten: connection.statistics.bytesSent,
-                                          audio: audio?.statistics, stream: connection.statistics))
+        let stream = connection.statistics
+        progress(H264FrameWriter.Progress(packets: packets, bytesWritten: stream.bytesSent, audio: audio?.statistics, stream: stream))
     }
 
     /// Sends the frames x264 still holds and the last sound, then sends what is queued and closes

@@ -97,27 +97,9 @@ final class StreamMuxer {
         guard let stream = avformat_new_stream(context, nil), let parameters = stream.pointee.codecpar else {
             throw failure("add a video stream to", elimage_averror(ENOMEM))
         }
-        parameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-        parameters.pointee.codec_id = AV_CODEC_ID_H264
-        parameters.pointee.width = Int32(layout.width)
-        parameters.pointee.height = Int32(layout.height)
-        parameters.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-        let tags = layout.colorTags
-        parameters.pointee.color_range = tags.fullRange ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
-        parameters.pointee.color_primaries = AVColorPrimaries(rawValue: UInt32(tags.primaries))
-        parameters.pointee.color_trc = AVColorTransferCharacteristic(rawValue: UInt32(tags.transfer))
-        parameters.pointee.color_space = AVColorSpace(rawValue: UInt32(tags.matrix))
-        parameters.pointee.chroma_location = AVChromaLocation(rawValue: UInt32(tags.chromaSampleLocation + 1))
-        parameters.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-        let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
-        guard let extradata = av_mallocz(layout.headers.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
-            throw failure("allocate for", elimage_averror(ENOMEM))
-        }
-        layout.headers.withUnsafeBufferPointer { source in
-            if let base = source.baseAddress { extradata.update(from: base, count: layout.headers.count) }
-        }
-        parameters.pointee.extradata = extradata
-        parameters.pointee.extradata_size = Int32(layout.headers.count)
+        let description = H264StreamDescription(width: layout.width, height: layout.height, tags: layout.colorTags,
+                                                headers: layout.headers)
+        guard description.fill(parameters) else { throw failure("allocate for", elimage_averror(ENOMEM)) }
         stream.pointee.time_base = AVRational(num: 1, den: layout.timescale)
         stream.pointee.avg_frame_rate = AVRational(num: Int32(layout.frameRate.numerator), den: Int32(layout.frameRate.denominator))
         if let audio = layout.audio {
