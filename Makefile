@@ -99,7 +99,7 @@ TEST_WIDTH ?= 6
 TEST_ENV := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH)
 # The patterns match test identifiers, module included: `Preview` takes the whole ELImagePreviewTests
 # target (all of its suites are serial), `Lifecycle` only the two Lifecycle* suites.
-SERIAL_SUITES := Lifecycle|LiveStreamingTests|StreamToolTests|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|DriftSoakTests|ReadmeTourTests
+SERIAL_SUITES := Lifecycle|LiveStreamingTests|StreamToolTests|StreamLatencyToolTests|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|DriftSoakTests|ReadmeTourTests
 test: deps
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)'
