@@ -58,9 +58,9 @@ final class LatencyReader: @unchecked Sendable {
     func stop() {
         guard !stopped else { return }
         stopped = true
-        // ffmpeg blocked reading a stream that ended may not see SIGTERM: SIGKILL after a second.
+        // ffmpeg blocked reading a stream that ended may not see SIGTERM: SIGKILL after 300 ms.
         if process.isRunning { process.terminate() }
-        let deadline = Date(timeIntervalSinceNow: 1)
+        let deadline = Date(timeIntervalSinceNow: 0.3)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()

@@ -119,7 +119,7 @@ struct StreamLatencyCommand: AsyncParsableCommand {
                     reader = try LatencyReader(input: address, inputOptions: ["-threads", "\(viewerThreads)", "-rtmp_live", "live"], stamp: stamp)
                 }
             })
-            try await Task.sleep(for: .seconds(2))
+            try await Task.sleep(for: .seconds(1))  // the last frames through the server and the viewer
             reader?.stop()
             await context.close()
             return LatencyResult(protocol: chosen, sender: sender, sent: sent, received: reader?.received ?? [:], statistics: RecordingStatistics())
@@ -154,7 +154,7 @@ struct StreamLatencyCommand: AsyncParsableCommand {
                                     timestamp: MediaTime(frame: Int64(number), framesPerSecond: Int32(fps)), on: context)
         }
         let summary = try await encoder.finish()
-        try await Task.sleep(for: .seconds(2))  // the last frames through the server and the viewer
+        try await Task.sleep(for: .seconds(1))  // the last frames through the server and the viewer
         reader?.stop()
         await context.close()
         return LatencyResult(protocol: chosen, sender: sender, sent: sent, received: reader?.received ?? [:], statistics: summary.statistics)

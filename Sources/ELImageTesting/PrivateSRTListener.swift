@@ -19,13 +19,15 @@ public struct PrivateSRTListener: Sendable {
     /// The file the listener writes what it receives into.
     public var received: String { folder + "/received.ts" }
 
-    /// Starts `srt-live-transmit` listening on a free loopback port and waits until it is bound.
+    /// Starts `srt-live-transmit` listening on `port` (a free loopback port when nil: a listener
+    /// started again after one was killed takes the same one) and waits until it is bound.
     /// - Throws: `ServerProcess.StartFailure` when srt-tools is not installed (`make deps`), or it
     ///   does not start (with its log).
-    public static func start() throws(ServerProcess.StartFailure) -> PrivateSRTListener {
+    public static func start(port chosen: UInt16? = nil) throws(ServerProcess.StartFailure) -> PrivateSRTListener {
         let binary = try ServerProcess.binary(["/usr/bin/srt-live-transmit", "/usr/local/bin/srt-live-transmit"], package: "srt-tools")
         let folder = try ServerProcess.makeFolder("elimage-srt")
-        let port = try ServerProcess.freePort(udp: true)
+        let port: UInt16
+        if let chosen { port = chosen } else { port = try ServerProcess.freePort(udp: true) }
         let log = folder + "/log"
         let pid: pid_t
         do {
@@ -44,6 +46,11 @@ public struct PrivateSRTListener: Sendable {
     /// folder stays for `received` until `removeFiles()`.
     public func stop() {
         ServerProcess.stop(pid, signal: SIGINT)
+    }
+
+    /// Kills the listener at once (SIGKILL), as a crashed server; what it received so far stays.
+    public func kill() {
+        ServerProcess.stop(pid, signal: SIGKILL)
     }
 
     public func removeFiles() {

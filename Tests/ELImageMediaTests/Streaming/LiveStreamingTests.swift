@@ -58,8 +58,10 @@ struct LiveStreamingTests {
     func srt() async throws {
         let listener = try PrivateSRTListener.start()
         defer { listener.stop(); listener.removeFiles() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
         let context = try TestContexts.make()
-        let movie = try Self.pacedBunny()
+        let movie = try Self.pacedSmallClip(in: folder)
         let stream = try VideoEncoder(settings: Self.liveSettings())
         movie --> stream
         try stream.start(streamingTo: try #require(StreamTarget(listener.url)))
@@ -78,6 +80,13 @@ struct LiveStreamingTests {
         try StreamProbe.decodeCleanly(listener.received)
     }
 
+    /// A 160x120 clip at 25 fps with AAC sound, paced as a camera would deliver it.
+    static func pacedSmallClip(in folder: TemporaryFolder, seconds: Int = 4) throws -> MovieInput {
+        let path = folder.path("small.mp4")
+        try AudioProbe.makeSyncClip(path, seconds: seconds)
+        return try MovieInput(path: path, options: .init(pacing: .realTime))
+    }
+
     static func isZombie(_ pid: pid_t) -> Bool {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
         return status.contains(") Z ")
@@ -87,9 +96,11 @@ struct LiveStreamingTests {
     func hls() async throws {
         let server = try PrivateStreamingServer.start()
         defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
         let context = try TestContexts.make()
-        let movie = try Self.pacedBunny()
-        let stream = try VideoEncoder(settings: Self.liveSettings(keyframeInterval: 24))
+        let movie = try Self.pacedSmallClip(in: folder, seconds: 6)
+        let stream = try VideoEncoder(settings: Self.liveSettings(keyframeInterval: 25))
         movie --> stream
         var options = LiveStreamOptions()
         options.hlsSegmentDuration = .seconds(1)
@@ -123,7 +134,7 @@ struct LiveStreamingTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
-        let movie = try Self.pacedBunny()
+        let movie = try Self.pacedSmallClip(in: folder)
         let stream = try VideoEncoder(settings: Self.liveSettings(keyframeInterval: 12))
         movie --> stream
         var options = LiveStreamOptions()
@@ -195,6 +206,43 @@ struct LiveStreamingTests {
         // The recording beside the stream kept every frame the movie delivered.
         #expect(file.statistics.dropped == 0)
         #expect(try StreamProbe.packetCounts(recording).video == delivered.count)
+    }
+
+    @Test("The SRT listener killed mid-stream and started again: the stream reconnects and the new listener gets a stream that starts at a keyframe and decodes")
+    func srtReconnects() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.path("ten-seconds.mp4")
+        try AudioProbe.makeSyncClip(source, seconds: 10)
+        let first = try PrivateSRTListener.start()
+        defer { first.stop(); first.removeFiles() }
+        let context = try TestContexts.make()
+        let movie = try MovieInput(path: source, options: .init(pacing: .realTime))
+        let stream = try VideoEncoder(settings: Self.liveSettings())
+        movie --> stream
+        var options = LiveStreamOptions()
+        options.reconnectWindow = .seconds(20)
+        try stream.start(streamingTo: try #require(StreamTarget(first.url)), options: options)
+        let run = Task { try await movie.run(on: context) }
+
+        let streaming = await waitUntil(timeout: .seconds(30)) { (stream.statistics.stream?.framesSent ?? 0) >= 50 }
+        try #require(streaming, "the stream did not send 50 frames: \(String(describing: stream.statistics.stream))")
+        first.kill()
+        try await Task.sleep(for: .seconds(1))
+        let second = try PrivateSRTListener.start(port: first.port)
+        defer { second.stop(); second.removeFiles() }
+        try await run.value
+        let summary = try await stream.finish()
+        let sent = try #require(summary.statistics.stream)
+        _ = await waitUntil(timeout: .seconds(10)) { kill(second.pid, 0) != 0 || Self.isZombie(second.pid) }
+        second.stop()
+
+        #expect(sent.reconnections == 1, "\(sent)")
+        #expect(sent.framesQueued == sent.framesSent + sent.framesDropped, "\(sent)")
+        let after = try StreamProbe.packetCounts(second.received)
+        #expect(after.video > 0 && after.audioCodec == "aac", "\(after)")
+        #expect(try StreamProbe.startsWithKeyframe(second.received), "the new connection starts at a keyframe")
+        try StreamProbe.decodeCleanly(second.received)
     }
 
     @Test("Nothing listening: the stream fails at once, saying where and what to check, and the error comes out of finish()")
