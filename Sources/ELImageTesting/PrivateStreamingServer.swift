@@ -42,8 +42,10 @@ public final class PrivateStreamingServer: Sendable {
         for sub in ["recordings", "www", "temp", "logs"] {
             try? FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
         }
-        let server = PrivateStreamingServer(folder: folder, rtmpPort: try ServerProcess.freePort(),
-                                            httpPort: try ServerProcess.freePort(), binary: binary)
+        // Two different ports: two single choices could be the same port, and nginx would then
+        // hand RTMP connections to its HTTP server.
+        let ports = try ServerProcess.freePorts(2)
+        let server = PrivateStreamingServer(folder: folder, rtmpPort: ports[0], httpPort: ports[1], binary: binary)
         let configuration = """
             load_module \(module);
             daemon off;

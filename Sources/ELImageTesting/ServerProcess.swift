@@ -93,9 +93,27 @@ public enum ServerProcess {
 
     /// A loopback port nothing listens on now (the system's choice for a socket bound to port 0).
     public static func freePort(udp: Bool = false) throws(StartFailure) -> UInt16 {
+        try freePorts(1, udp: udp)[0]
+    }
+
+    /// `count` different loopback ports nothing listens on now: each is held until all are chosen,
+    /// so the system cannot hand out one of them twice.
+    public static func freePorts(_ count: Int, udp: Bool = false) throws(StartFailure) -> [UInt16] {
+        var held: [Int32] = []
+        defer { held.forEach { close($0) } }
+        var ports: [UInt16] = []
+        for _ in 0..<count {
+            let (descriptor, port) = try boundPort(udp: udp)
+            held.append(descriptor)
+            ports.append(port)
+        }
+        return ports
+    }
+
+    /// A socket bound to a loopback port of the system's choice, and the port.
+    private static func boundPort(udp: Bool) throws(StartFailure) -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw StartFailure(description: "cannot open a socket: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
         var address = loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -104,8 +122,12 @@ public enum ServerProcess {
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        guard bound == 0, named == 0 else { throw StartFailure(description: "cannot find a free port: \(String(cString: strerror(errno)))") }
-        return UInt16(bigEndian: address.sin_port)
+        guard bound == 0, named == 0 else {
+            let code = errno
+            close(descriptor)
+            throw StartFailure(description: "cannot find a free port: \(String(cString: strerror(code)))")
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 
     /// True when a TCP connection to 127.0.0.1:`port` succeeds.

@@ -5,10 +5,17 @@ import Testing
 
 /// `elimage run … -o rtmp://…`: a filtered movie streamed to a private nginx with a recording
 /// beside it, keyframes where --gop puts them, and the errors a user sees.
-@Suite("elimage run -o rtmp://, srt://, index.m3u8", .serialized)
+@Suite("elimage run -o rtmp://, srt://, index.m3u8")
 struct StreamToolTests {
     let elimage = BuiltProgram(name: "elimage")
     let bunny = Repository.path("Examples/Media/bigbuckbunny.mp4")
+
+    /// A 4 s 160x120 clip at 25 fps with AAC sound.
+    static func smallClip(in folder: TemporaryFolder) throws -> String {
+        let path = folder.path("small.mp4")
+        try AudioProbe.makeSyncClip(path, seconds: 4)
+        return path
+    }
 
     @Test("Streaming to RTMP with --record: every frame in both, keyframes each --gop second, the summary says what was sent")
     func rtmpWithRecording() async throws {
@@ -17,7 +24,7 @@ struct StreamToolTests {
         let server = try PrivateStreamingServer.start()
         defer { server.stop() }
         let recording = folder.path("local.mp4")
-        let result = try await elimage.run(["run", bunny, "--filter", "grayscale", "-o", server.rtmpURL(stream: "tool"),
+        let result = try await elimage.run(["run", try Self.smallClip(in: folder), "--filter", "grayscale", "-o", server.rtmpURL(stream: "tool"),
                                             "--record", recording, "--tune", "zerolatency", "--maxrate", "2000", "--gop", "1"])
         server.stopKeepingFiles()
         #expect(result.status == 0, "\(result.errors)")
@@ -27,13 +34,13 @@ struct StreamToolTests {
         let sent = try #require(result.output.firstMatch(of: /stream: (\d+) frames sent to .*, 0 dropped/).flatMap { Int($0.1) },
                                 "\(result.output)")
         // (The clip has 132 frames; real-time pacing lets a busy machine drop some before the stream.)
-        #expect(sent == streamed && streamed >= 50, "\(result.output)")
+        #expect(sent == streamed && streamed >= 20, "\(result.output)")
         let files = server.recordings()
         try #require(files.count == 1)
         let arrived = try StreamProbe.packetCounts(files[0])
         #expect(arrived.video == sent && arrived.audioCodec == "aac")
         #expect(try StreamProbe.packetCounts(recording).video == streamed, "--record keeps every frame")
-        // A keyframe every second of the clip's 25 fps (frames the pacing dropped aside).
+        // A keyframe every second of the clip's 25 fps (x264 counts the frames it was given).
         let flags = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=flags",
                                                              "-of", "csv=p=0", files[0]]), as: UTF8.self).split(separator: "\n")
         let keyframes = flags.enumerated().filter { $0.element.hasPrefix("K") }.map(\.offset)
@@ -48,7 +55,7 @@ struct StreamToolTests {
         let server = try PrivateStreamingServer.start()
         defer { server.stop() }
         let file = folder.path("beside.mp4")
-        let result = try await BuiltProgram(name: "record").run(["--frames", "60", "-o", file, "--stream", server.rtmpURL(stream: "rec")])
+        let result = try await BuiltProgram(name: "record").run([try Self.smallClip(in: folder), "-o", file, "--stream", server.rtmpURL(stream: "rec")])
         server.stopKeepingFiles()
         #expect(result.status == 0, "\(result.errors)")
         let sent = try #require(result.output.firstMatch(of: /stream: (\d+) frames sent to .*, 0 dropped/).flatMap { Int($0.1) },
@@ -68,7 +75,7 @@ struct StreamToolTests {
         defer { folder.remove() }
         let port = try ServerProcess.freePort()
         let recording = folder.path("local.mp4")
-        let result = try await elimage.run(["run", bunny, "-o", "rtmp://127.0.0.1:\(port)/live/key", "--record", recording])
+        let result = try await elimage.run(["run", try Self.smallClip(in: folder), "-o", "rtmp://127.0.0.1:\(port)/live/key", "--record", recording])
         #expect(result.status == 1)
         #expect(result.errors.contains("cannot connect to rtmp://127.0.0.1:\(port)/live/…: Connection refused"), "\(result.errors)")
         #expect(result.errors.contains("nothing listens there"), "\(result.errors)")

@@ -8,7 +8,10 @@ import Testing
 /// Live streams against real servers started for each test on loopback (nginx with its RTMP
 /// module recording what arrives, srt-live-transmit writing what it receives, nginx serving an
 /// HLS folder): what the stream says it sent is what arrived, decoding without errors.
-@Suite("Live streaming to RTMP, SRT and HLS servers", .closesContexts, .serialized)
+/// The sources are paced in real time and the tests run at once (each with servers and ports of its
+/// own), so a busy machine makes the pacing drop late frames: what is checked is what the stream says
+/// it sent.
+@Suite("Live streaming to RTMP, SRT and HLS servers", .closesContexts)
 struct LiveStreamingTests {
     /// What a live stream is encoded with: no frame delay, constant bit rate, a keyframe a second.
     static func liveSettings(keyframeInterval: Int = 25) -> EncoderSettings {
@@ -20,17 +23,14 @@ struct LiveStreamingTests {
         return settings
     }
 
-    /// Big Buck Bunny (132 frames at 24 fps, with AAC sound), paced as a camera would deliver it.
-    static func pacedBunny() throws -> MovieInput {
-        try MovieInput(path: MovieFixtures.bunny, options: .init(pacing: .realTime))
-    }
-
     @Test("RTMP to nginx: every frame the stream sent arrives with its sound (H.264 + AAC in FLV), decoding without errors")
     func rtmp() async throws {
         let server = try PrivateStreamingServer.start()
         defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
         let context = try TestContexts.make()
-        let movie = try Self.pacedBunny()
+        let movie = try Self.pacedSmallClip(in: folder)
         let stream = try VideoEncoder(settings: Self.liveSettings())
         movie --> stream
         try stream.start(streamingTo: try #require(StreamTarget(server.rtmpURL(stream: "bunny"))))
@@ -41,7 +41,7 @@ struct LiveStreamingTests {
 
         #expect(sent.framesQueued == summary.statistics.encoded)
         #expect(sent.framesSent == sent.framesQueued && sent.framesDropped == 0, "\(sent)")
-        #expect(sent.framesSent >= 50, "the paced clip has 132 frames (real-time pacing drops late ones on a busy machine); \(sent.framesSent) were sent")
+        #expect(sent.framesSent >= 20, "the paced clip has 100 frames (real-time pacing drops late ones on a busy machine); \(sent.framesSent) were sent")
         #expect(summary.files.isEmpty, "a stream leaves no file: \(summary.files)")
         let files = server.recordings()
         try #require(files.count == 1, "nginx recorded \(files)")
@@ -180,8 +180,8 @@ struct LiveStreamingTests {
         try recorder.start(recordingTo: recording)
         let run = Task { try await movie.run(on: context) }
 
-        let streaming = await waitUntil(timeout: .seconds(30)) { (stream.statistics.stream?.framesSent ?? 0) >= 50 }
-        try #require(streaming, "the stream did not send 50 frames: \(String(describing: stream.statistics.stream))")
+        let streaming = await waitUntil(timeout: .seconds(30)) { (stream.statistics.stream?.framesSent ?? 0) >= 30 }
+        try #require(streaming, "the stream did not send 30 frames: \(String(describing: stream.statistics.stream))")
         server.kill()
         try await Task.sleep(for: .seconds(2))
         try server.restart()
@@ -225,8 +225,8 @@ struct LiveStreamingTests {
         try stream.start(streamingTo: try #require(StreamTarget(first.url)), options: options)
         let run = Task { try await movie.run(on: context) }
 
-        let streaming = await waitUntil(timeout: .seconds(30)) { (stream.statistics.stream?.framesSent ?? 0) >= 50 }
-        try #require(streaming, "the stream did not send 50 frames: \(String(describing: stream.statistics.stream))")
+        let streaming = await waitUntil(timeout: .seconds(30)) { (stream.statistics.stream?.framesSent ?? 0) >= 30 }
+        try #require(streaming, "the stream did not send 30 frames: \(String(describing: stream.statistics.stream))")
         first.kill()
         try await Task.sleep(for: .seconds(1))
         let second = try PrivateSRTListener.start(port: first.port)
