@@ -11,7 +11,7 @@ public struct LiveStreamOptions: Sendable, Equatable {
     /// The most bytes that may wait to be sent (a bound for very high bit rates); 64 MiB.
     public var maximumQueuedBytes = 64 << 20
     /// How long a network stream that lost its server keeps trying to reconnect (with back-off:
-    /// 0.25 s, doubling up to 4 s between tries) before it fails; 30 s by default, `.zero` never
+    /// 0.25 s, doubling up to 2 s between tries) before it fails; 30 s by default, `.zero` never
     /// reconnects. The graph runs on meanwhile (a local recording beside the stream keeps every
     /// frame); the frames of the outage are dropped from the stream, whole groups of pictures at a
     /// time, and counted. The first connection is not retried: a wrong address fails at once.

@@ -202,7 +202,7 @@ final class StreamConnection: Sendable {
         }
     }
 
-    /// Connects again, waiting 0.25 s, then twice as long each time up to 4 s, until the reconnect
+    /// Connects again, waiting 0.25 s, then twice as long each time up to 2 s, until the reconnect
     /// window has passed since the connection broke. Nil when it gave up (the failure is set) or
     /// the stream was stopped meanwhile.
     private static func reconnect(after error: Error, target: StreamTarget, layout: StreamLayout, options: LiveStreamOptions,
@@ -245,7 +245,7 @@ final class StreamConnection: Sendable {
                     shared: shared)
                 return nil
             }
-            pause = min(pause * 2, .seconds(4))
+            pause = min(pause * 2, .seconds(2))
         }
     }
 

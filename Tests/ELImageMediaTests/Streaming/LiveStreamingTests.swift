@@ -160,8 +160,8 @@ struct LiveStreamingTests {
     func reconnects() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let source = folder.path("ten-seconds.mp4")
-        try AudioProbe.makeSyncClip(source, seconds: 10)
+        let source = folder.path("twelve-seconds.mp4")
+        try AudioProbe.makeSyncClip(source, seconds: 12)
         let server = try PrivateStreamingServer.start()
         defer { server.stop() }
         let context = try TestContexts.make()
@@ -183,15 +183,17 @@ struct LiveStreamingTests {
         let streaming = await waitUntil(timeout: .seconds(30)) { (stream.statistics.stream?.framesSent ?? 0) >= 30 }
         try #require(streaming, "the stream did not send 30 frames: \(String(describing: stream.statistics.stream))")
         server.kill()
-        try await Task.sleep(for: .seconds(2))
+        let killed = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(1500))
         try server.restart()
+        let away = ContinuousClock.now - killed
         try await run.value
         let summary = try await stream.finish()
         let file = try await recorder.finish()
         let sent = try #require(summary.statistics.stream)
         server.stopKeepingFiles()
 
-        #expect(sent.reconnections == 1, "\(sent)")
+        #expect(sent.reconnections == 1, "\(sent); the server was away \(away)")
         #expect(sent.framesDropped > 0 && sent.groupsDropped >= 1, "\(sent)")
         #expect(sent.framesQueued == sent.framesSent + sent.framesDropped, "every frame is sent or counted as dropped: \(sent)")
         #expect(sent.timeDisconnected >= .seconds(1), "\(sent)")
@@ -212,8 +214,8 @@ struct LiveStreamingTests {
     func srtReconnects() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let source = folder.path("ten-seconds.mp4")
-        try AudioProbe.makeSyncClip(source, seconds: 10)
+        let source = folder.path("twelve-seconds.mp4")
+        try AudioProbe.makeSyncClip(source, seconds: 12)
         let first = try PrivateSRTListener.start()
         defer { first.stop(); first.removeFiles() }
         let context = try TestContexts.make()
