@@ -198,6 +198,8 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     /// ```
     ///
     /// - Parameters:
+    ///   - target: where the stream goes: an RTMP server, an SRT listener or an HLS playlist.
+    ///   - options: how the stream behaves when the link is slow or goes away, and how HLS is cut.
     ///   - audio: the sound streamed beside the frames: by default a movie source's (as AAC),
     ///     `.track` a microphone's (`PulseAudioCapture` with AAC), `.off` none.
     /// - Throws: `ELImageError.invalidInput` for options that cannot work or a track that is not
