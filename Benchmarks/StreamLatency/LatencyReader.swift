@@ -65,5 +65,6 @@ final class LatencyReader: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         done.wait()
+        thread = nil  // its closure holds this reader: the cycle ends with the thread
     }
 }
