@@ -146,10 +146,7 @@ public final class PrivateStreamingServer: Sendable {
 
     /// Stops nginx (SIGTERM: it closes its recordings), reaps it and removes its folder.
     public func stop() {
-        if let pid = process.withLock({ current in defer { current = nil }; return current }) {
-            Foundation.kill(pid, SIGCONT)
-            ServerProcess.stop(pid, signal: SIGTERM)
-        }
+        stopKeepingFiles()
         try? FileManager.default.removeItem(atPath: folder)
     }
 

@@ -15,11 +15,13 @@ struct SlidingSamples {
         }
     }
 
-    /// The `percent` percentile (nearest rank) of the values kept; 0 without any.
-    func percentile(_ percent: Double) -> Double {
-        guard !values.isEmpty else { return 0 }
+    /// Two percentiles (nearest rank) of the values kept, from one sort; 0 without any.
+    func percentiles(_ first: Double, _ second: Double) -> (Double, Double) {
+        guard !values.isEmpty else { return (0, 0) }
         let sorted = values.sorted()
-        let rank = Int((percent / 100 * Double(sorted.count - 1)).rounded())
-        return sorted[min(sorted.count - 1, max(0, rank))]
+        func rank(_ percent: Double) -> Double {
+            sorted[min(sorted.count - 1, max(0, Int((percent / 100 * Double(sorted.count - 1)).rounded())))]
+        }
+        return (rank(first), rank(second))
     }
 }

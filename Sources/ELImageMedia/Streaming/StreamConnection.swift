@@ -26,9 +26,10 @@ final class StreamConnection: Sendable {
         var closingDeadline: ContinuousClock.Instant?
         var aborted = false
         var disconnectedSince: ContinuousClock.Instant?
-        /// When each video packet still queued was handed over (by decoding time), and how long
-        /// the last frames sent waited before they were written to the connection (seconds).
-        var handedOver: [Int64: ContinuousClock.Instant] = [:]
+        /// When each video packet still queued was handed over, oldest first (by decoding time),
+        /// and how long the last frames sent waited before they were written to the connection
+        /// (seconds).
+        var handedOver: [(dts: Int64, at: ContinuousClock.Instant)] = []
         var sendDelays = SlidingSamples(capacity: 2048)
 
         init(queue: LivePacketQueue, address: String) {
@@ -75,7 +76,7 @@ final class StreamConnection: Sendable {
             if let failure = shared.failure { throw failure }
             if case let .video(frame, _) = packet {
                 shared.statistics.framesQueued += 1
-                shared.handedOver[frame.dts] = .now
+                shared.handedOver.append((frame.dts, .now))
             }
             shared.queue.push(packet)
             shared.condition.signal()
@@ -90,8 +91,7 @@ final class StreamConnection: Sendable {
             statistics.groupsDropped = shared.queue.dropped.groups
             statistics.audioPacketsDropped = shared.queue.dropped.audioPackets
             statistics.highestQueueDelay = shared.queue.highestDelay
-            statistics.sendDelayMedian = shared.sendDelays.percentile(50)
-            statistics.sendDelayP99 = shared.sendDelays.percentile(99)
+            (statistics.sendDelayMedian, statistics.sendDelayP99) = shared.sendDelays.percentiles(50, 99)
             if let since = shared.disconnectedSince { statistics.timeDisconnected += .now - since }
             return statistics
         }
@@ -146,9 +146,12 @@ final class StreamConnection: Sendable {
                 shared.withLock { shared in
                     if case let .video(frame, _) = packet {
                         shared.statistics.framesSent += 1
-                        if let handed = shared.handedOver[frame.dts] { shared.sendDelays.append((.now - handed).timeInterval) }
-                        // This frame's and those dropped before it.
-                        shared.handedOver = shared.handedOver.filter { $0.key > frame.dts }
+                        // This frame's, and those dropped before it, leave the front of the list.
+                        let passed = shared.handedOver.prefix { $0.dts <= frame.dts }
+                        if let handed = passed.last, handed.dts == frame.dts {
+                            shared.sendDelays.append((.now - handed.at).timeInterval)
+                        }
+                        shared.handedOver.removeFirst(passed.count)
                     } else {
                         shared.statistics.audioPacketsSent += 1
                     }

@@ -15,8 +15,6 @@ final class StreamMuxer {
     private var audioTimeBase = AVRational(num: 1, den: 48_000)
     private var audioIndex: Int32 = 1
     private var headerWritten = false
-    /// Bytes handed to the protocol.
-    var bytesSent: Int64 { context?.pointee.pb.map { avio_tell($0) } ?? 0 }
 
     /// Connects to `target` (an RTMP publish, an SRT call) or opens the HLS playlist, and writes
     /// the stream's header. Waits at most `options.networkTimeout`.
