@@ -27,7 +27,9 @@ precision highp int;
 #ifndef PLANE_KIND
 #define PLANE_KIND 0          // 0 Y', 1 Cb, 2 Cr, 3 interleaved Cb Cr (two pairs per texel),
 #endif                        // 4 both 4:2:0 chroma planes below Y' in one frame-sized target,
-                              // 5 the averaged R'G'B' at each chroma site (matched filter, pass 1)
+                              // 5 the averaged R'G'B' at each chroma site (matched filter, pass 1),
+                              // 6 packed 4:2:2: two pixels a texel, Y'0 Cb Y'1 Cr (YUYV) or
+                              //   Cb Y'0 Cr Y'1 (UYVY, PACKED_UYVY 1)
 #ifndef CHROMA_DIVISOR_X
 #define CHROMA_DIVISOR_X 2    // chroma subsampling across: 1 or 2
 #endif
@@ -43,6 +45,9 @@ precision highp int;
 #ifndef FUSED_PACK
 #define FUSED_PACK 0
 #endif
+#ifndef PACKED_UYVY
+#define PACKED_UYVY 0
+#endif
 #ifndef BILINEAR_AVERAGE
 #define BILINEAR_AVERAGE 0    // 1: the average filter from bilinear reads (input linearly filtered, clamped)
 #endif
@@ -50,6 +55,14 @@ precision highp int;
 out vec4 fragColor;
 #if FUSED_PACK == 0
 uniform sampler2D inputImageTexture;
+#endif
+#if PLANE_KIND == 6 && CHROMA_FILTER == 1 && FUSED_PACK == 0
+// Packed 4:2:2 with the matched filter reads Y' from the picture here; inputImageTexture holds
+// the chroma averages of the first pass.
+uniform sampler2D inputImageTexture2;
+#define PICTURE_TEXTURE inputImageTexture2
+#else
+#define PICTURE_TEXTURE inputImageTexture
 #endif
 uniform vec2 pictureSize;    // RGBA input size in pixels
 uniform int swapOutputChroma;  // interleaved pairs as Cr Cb (NV21); PLANE_KIND 4: Cr plane first (YV12)
@@ -64,7 +77,7 @@ vec3 rgbAt(int x, int y) {
 #else
     // Snapped to exact 8-bit values: some drivers (llvmpipe) convert unorm8 to float up to 0.1
     // level off, and divide approximately (even by constants), so this multiplies by 1/255.
-    return round(texelFetch(inputImageTexture, clamp(ivec2(x, y), ivec2(0), last), 0).rgb * 255.0)
+    return round(texelFetch(PICTURE_TEXTURE, clamp(ivec2(x, y), ivec2(0), last), 0).rgb * 255.0)
         * 0.003921568627450980;
 #endif
 }
@@ -226,6 +239,18 @@ void main() {
     result = vec4(left.yz, right.yz);
     fragColor = result;  // signed: not clamped
     return;
+#elif PLANE_KIND == 6
+    // Texel x holds pixels 2x and 2x + 1 and their chroma sample x (co-sited or between, as sited).
+    vec3 yuv[4];
+    chromaSamples(ivec2(texel.x - texel.x % 2, texel.y), 2, yuv);
+    vec2 chroma = yuv[texel.x % 2].yz;
+    float first = (yuvMatrix * rgbAt(2 * texel.x, texel.y) + yuvOffset).x;
+    float second = (yuvMatrix * rgbAt(2 * texel.x + 1, texel.y) + yuvOffset).x;
+#if PACKED_UYVY == 1
+    result = vec4(chroma.x, first, chroma.y, second);
+#else
+    result = vec4(first, chroma.x, second, chroma.y);
+#endif
 #elif PLANE_KIND == 3
     vec3 yuv[4];
     chromaSamples(ivec2(texel.x * 2, texel.y), 2, yuv);

@@ -19,11 +19,22 @@ public struct CameraDeviceInfo: Hashable, Sendable {
     public var capabilities: CameraCapabilities
     /// The formats it offers; empty for nodes that do not capture video.
     public var formats: [CameraFormatDescription]
+    /// The formats its output side takes (a v4l2loopback node); empty for nodes without one.
+    public var outputFormats: [CameraFormatDescription] = []
 
     /// True for nodes that capture video frames by streaming (metadata nodes are not).
     public var isCaptureDevice: Bool {
         capabilities.contains(.videoCapture) && capabilities.contains(.streaming)
     }
+
+    /// True for nodes that take video frames by streaming: a virtual camera (v4l2loopback) that
+    /// a `VirtualCamera` can write to.
+    public var isOutputDevice: Bool {
+        capabilities.contains(.videoOutput) && capabilities.contains(.streaming)
+    }
+
+    /// True for a v4l2loopback node.
+    public var isLoopback: Bool { driver == "v4l2 loopback" }
 }
 
 extension CameraDeviceInfo: CustomStringConvertible {
@@ -71,10 +82,14 @@ public struct UnavailableDevice: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(path): cannot be read: \(error)" }
 }
 
-/// The result of listing devices: the capture devices, and the nodes that could not be read.
+/// The result of listing devices: the capture devices, the output devices, and the nodes that
+/// could not be read.
 public struct CameraDeviceScan: Sendable, Equatable {
     /// Video capture devices, in device-number order.
     public var devices: [CameraDeviceInfo]
+    /// Video output devices (virtual cameras a `VirtualCamera` writes to), in device-number
+    /// order. A loopback device that advertises both sides is in both lists.
+    public var outputs: [CameraDeviceInfo] = []
     /// Nodes that failed to open or answer (e.g. permission denied), with the error.
     public var unavailable: [UnavailableDevice]
 }
@@ -157,10 +172,11 @@ public final class CameraDevice: Sendable {
         return try io.mmap(fd, length: length, offset: offset)
     }
 
-    /// Waits for a frame. Only a camera's producer polls, and it gives the session up before the device closes.
-    func poll(timeout milliseconds: Int32) throws(DeviceErrno) -> PollEvents {
+    /// Waits for a frame (`.readable`) or a free output buffer (`.writable`). Only the thread that
+    /// streams polls, and it gives the stream up before the device closes.
+    func poll(for events: PollEvents = [.readable, .priority], timeout milliseconds: Int32) throws(DeviceErrno) -> PollEvents {
         guard let fd = descriptor.withLock({ $0 }) else { throw DeviceErrno(EBADF) }
-        return try io.poll(fd, timeout: milliseconds)
+        return try io.poll(fd, for: events, timeout: milliseconds)
     }
 
     // MARK: Queries
@@ -179,17 +195,19 @@ public final class CameraDevice: Sendable {
             driverVersion: "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)",
             capabilities: capabilities, formats: [])
         if info.isCaptureDevice { info.formats = try formats() }
+        if info.isOutputDevice { info.outputFormats = try formats(type: V4L2_BUF_TYPE_VIDEO_OUTPUT) }
         return info
     }
 
-    /// The capture formats with their sizes and frame rates (`VIDIOC_ENUM_FMT`,
-    /// `VIDIOC_ENUM_FRAMESIZES`, `VIDIOC_ENUM_FRAMEINTERVALS`).
-    public func formats() throws -> [CameraFormatDescription] {
+    /// The capture formats (or those of the output side, with `type` `V4L2_BUF_TYPE_VIDEO_OUTPUT`)
+    /// with their sizes and frame rates (`VIDIOC_ENUM_FMT`, `VIDIOC_ENUM_FRAMESIZES`,
+    /// `VIDIOC_ENUM_FRAMEINTERVALS`).
+    public func formats(type: v4l2_buf_type = V4L2_BUF_TYPE_VIDEO_CAPTURE) throws -> [CameraFormatDescription] {
         var result: [CameraFormatDescription] = []
         for index in 0..<UInt32(256) {
             var description = v4l2_fmtdesc()
             description.index = index
-            description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            description.type = type.rawValue
             do throws(DeviceErrno) {
                 try call(VIDIOC.enumFormat, &description)
             } catch {
@@ -266,9 +284,9 @@ public final class CameraDevice: Sendable {
 
     // MARK: Listing
 
-    /// Every V4L2 video capture device `io` can see (`/dev/video*`), with its formats. Nodes that
-    /// are not video capture devices (metadata, output, codecs) are left out; nodes that cannot be
-    /// opened are listed in `unavailable` with the reason.
+    /// Every V4L2 video capture device `io` can see (`/dev/video*`), with its formats, and every
+    /// video output device (`outputs`). Other nodes (metadata, codecs) are left out; nodes that
+    /// cannot be opened are listed in `unavailable` with the reason.
     public static func list(io: any VideoDeviceIO = LibV4L2DeviceIO()) -> CameraDeviceScan {
         var scan = CameraDeviceScan(devices: [], unavailable: [])
         for path in io.devicePaths() {
@@ -277,6 +295,7 @@ public final class CameraDevice: Sendable {
                 defer { device.close() }
                 let info = try device.info()
                 if info.isCaptureDevice { scan.devices.append(info) }
+                if info.isOutputDevice { scan.outputs.append(info) }
             } catch let error as ELImageError {
                 scan.unavailable.append(UnavailableDevice(path: path, error: error))
             } catch {

@@ -55,8 +55,8 @@ public struct LibV4L2DeviceIO: VideoDeviceIO {
         _ = v4l2_munmap(address, length)
     }
 
-    public func poll(_ descriptor: Int32, timeout milliseconds: Int32) throws(DeviceErrno) -> PollEvents {
-        var request = pollfd(fd: descriptor, events: Int16(POLLIN | POLLPRI), revents: 0)
+    public func poll(_ descriptor: Int32, for events: PollEvents, timeout milliseconds: Int32) throws(DeviceErrno) -> PollEvents {
+        var request = pollfd(fd: descriptor, events: events.rawValue, revents: 0)
         while true {
             let result = Foundation.poll(&request, 1, milliseconds)
             if result >= 0 { return result == 0 ? [] : PollEvents(rawValue: request.revents) }

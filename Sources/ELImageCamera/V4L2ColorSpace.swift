@@ -34,6 +34,18 @@ public struct V4L2ColorDescription: Hashable, Sendable {
         self.transferFunction = transferFunction
     }
 
+    /// The fields that describe frames written in `colorSpace` (what an output device is told).
+    public init(describing colorSpace: ColorSpace) {
+        let (space, encoding): (v4l2_colorspace, v4l2_ycbcr_encoding) = switch colorSpace.matrix {
+        case .bt709: (V4L2_COLORSPACE_REC709, V4L2_YCBCR_ENC_709)
+        case .bt2020: (V4L2_COLORSPACE_BT2020, V4L2_YCBCR_ENC_BT2020)
+        default: (V4L2_COLORSPACE_SMPTE170M, V4L2_YCBCR_ENC_601)
+        }
+        let quantization = colorSpace.range == .full ? V4L2_QUANTIZATION_FULL_RANGE : V4L2_QUANTIZATION_LIM_RANGE
+        self.init(colorspace: space.rawValue, ycbcrEncoding: encoding.rawValue, quantization: quantization.rawValue,
+                  transferFunction: V4L2_XFER_FUNC_709.rawValue)
+    }
+
     init(_ format: v4l2_pix_format) {
         self.init(colorspace: format.colorspace, ycbcrEncoding: UInt32(format.ycbcr_enc),
                   quantization: format.quantization, transferFunction: format.xfer_func)

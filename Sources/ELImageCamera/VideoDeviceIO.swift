@@ -30,9 +30,17 @@ public protocol VideoDeviceIO: Sendable {
     /// Unmaps memory returned by `mmap`.
     func munmap(_ address: UnsafeMutableRawPointer, length: Int)
 
-    /// Waits at most `milliseconds` for `descriptor` to have a frame ready (or an error); returns
-    /// the events that happened, empty when the time ran out.
-    func poll(_ descriptor: Int32, timeout milliseconds: Int32) throws(DeviceErrno) -> PollEvents
+    /// Waits at most `milliseconds` for one of `events` on `descriptor` (a capture frame ready to
+    /// dequeue: `.readable`; an output buffer to dequeue and fill: `.writable`), or an error;
+    /// returns the events that happened, empty when the time ran out.
+    func poll(_ descriptor: Int32, for events: PollEvents, timeout milliseconds: Int32) throws(DeviceErrno) -> PollEvents
+}
+
+extension VideoDeviceIO {
+    /// Waits at most `milliseconds` for a capture frame (or an event, or an error).
+    public func poll(_ descriptor: Int32, timeout milliseconds: Int32) throws(DeviceErrno) -> PollEvents {
+        try poll(descriptor, for: [.readable, .priority], timeout: milliseconds)
+    }
 }
 
 /// A failed system call's error number (`ENODEV`, `EBUSY`, `EAGAIN`, ...).
@@ -65,6 +73,8 @@ public struct PollEvents: OptionSet, Sendable, Hashable {
     public static let readable = PollEvents(rawValue: 0x001)
     /// An event is pending (`POLLPRI`).
     public static let priority = PollEvents(rawValue: 0x002)
+    /// An output buffer can be dequeued to fill (`POLLOUT`).
+    public static let writable = PollEvents(rawValue: 0x004)
     /// The device reported an error: not streaming, or gone (`POLLERR`).
     public static let error = PollEvents(rawValue: 0x008)
     /// The device hung up, e.g. it was unplugged (`POLLHUP`).

@@ -151,13 +151,14 @@ package final class ReadbackSink: Sendable {
     /// `time`; starts the worker at the first frame.
     /// Returns true when this call started the worker (the owner registers with `context` then).
     /// - Parameters:
+    ///   - format: overrides the configuration's (a device that renegotiated its format).
     ///   - colorSpace: overrides the configuration's (a recording fixes it at its start).
     ///   - chromaLocation: overrides the configuration's (a recording fixes it at its start).
     ///   - owner: the node that owns the sink, named in its failures (not kept).
     ///   - waitsUntilWritten: overrides the configuration's for this frame (a detector decides
     ///     by the frame's source).
     @discardableResult
-    package func take(_ frame: any PackablePicture, time: Int64, colorSpace: ColorSpace? = nil,
+    package func take(_ frame: any PackablePicture, time: Int64, format: PixelFormat? = nil, colorSpace: ColorSpace? = nil,
                       chromaLocation: ChromaLocation? = nil, owner: AnyObject, waitsUntilWritten: Bool? = nil,
                       in context: isolated RenderContext) throws -> Bool {
         let ticket = state.withLock { state -> (number: Int, startThread: Bool)? in
@@ -186,7 +187,7 @@ package final class ReadbackSink: Sendable {
         let pending: PendingReadback
         do {
             pending = try context.prepareReadback(
-                of: frame, as: configuration.format, colorSpace: colorSpace ?? configuration.colorSpace ?? frame.colorSpace,
+                of: frame, as: format ?? configuration.format, colorSpace: colorSpace ?? configuration.colorSpace ?? frame.colorSpace,
                 chromaLocation: chromaLocation ?? configuration.chromaLocation ?? frame.chromaLocation,
                 chromaDownsampling: configuration.chromaDownsampling)
         } catch {

@@ -8,7 +8,7 @@
 /// `finish()` returns once the closure has seen every frame delivered so far.
 public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
-    /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, gray8 or rgba).
+    /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, yuyv, uyvy, gray8 or rgba).
     public let format: PixelFormat
     private let runs: ReadbackRuns
 

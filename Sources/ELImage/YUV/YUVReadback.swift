@@ -185,14 +185,21 @@ extension RenderContext {
         }
         let textures = try kinds.enumerated().map { index, kind in
             let shape = format.planeShape(index, width: frame.width, height: frame.height)
-            let samplesPerTexel = kind == .interleavedChroma ? 2 : 4
+            let samplesPerTexel = switch kind {
+            case .packed422: 1  // the plane's shape counts texels of two pixels already
+            case .interleavedChroma: 2
+            default: 4
+            }
             let packed = try makeFrame(width: (shape.width + samplesPerTexel - 1) / samplesPerTexel,
                                        height: shape.height, filtering: .nearest, timestamp: frame.timestamp,
                                        colorSpace: colorSpace)
-            let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh,
-                                        defines: [("PLANE_KIND", Int(kind.rawValue))] + defines)
+            var kindDefines = [("PLANE_KIND", Int(kind.rawValue))]
+            if kind == .packed422 { kindDefines.append(("PACKED_UYVY", format == .uyvy ? 1 : 0)) }
+            let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: kindDefines + defines)
             let program = try self.program(named: variant.name, fragment: variant.source)
-            try draw(program, into: packed, inputs: [input(kind)], setUniforms: setUniforms)
+            // Packed 4:2:2 takes Y' and chroma in one draw: the averages first, the picture second.
+            let inputs = kind == .packed422 ? (averaged.map { [$0, frame] } ?? [frame]) : [input(kind)]
+            try draw(program, into: packed, inputs: inputs, setUniforms: setUniforms)
             return packed
         }
         return PackedPlanes(textures: textures, format: format, width: frame.width, height: frame.height,
@@ -263,6 +270,8 @@ extension RenderContext {
         case wholeFrameChroma = 4
         /// The matched chroma filter's first pass: averaged Cb Cr at each chroma site, two a texel.
         case averagedChroma = 5
+        /// Packed 4:2:2 (YUYV, UYVY): two pixels a texel, their two Y' and one Cb Cr pair.
+        case packed422 = 6
     }
 
     /// The planes `format` is read back as; empty for RGBA (read as is).
@@ -271,12 +280,13 @@ extension RenderContext {
         case .i420, .i422, .i444: return [.luma, .cb, .cr]
         case .yv12: return [.luma, .cr, .cb]
         case .nv12, .nv21: return [.luma, .interleavedChroma]
+        case .yuyv, .uyvy: return [.packed422]
         case .gray8: return [.luma]
         case .rgba: return []
-        case .yuyv, .uyvy, .rgb24, .bgra:
+        case .rgb24, .bgra:
             throw ELImageError.invalidInput(
                 what: "reading frames back as \(format) is not supported",
-                hint: "read as i420, yv12, nv12, nv21, i422, i444, gray8 or rgba")
+                hint: "read as i420, yv12, nv12, nv21, i422, i444, yuyv, uyvy, gray8 or rgba")
         }
     }
 }

@@ -143,9 +143,38 @@ struct RGBToYUVTests {
         }
     }
 
+    @Test("YUYV and UYVY hold the same samples as I422 (both chroma filters), packed two pixels to four bytes",
+          arguments: ChromaDownsampling.allCases)
+    func packed422(filter: ChromaDownsampling) async throws {
+        let (width, height) = (70, 36)
+        let rgba = try photo(width: width, height: height)
+        let i422 = try await readBack(rgba, width: width, height: height, as: try PixelBuffer(format: .i422, width: width, height: height),
+                                      chromaDownsampling: filter)
+        let yuyv = try await readBack(rgba, width: width, height: height, as: try PixelBuffer(format: .yuyv, width: width, height: height),
+                                      chromaDownsampling: filter)
+        let uyvy = try await readBack(rgba, width: width, height: height, as: try PixelBuffer(format: .uyvy, width: width, height: height),
+                                      chromaDownsampling: filter)
+        #expect(yuyv.data.count == width * height * 2 && uyvy.data.count == width * height * 2)
+        let luma = width * height, half = width / 2
+        var mismatches = 0
+        for y in 0..<height {
+            for pair in 0..<half {
+                let y0 = i422.data[y * width + 2 * pair], y1 = i422.data[y * width + 2 * pair + 1]
+                let cb = i422.data[luma + y * half + pair], cr = i422.data[luma + luma / 2 + y * half + pair]
+                let at = y * width * 2 + pair * 4
+                if Array(yuyv.data[at..<(at + 4)]) != [y0, cb, y1, cr] { mismatches += 1 }
+                if Array(uyvy.data[at..<(at + 4)]) != [cb, y0, cr, y1] { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0, "\(filter): \(mismatches) of \(2 * height * half) packed pairs differ from I422")
+        // Not a constant: the photo's chroma varies.
+        #expect(Set(stride(from: 1, to: yuyv.data.count, by: 4).map { yuyv.data[$0] }).count > 20)
+    }
+
     @Test("Formats that cannot be read back are refused up front")
     func unsupported() {
-        #expect(throws: ELImageError.self) { _ = try YUVDataOutput(format: .yuyv) { _ in } }
+        #expect(throws: ELImageError.self) { _ = try YUVDataOutput(format: .rgb24) { _ in } }
+        #expect(throws: ELImageError.self) { _ = try YUVDataOutput(format: .bgra) { _ in } }
     }
 }
 

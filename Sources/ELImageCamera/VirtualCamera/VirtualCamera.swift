@@ -1,0 +1,112 @@
+import ELImage
+
+/// A sink that shows the graph as a webcam: it writes each frame to a V4L2 output device (a
+/// v4l2loopback node), which video calls, browsers and OBS then open as a camera.
+///
+/// ```swift
+/// let camera = Camera(device: "/dev/video0")
+/// let virtual = try VirtualCamera(device: "/dev/video10")   // sudo modprobe v4l2loopback exclusive_caps=1
+/// camera --> Beauty() --> virtual
+/// try camera.start(on: context)
+/// // ... later
+/// await camera.finish()
+/// try await virtual.finish()
+/// ```
+///
+/// **Format.** At the first frame the driver is offered `settings.formats` in turn (YUYV first,
+/// then I420, NV12, UYVY) at the source's size, and its answer is used as it is: the format and
+/// size it returns (a device fixed to another size gets frames scaled to it, `settings.scaling`),
+/// its row stride, and the frame rate it keeps. Frames are scaled (one blit) and packed on the
+/// GPU, read back on the sink's writer thread and copied into the driver's buffers.
+///
+/// **Live.** The device never slows the graph: a full queue drops the new frame, a driver that
+/// gives no buffer back in two frame intervals loses that frame, each counted in `statistics`.
+/// Consumers come and go without the writer noticing. When the device fails or goes away
+/// (unloaded, reconfigured by `v4l2loopback-ctl`), frames are dropped and counted while it is
+/// reopened (at the next frame, then backing off to every 2 s), and writing goes on in whatever
+/// format it has then; `onEvent` hears each loss and return. The run fails only when the first
+/// negotiation fails, or when the device stays away longer than `settings.reconnectWindow`.
+///
+/// **Ending.** `finish()` writes what is queued, stops the stream and closes the device (with
+/// exclusive caps, the loopback device stops showing as a camera); `close()` drops what is queued
+/// first. The render context's `close()` finishes it.
+public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDescribing {
+    public let inputSlots = InputSlots(count: 1)
+    /// The output device, e.g. "/dev/video10".
+    public let path: String
+    public let settings: VirtualCameraSettings
+    /// What a consumer should know about the device (one that advertises capture and output at
+    /// once is hidden by Chrome); empty when all is well.
+    public let warnings: [String]
+    private let link: VirtualCameraLink
+    private let sink: ReadbackSink
+
+    /// Opens `device` and checks that it is a video output device.
+    /// - Parameters:
+    ///   - io: the device calls (`EmulatedDeviceIO` in tests and demos).
+    ///   - onEvent: told when the device is first written, lost, and back (on the writer thread).
+    /// - Throws: `ELImageError.invalidInput` for bad settings or a device that is not an output
+    ///   (a camera, a loopback device another program writes to); `.io` when it cannot be opened.
+    public init(device: String, settings: VirtualCameraSettings = VirtualCameraSettings(), io: any VideoDeviceIO = LibV4L2DeviceIO(),
+                onEvent: (@Sendable (VirtualCameraEvent) -> Void)? = nil) throws {
+        try settings.validate(path: device)
+        let (opened, warnings) = try V4L2OutputStream.openDevice(path: device, io: io)
+        path = device
+        self.settings = settings
+        self.warnings = warnings
+        let link = VirtualCameraLink(path: device, io: io, settings: settings, device: opened, onEvent: onEvent)
+        self.link = link
+        let configuration = ReadbackSink.Configuration(
+            path: device, threadName: "virtual-camera", format: settings.formats.first?.pixelFormat ?? .yuyv,
+            colorSpace: settings.colorSpace, chromaLocation: .left, capacity: settings.queueCapacity, whenQueueFull: .drop)
+        sink = ReadbackSink(configuration, open: { _ in VirtualCameraWriter(link: link) }, unused: { link.closeUnusedDevice() })
+    }
+
+    /// The safety net for a sink released without `finish()` or `close()`: its writer ends in the
+    /// background and closes the device.
+    deinit {
+        sink.requestFinish()
+    }
+
+    /// Frames written, dropped and why, the mode written, losses and reconnections.
+    public var statistics: VirtualCameraStatistics {
+        var statistics = link.statistics
+        let counts = sink.counts
+        statistics.droppedQueueFull = counts.rejected + counts.replaced + counts.lost
+        return statistics
+    }
+
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        let target = link.packing(forSourceWidth: frame.width, height: frame.height)
+        let picture = try context.scaledFrame(frame, width: target.width, height: target.height, scaling: settings.scaling)
+        if try sink.take(picture, time: 0, format: target.format, owner: self, in: context) {
+            context.register(self, stage: .sink)
+        }
+    }
+
+    public func endOfStream(at index: Int, in context: isolated RenderContext) {
+        sink.requestFinish()
+    }
+
+    package var planSummary: String {
+        "scales to the device's size (\(settings.scaling)), " + sink.configuration.planSummary
+    }
+
+    /// Writes the frames still queued, stops the stream and closes the device; returns the frames
+    /// written in all.
+    /// - Throws: the failure that ended the writing (the first negotiation, or a device away
+    ///   longer than the reconnect window).
+    @discardableResult
+    public func finish() async throws -> Int {
+        sink.requestFinish()
+        _ = try await sink.outcome().get()
+        return link.statistics.framesWritten
+    }
+
+    /// Stops at once (what is queued is dropped and counted), stops the stream and closes the
+    /// device; returns once the writer thread has ended. Idempotent.
+    public func close() async {
+        sink.requestStop()
+        _ = await sink.outcome()
+    }
+}
