@@ -123,7 +123,7 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1 \
             LD_PRELOAD=$(MESA_DRIVER)
 # The suites where threads meet: graph, render context, events, closing, encoder and file sinks,
 # camera, and the test clock whose waits block framework threads.
-TSAN_SUITES := GraphTests|LiveStreamingTests|LivePacketQueueTests|RenderEventTests|CPUFrameOutputTests|DetectorOutput|DetectorDelivery|UniformParameterTests|HandoffQueue|EmbeddedPipeline|ManualClockTests|RenderContextTests|CloseTests|RecordingControlTests|VideoEncoderTests|FileSinkTests|CameraStreamingTests|CameraDropTests|CameraSwitchTests|CameraFailureTests|SourceRunnerTests|SnapshotTests|ReadbackSinkTests|PreRecordTests|SegmentedRecordingTests|MotionDetectionTests
+TSAN_SUITES := GraphTests|VirtualCameraTests|LiveStreamingTests|LivePacketQueueTests|RenderEventTests|CPUFrameOutputTests|DetectorOutput|DetectorDelivery|UniformParameterTests|HandoffQueue|EmbeddedPipeline|ManualClockTests|RenderContextTests|CloseTests|RecordingControlTests|VideoEncoderTests|FileSinkTests|CameraStreamingTests|CameraDropTests|CameraSwitchTests|CameraFailureTests|SourceRunnerTests|SnapshotTests|ReadbackSinkTests|PreRecordTests|SegmentedRecordingTests|MotionDetectionTests
 CLI_STRESS_RUNS ?= 100
 
 ## AddressSanitizer (suite + CLI stress loop), ThreadSanitizer (concurrency suites), fuzzing.

@@ -40,6 +40,11 @@ struct AudioOptions: ParsableArguments {
         switch output {
         case .video(let path)? where ContainerFormat.forPath(path) == .mp4(): name = path
         case .stream(let target)?: name = target.description
+        case .virtualCamera(let path)?:
+            if let source {
+                throw UsageError("--audio \(source): a virtual camera (\(path)) carries video only; record sound into a .mp4 or a stream")
+            }
+            return .off
         default: return .fromSource
         }
         if let source { return try capture(source, for: input, context: context, paced: paced, streaming: { if case .stream = output { true } else { false } }()).map(RecordingSound.track) ?? .off }

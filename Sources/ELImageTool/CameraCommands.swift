@@ -2,10 +2,11 @@ import ArgumentParser
 import ELImage
 import ELImageCamera
 
-/// `elimage devices`: the V4L2 capture devices as a table.
+/// `elimage devices`: the V4L2 capture devices, then the output devices (virtual cameras), as tables.
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "devices", abstract: "List V4L2 cameras: driver, card, bus, formats, sizes and frame rates.")
+        commandName: "devices",
+        abstract: "List V4L2 cameras (driver, card, bus, formats, sizes, frame rates), then output devices (virtual cameras, -o /dev/videoN).")
 
     func run() {
         print(DeviceTable.render(CameraDevice.list()))

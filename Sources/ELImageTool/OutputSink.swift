@@ -1,4 +1,5 @@
 import ELImage
+import ELImageCamera
 import ELImageMedia
 import Foundation
 
@@ -11,10 +12,16 @@ enum OutputKind {
     case video(String)
     /// A live stream: RTMP, SRT, or an HLS playlist.
     case stream(StreamTarget)
+    /// A V4L2 output device (`/dev/videoN`, a v4l2loopback virtual camera).
+    case virtualCamera(String)
 
     init(path: String, hlsSegments: StreamTarget.HLSSegmentType = .mpegts) throws(UsageError) {
         if let target = StreamTarget(path, hlsSegments: hlsSegments) {
             self = .stream(target)
+            return
+        }
+        if path.hasPrefix("/dev/video") || path.hasPrefix("/dev/v4l/") {
+            self = .virtualCamera(path)
             return
         }
         if path.contains("://") {
@@ -35,7 +42,7 @@ enum OutputKind {
 
     /// The extensions an output may have, as advice.
     static let supported = "use .mp4, .mov, .h264, .y4m, .rgba, .png or .jpg (e.g. -o out.mp4), "
-        + "or stream to rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8"
+        + "stream to rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8, or write to a virtual camera, /dev/videoN"
 
     /// True for files without timestamps, which have one constant frame rate (.y4m, raw H.264).
     var hasConstantRate: Bool {
@@ -43,6 +50,15 @@ enum OutputKind {
         case .y4m: return true
         case .video(let path): if case .annexB = ContainerFormat.forPath(path) { return true } else { return false }
         default: return false
+        }
+    }
+
+    /// True for live outputs, which take frames at their pace and run until stopped (a stream,
+    /// a virtual camera).
+    var isLive: Bool {
+        switch self {
+        case .stream, .virtualCamera: true
+        default: false
         }
     }
 
@@ -75,8 +91,17 @@ final class OutputSink: Sendable {
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
                      segments: RecordingSegments? = nil, preRecord: Duration? = nil,
                      audio: RecordingSound = .fromSource, live: LiveStreamOptions = LiveStreamOptions(),
+                     virtualCamera: VirtualCameraSettings = VirtualCameraSettings(),
                      onStreamFailure: @escaping @Sendable () -> Void = {}) throws -> OutputSink {
         switch kind {
+        case .virtualCamera(let path):
+            let camera = try VirtualCamera(device: path, settings: virtualCamera) { event in Terminal.say("\(path): \(event)") }
+            for warning in camera.warnings { Terminal.say("warning: \(warning)") }
+            return OutputSink(node: camera, finish: {
+                // Said also when the writing failed: what was written before.
+                defer { Terminal.say("virtual camera: \(VirtualCameraReport(camera.statistics))") }
+                try await camera.finish()
+            })
         case .stream(let target):
             let encoder = try VideoEncoder(settings: settings)
             encoder.setEventHandler { event in

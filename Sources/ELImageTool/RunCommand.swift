@@ -16,7 +16,9 @@ struct RunCommand: AsyncParsableCommand {
             bundled Big Buck Bunny clip. OUTPUT by extension: .mp4 (fragmented, crash-safe) and .h264 \
             (x264), .y4m, .rgba (raw RGBA frames), .png or \
             .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png); or a live stream: \
-            rtmp:// and rtmps:// (FLV), srt:// (MPEG-TS), DIR/index.m3u8 (HLS), a file input paced in real time. Without \
+            rtmp:// and rtmps:// (FLV), srt:// (MPEG-TS), DIR/index.m3u8 (HLS), a file input paced in real time; or a virtual \
+            camera: /dev/videoN, a v4l2loopback device that video calls and browsers open as a webcam (`elimage devices` \
+            lists them), written in the format and size its driver answers. Without \
             --filter the input is only converted: the colour-conversion path. Movies with a rotation \
             tag (display matrix) and JPEGs with an EXIF Orientation are turned upright, as FFmpeg \
             does, and written without a tag; --rotate and --mirror come after that turn, and \
@@ -110,6 +112,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Live streaming (-o rtmp://HOST/APP/KEY, srt://HOST:PORT, DIR/index.m3u8)") var streaming: StreamOptions
 
+    @OptionGroup(title: "Virtual camera (-o /dev/videoN, a v4l2loopback device)") var virtualCamera: VirtualCameraOptions
+
     @Flag(help: "Show the output in a window (X11 or Wayland) while it runs: q, Escape or closing it stops, space pauses a file, f is fullscreen.")
     var preview = false
 
@@ -132,10 +136,11 @@ struct RunCommand: AsyncParsableCommand {
         try requireOutput()
         let outputKind = try output.map { try OutputKind(path: $0, hlsSegments: streaming.hlsType ?? .mpegts) }
         try streaming.checkUsage(output: outputKind)
+        try virtualCamera.checkUsage(output: outputKind)
         if let input, let output { try Self.refuseOverwriting(input: input, with: output) }
         if let input, let record = streaming.record { try Self.refuseOverwriting(input: input, with: record) }
-        // A stream runs until the input ends or Ctrl-C (a camera's 300 frames are for files).
-        let limit = outputKind?.wantsOneFrame == true ? 1 : frames ?? (isStreaming ? Int.max : nil)
+        // A stream or a virtual camera runs until the input ends or Ctrl-C (a camera's 300 frames are for files).
+        let limit = outputKind?.wantsOneFrame == true ? 1 : frames ?? (isLive ? Int.max : nil)
         let (context, previewDisplay) = try PreviewOutput.makeContext(preview: preview)
         // The record of what failed: the context's events, where each failure comes once, with its
         // node. What `run(on:)` and `finish()` throw is one of those failures (or an output's
@@ -211,10 +216,12 @@ struct RunCommand: AsyncParsableCommand {
         var encoder = options.encoder
         encoder.frameRate = rate
         try streaming.apply(to: &encoder, frameRate: rate)
-        let sound = try audio.sound(for: input, output: outputKind, context: context, paced: isStreaming)
+        let sound = try audio.sound(for: input, output: outputKind, context: context, paced: isLive)
+        let device = try virtualCamera.settings(framesPerSecond: Double(rate.numerator) / Double(rate.denominator),
+                                                reconnectWindow: try streaming.virtualCameraReconnectWindow())
         let sink = try outputKind.map {
             try OutputSink.make($0, frameRate: rate, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
-                                audio: sound, live: options.live) { [weak input] in
+                                audio: sound, live: options.live, virtualCamera: device) { [weak input] in
                 Terminal.say("the stream failed: ending the run")
                 input?.cancel()
             }
@@ -421,8 +428,11 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Whether -o is a live stream (RTMP, SRT, HLS).
-    var isStreaming: Bool { output.map(StreamTarget.names) ?? false }
+    /// Whether -o is live: a stream (RTMP, SRT, HLS) or a virtual camera (/dev/videoN).
+    var isLive: Bool {
+        guard let output, let kind = try? OutputKind(path: output) else { return false }
+        return kind.isLive
+    }
 
     /// Seconds with three decimals, as the run says times ("12.480").
     static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
@@ -448,8 +458,8 @@ struct RunCommand: AsyncParsableCommand {
                                                 size: options.size, rawFormat: options.pixelFormat,
                                                 autorotate: !noAutorotate)
         sourceOptions.frameRate = options.frameRate
-        // A live stream goes out at the frames' pace (as ffmpeg -re): a file is paced for it.
-        sourceOptions.realTime = audio.realTime || isStreaming
+        // A live stream or a virtual camera goes out at the frames' pace (as ffmpeg -re): a file is paced for it.
+        sourceOptions.realTime = audio.realTime || isLive
         let override = options.colorOverride
         if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }
         return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions)

@@ -93,8 +93,18 @@ struct StreamOptions: ParsableArguments {
         }
     }
 
-    /// Refuses the stream options without a stream output.
+    /// How long a virtual camera keeps reopening its device (--reconnect-for; nil: as long as the run goes on).
+    func virtualCameraReconnectWindow() throws(UsageError) -> Duration? {
+        guard let reconnectFor else { return nil }
+        if reconnectFor.trimmingCharacters(in: .whitespaces) == "0" { return .zero }
+        return try Self.duration(reconnectFor, option: "--reconnect-for")
+    }
+
+    /// Refuses the stream options without a stream output (a virtual camera takes --reconnect-for).
     func checkUsage(output: OutputKind?) throws(UsageError) {
+        if case .virtualCamera? = output, record == nil, maxDelay == nil, hlsSegment == nil, hlsListSize == nil, hlsType == nil {
+            return
+        }
         if case .stream? = output {
             if let record {
                 guard case .video = try OutputKind(path: record) else {

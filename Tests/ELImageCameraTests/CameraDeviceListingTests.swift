@@ -51,7 +51,8 @@ struct CameraDeviceListingTests {
     func empty() {
         let scan = CameraDevice.list(io: EmulatedDeviceIO([]))
         #expect(scan.devices.isEmpty && scan.unavailable.isEmpty)
-        #expect(DeviceTable.render(scan) == "no V4L2 capture devices found")
+        #expect(DeviceTable.render(scan) == "no V4L2 capture devices found\n\n"
+                + "no V4L2 output devices (virtual cameras): sudo modprobe v4l2loopback exclusive_caps=1 card_label=ELImage makes one")
         // The real /dev of this machine has no cameras either; listing it must not fail.
         let real = CameraDevice.list(io: LibV4L2DeviceIO(deviceFolder: "/nonexistent"))
         #expect(real.devices.isEmpty)

@@ -303,6 +303,40 @@ struct VirtualCameraTests {
         #expect(throws: ELImageError.self) { _ = try VirtualCamera(device: shared.path, settings: VirtualCameraSettings(width: 640), io: io) }
     }
 
+    /// A v4l2loopback device of this machine, if it has one.
+    static let realLoopback: String? = CameraDevice.list().outputs.first(where: \.isLoopback)?.path
+
+    @Test("A real v4l2loopback device: ffmpeg opens it as a camera and reads the picture written (≥ 30 dB)",
+          .enabled(if: realLoopback != nil, "skipped: this machine has no v4l2loopback device (sudo modprobe v4l2loopback exclusive_caps=1 makes one); the emulated device's tests stand in"))
+    func realDevice() async throws {
+        let path = try #require(Self.realLoopback)
+        let (width, height) = (320, 240)
+        let virtual = try VirtualCamera(device: path)
+        let context = try TestContexts.make()
+        let input = RawDataInput()
+        input --> virtual
+        let photo = try Self.photo(width: width, height: height)
+        // 30 frames a second for up to 10 s while ffmpeg reads, as a video call would.
+        let feeding = Task {
+            for _ in 0..<300 where !Task.isCancelled {
+                try await input.process(photo, width: width, height: height, format: .rgba, timestamp: .zero, on: context)
+                try await Task.sleep(for: .milliseconds(33))
+            }
+        }
+        #expect(await waitUntil(timeout: .seconds(10)) { virtual.statistics.framesWritten >= 3 })
+        let read = try await Task.detached {
+            try runTool("ffmpeg", ["-v", "error", "-f", "v4l2", "-i", path, "-frames:v", "5", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        }.value
+        feeding.cancel()
+        _ = await feeding.result
+        try await virtual.finish()
+        let frameBytes = width * height * 3
+        try #require(read.count == 5 * frameBytes, "ffmpeg read \(read.count) bytes from \(path)")
+        let last = [UInt8](read.suffix(frameBytes))
+        let psnr = EncoderFixtures.psnr(last, Self.rgb(photo))
+        #expect(psnr >= 30, "\(path): \(psnr) dB")
+    }
+
     @Test("Listing: output devices apart from cameras, with the formats their output side takes; a device with both sides is noted")
     func listing() {
         let io = EmulatedDeviceIO([EmulatedVideoDevice(path: "/dev/video0")], loopbacks: [

@@ -7,7 +7,7 @@ import ELImageTestSupport
 import Foundation
 import Testing
 
-// The snippets of README.md's "A tour of the API", "Sound", "Live streaming", "Faces and codes" and "Testing your
+// The snippets of README.md's "A tour of the API", "Sound", "Live streaming", "A virtual camera", "Faces and codes" and "Testing your
 // own nodes", each run as written there on the bundled media (file names become paths in a
 // temporary folder, `/dev/video0` an emulated camera) and checked for what the README says it
 // does. Change README.md and this file together.
@@ -325,6 +325,28 @@ struct ReadmeTourTests {
         try #require(files.count == 1)
         #expect(try StreamProbe.packetCounts(files[0]).video == sent.framesSent)
         #expect(try StreamProbe.packetCounts(localFile).video == sent.framesSent, "the recording beside has the same frames")
+    }
+
+    @Test("A virtual camera: the clip written to an emulated v4l2loopback device at the size asked, every frame read by a consumer")
+    func virtualCamera() async throws {
+        let context = try TestContexts.make()
+        let movie = try MovieInput(path: clip)
+        let events = Collector<String>()
+
+        let loopback = EmulatedLoopbackDevice(path: "/dev/video10")
+        let io = EmulatedDeviceIO([], loopbacks: [loopback])
+        let viewer = loopback.attachConsumer()                     // a video call reading the camera
+        let virtual = try VirtualCamera(device: "/dev/video10", settings: VirtualCameraSettings(width: 1280, height: 720),
+                                        io: io) { event in events.append("\(event)") }   // "writing YUYV 1280x720 @ 30 fps"
+        movie --> virtual
+        try await movie.run(on: context)
+        try await virtual.finish()
+
+        #expect(events.values == ["writing YUYV 1280x720 @ 30 fps"])
+        let statistics = virtual.statistics
+        #expect(statistics.framesWritten + statistics.framesDropped == 132)
+        #expect(statistics.framesWritten == viewer.frames.count && statistics.framesWritten >= 100, "\(statistics)")
+        #expect(viewer.frames.allSatisfy { $0.fourCC == .yuyv && $0.width == 1280 && $0.height == 720 })
     }
 
     @Test("Faces and codes: Grace Hopper's portrait, 10 frames: every second one analysed, each face handled before run(on:) returns; the sequence ends with the stream")
