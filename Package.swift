@@ -194,7 +194,7 @@ let package = Package(
             path: "Examples/CameraApp"),
         .executableTarget(
             name: "ELImageBench",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageDetection", "CEGL", "CGLES", "CX264",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageDetection", "ELImageCamera", "ELImageTesting", "CEGL", "CGLES", "CX264",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/ELImageBench"),
         // `make soak`: an hour of camera + drifting live sound, the A/V offset measured over time.

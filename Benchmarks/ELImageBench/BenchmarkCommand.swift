@@ -28,10 +28,10 @@ struct BenchmarkCommand: ParsableCommand {
     /// What can be measured.
     enum Pipeline: String, ExpressibleByArgument, CaseIterable {
         case conversion, grayscale, grayscaleFused = "grayscale-fused", colorFused = "color-fused", beauty, record, y4m, gstreamer,
-             filters, detection, matrix
+             filters, detection, matrix, virtualCamera = "virtual-camera"
     }
 
-    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, y4m, gstreamer, matrix (default: these eight), color-fused, filters, detection.")
+    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, y4m, virtual-camera, gstreamer, matrix (default: these nine), color-fused, filters, detection.")
     var pipeline: [Pipeline] = []
 
     @Option(name: .customLong("matrix-filter"), help: "A catalogue filter for the matrix (repeatable; default: every filter `elimage filters` lists).")
@@ -53,7 +53,7 @@ struct BenchmarkCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .y4m, .gstreamer, .matrix] : pipeline
+        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .y4m, .virtualCamera, .gstreamer, .matrix] : pipeline
         let frames = quick ? min(self.frames ?? 60, 20) : self.frames ?? 60
         // The matrix's long runs: 25 frames keep the default run (both sizes, 51 cells each, most of
         // them 2 x (25 + 5) frames of elimage plus 2 x 25 of the floor) near 20 minutes on 2 cores.
@@ -95,6 +95,9 @@ struct BenchmarkCommand: ParsableCommand {
             }
             if pipelines.contains(.y4m) {
                 results += try Y4MFileBenchmark(clip: clip, frames: frames).run(on: context)
+            }
+            if pipelines.contains(.virtualCamera) {
+                results += try VirtualCameraBenchmark(clip: clip, frames: frames).run(on: context)
             }
             if pipelines.contains(.gstreamer) {
                 switch try GStreamerComparison(clip: clip, frames: max(frames, 20)).run() {

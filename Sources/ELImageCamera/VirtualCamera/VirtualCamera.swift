@@ -58,7 +58,7 @@ public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDesc
         self.link = link
         let configuration = ReadbackSink.Configuration(
             path: device, threadName: "virtual-camera", format: settings.formats.first?.pixelFormat ?? .yuyv,
-            colorSpace: settings.colorSpace, chromaLocation: .left, capacity: settings.queueCapacity, whenQueueFull: .drop)
+            colorSpace: settings.colorSpace, chromaLocation: .left, chromaDownsampling: settings.chromaDownsampling, capacity: settings.queueCapacity, whenQueueFull: .drop)
         sink = ReadbackSink(configuration, open: { _ in VirtualCameraWriter(link: link) }, unused: { link.closeUnusedDevice() })
     }
 

@@ -18,6 +18,10 @@ public struct VirtualCameraSettings: Sendable, Equatable {
     /// The Y'CbCr matrix and range written: BT.601 limited range, which consumers assume for a
     /// webcam whatever its size.
     public var colorSpace: ColorSpace
+    /// The chroma filter of subsampled formats: `.average` (default: one pass, what consumers that
+    /// only display need), or `.matched`, which keeps a Y'CbCr source's chroma through the trip
+    /// (an extra pass: about a third more per frame at 720p on llvmpipe).
+    public var chromaDownsampling: ChromaDownsampling
     /// How long to keep reopening a device that went away (unloaded, reconfigured) before the run
     /// fails; `nil` keeps trying for as long as frames come. Frames meanwhile are dropped and counted.
     public var reconnectWindow: Duration?
@@ -29,13 +33,15 @@ public struct VirtualCameraSettings: Sendable, Equatable {
 
     public init(formats: [FourCC] = [.yuyv, .yu12, .nv12, .uyvy], width: Int? = nil, height: Int? = nil,
                 scaling: FrameScaling = .fit, framesPerSecond: Double = 30, colorSpace: ColorSpace = .bt601,
-                reconnectWindow: Duration? = nil, bufferCount: Int = 4, queueCapacity: Int = 4) {
+                chromaDownsampling: ChromaDownsampling = .average, reconnectWindow: Duration? = nil, bufferCount: Int = 4,
+                queueCapacity: Int = 4) {
         self.formats = formats
         self.width = width
         self.height = height
         self.scaling = scaling
         self.framesPerSecond = framesPerSecond
         self.colorSpace = colorSpace
+        self.chromaDownsampling = chromaDownsampling
         self.reconnectWindow = reconnectWindow
         self.bufferCount = bufferCount
         self.queueCapacity = queueCapacity

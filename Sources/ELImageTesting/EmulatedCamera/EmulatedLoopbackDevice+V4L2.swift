@@ -307,13 +307,14 @@ extension EmulatedLoopbackDevice: EmulatedDeviceNode {
         guard used <= stored.length else { throw DeviceErrno(EINVAL) }
         let mode = currentMode()
         if used < mode.imageSize { state.counters.shortFrames += 1 }
-        let time = buffer.pointee.timestamp
-        let frame = Frame(fourCC: mode.fourCC, width: mode.width, height: mode.height, bytesPerLine: mode.bytesPerLine,
+        if state.consumers.values.contains(where: \.attached) {  // copied out only for readers, as the driver does
+            let time = buffer.pointee.timestamp
+            deliver(Frame(fourCC: mode.fourCC, width: mode.width, height: mode.height, bytesPerLine: mode.bytesPerLine,
                           data: [UInt8](UnsafeRawBufferPointer(start: stored.memory, count: used)),
-                          sequence: state.sequence, timestampMicroseconds: Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec))
+                          sequence: state.sequence, timestampMicroseconds: Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec)))
+        }
         state.sequence += 1
         state.counters.framesWritten += 1
-        deliver(frame)
         state.buffers[index].queued = true
         state.done.append(index)
         describe(index, into: buffer)
