@@ -34,7 +34,8 @@ OUT ?= out
 #           wayland-protocols and libwayland-bin (wayland-scanner) for `make wayland-glue`
 #   bench:  GStreamer's tools and GL elements (the grayscale pipeline it is compared with)
 #   streaming tests: nginx-light with libnginx-mod-rtmp (RTMP server recording what arrives, HTTP for
-#           HLS) and srt-tools (srt-live-transmit as the SRT listener), each started privately on loopback
+#           HLS) and libnginx-mod-stream with openssl (TLS in front of it: RTMPS), and srt-tools
+#           (srt-live-transmit as the SRT listener), each started privately on loopback
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
             libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libx264-dev \
             libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
@@ -44,7 +45,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
             libx11-dev xvfb x11-apps xdotool \
             libwayland-dev weston wayland-protocols libwayland-bin \
             gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-            nginx-light libnginx-mod-rtmp srt-tools
+            nginx-light libnginx-mod-rtmp libnginx-mod-stream openssl srt-tools
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -3,7 +3,8 @@ import Foundation
 
 /// A private nginx for live-streaming tests: an RTMP server (nginx's RTMP module) whose
 /// application `live` records every stream it receives (`record all`, one FLV file per publish),
-/// and an HTTP server on a folder for HLS. Its own folder and configuration, loopback ports,
+/// the same server behind TLS (RTMPS: nginx's stream module with a self-signed certificate made
+/// for it), and an HTTP server on a folder for HLS. Its own folder and configuration, loopback ports,
 /// stopped by its PID; it can be killed and started again on the same ports (a server that goes
 /// away and comes back), and paused (SIGSTOP: a link that stops carrying data).
 ///
@@ -18,36 +19,47 @@ public final class PrivateStreamingServer: Sendable {
     /// The server's folder: its configuration, logs, `recordings/` and `www/`.
     public let folder: String
     public let rtmpPort: UInt16
+    /// The TLS port in front of `rtmpPort` (RTMPS).
+    public let rtmpsPort: UInt16
     public let httpPort: UInt16
     private let binary: String
     private let process: Locked<pid_t?>
 
     /// The RTMP address of `stream` in the application `live`.
     public func rtmpURL(stream: String) -> String { "rtmp://127.0.0.1:\(rtmpPort)/live/\(stream)" }
+    /// The RTMPS address of `stream` (TLS with a self-signed certificate: FFmpeg does not verify
+    /// certificates unless told to).
+    public func rtmpsURL(stream: String) -> String { "rtmps://127.0.0.1:\(rtmpsPort)/live/\(stream)" }
     /// The folder the HTTP server serves (`http://127.0.0.1:httpPort/NAME` is `www/NAME`).
     public var webFolder: String { folder + "/www" }
     /// The HTTP address of `name` in `webFolder`.
     public func httpURL(_ name: String) -> String { "http://127.0.0.1:\(httpPort)/\(name)" }
 
-    /// Starts nginx with the RTMP module on two free loopback ports and waits until both listen.
-    /// - Throws: `ServerProcess.StartFailure` when nginx or its RTMP module is not installed
-    ///   (`make deps`: nginx-light, libnginx-mod-rtmp), or it does not start (with its log).
+    /// Starts nginx with the RTMP and stream modules on three free loopback ports and waits until
+    /// they listen.
+    /// - Throws: `ServerProcess.StartFailure` when nginx, its modules or openssl are not installed
+    ///   (`make deps`: nginx-light, libnginx-mod-rtmp, libnginx-mod-stream, openssl), or it does
+    ///   not start (with its log).
     public static func start() throws(ServerProcess.StartFailure) -> PrivateStreamingServer {
         let binary = try ServerProcess.binary(["/usr/sbin/nginx", "/usr/local/sbin/nginx"], package: "nginx-light")
-        let module = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
-        guard FileManager.default.fileExists(atPath: module) else {
-            throw .init(description: "\(module) is not installed: `make deps` installs it (Debian package libnginx-mod-rtmp)")
+        let module = "/usr/lib/nginx/modules/ngx_rtmp_module.so", streamModule = "/usr/lib/nginx/modules/ngx_stream_module.so"
+        for (path, package) in [(module, "libnginx-mod-rtmp"), (streamModule, "libnginx-mod-stream")]
+        where !FileManager.default.fileExists(atPath: path) {
+            throw .init(description: "\(path) is not installed: `make deps` installs it (Debian package \(package))")
         }
+        let openssl = try ServerProcess.binary(["/usr/bin/openssl"], package: "openssl")
         let folder = try ServerProcess.makeFolder("elimage-nginx")
         for sub in ["recordings", "www", "temp", "logs"] {
             try? FileManager.default.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
         }
-        // Two different ports: two single choices could be the same port, and nginx would then
-        // hand RTMP connections to its HTTP server.
-        let ports = try ServerProcess.freePorts(2)
-        let server = PrivateStreamingServer(folder: folder, rtmpPort: ports[0], httpPort: ports[1], binary: binary)
+        try makeCertificate(in: folder, openssl: openssl)
+        // Different ports: single choices could be the same port, and nginx would then hand RTMP
+        // connections to its HTTP server.
+        let ports = try ServerProcess.freePorts(3)
+        let server = PrivateStreamingServer(folder: folder, rtmpPort: ports[0], rtmpsPort: ports[2], httpPort: ports[1], binary: binary)
         let configuration = """
             load_module \(module);
+            load_module \(streamModule);
             daemon off;
             master_process off;
             pid \(folder)/nginx.pid;
@@ -63,6 +75,14 @@ public final class PrivateStreamingServer: Sendable {
                         record_path \(folder)/recordings;
                         record_unique on;
                     }
+                }
+            }
+            stream {
+                server {
+                    listen 127.0.0.1:\(server.rtmpsPort) ssl;
+                    ssl_certificate \(folder)/cert.pem;
+                    ssl_certificate_key \(folder)/key.pem;
+                    proxy_pass 127.0.0.1:\(server.rtmpPort);
                 }
             }
             http {
@@ -93,9 +113,24 @@ public final class PrivateStreamingServer: Sendable {
         return server
     }
 
-    private init(folder: String, rtmpPort: UInt16, httpPort: UInt16, binary: String) {
+    /// A self-signed certificate for 127.0.0.1 (`cert.pem`, `key.pem`), valid for two days.
+    private static func makeCertificate(in folder: String, openssl: String) throws(ServerProcess.StartFailure) {
+        let log = folder + "/logs/openssl"
+        let pid = try ServerProcess.spawn(openssl, arguments: [
+            openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
+            "-days", "2", "-subj", "/CN=127.0.0.1"], errorLog: log)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        guard status == 0, FileManager.default.fileExists(atPath: folder + "/cert.pem") else {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw .init(description: "openssl could not make a certificate (status \(status)): \(text.suffix(400))")
+        }
+    }
+
+    private init(folder: String, rtmpPort: UInt16, rtmpsPort: UInt16, httpPort: UInt16, binary: String) {
         self.folder = folder
         self.rtmpPort = rtmpPort
+        self.rtmpsPort = rtmpsPort
         self.httpPort = httpPort
         self.binary = binary
         process = Locked(nil)
@@ -105,9 +140,9 @@ public final class PrivateStreamingServer: Sendable {
         let log = folder + "/logs/stderr"
         let pid = try ServerProcess.spawn(binary, arguments: [binary, "-p", folder, "-c", folder + "/nginx.conf", "-e", folder + "/logs/error.log"],
                                           errorLog: log)
-        let (rtmp, http) = (rtmpPort, httpPort)
+        let (rtmp, rtmps, http) = (rtmpPort, rtmpsPort, httpPort)
         try ServerProcess.waitUntilReady(pid, name: "nginx", log: log) {
-            ServerProcess.acceptsTCP(port: rtmp) && ServerProcess.acceptsTCP(port: http)
+            ServerProcess.acceptsTCP(port: rtmp) && ServerProcess.acceptsTCP(port: rtmps) && ServerProcess.acceptsTCP(port: http)
         }
         process.withLock { $0 = pid }
     }

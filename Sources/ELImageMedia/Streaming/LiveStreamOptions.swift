@@ -30,6 +30,11 @@ public struct LiveStreamOptions: Sendable, Equatable {
     /// SRT: the receiver's latency buffer (`latency`), the time lost packets have to be sent
     /// again; 120 ms, SRT's default.
     public var srtLatency: Duration = .milliseconds(120)
+    /// RTMP: the socket's send buffer in bytes (`SO_SNDBUF`). What waits there is delay the queue
+    /// can neither see nor drop (Linux lets it grow to 4 MiB: 20 s of a 1.5 Mbit/s stream on a
+    /// slow link), so it is kept small; `nil` (default) takes half a second of the encoder's
+    /// maximum bit rate, at least 64 KiB (256 KiB without a bit-rate cap).
+    public var socketSendBuffer: Int?
 
     public init() {}
 
@@ -37,6 +42,7 @@ public struct LiveStreamOptions: Sendable, Equatable {
     var problem: String? {
         if maximumDelay <= .zero { return "the maximum delay \(maximumDelay) is not positive" }
         if maximumQueuedBytes < 1 << 16 { return "a queue of \(maximumQueuedBytes) bytes is below 64 KiB" }
+        if let socketSendBuffer, socketSendBuffer < 4096 { return "a socket send buffer of \(socketSendBuffer) bytes is below 4 KiB" }
         if reconnectWindow < .zero { return "the reconnect window \(reconnectWindow) is negative" }
         if networkTimeout <= .zero { return "the network timeout \(networkTimeout) is not positive" }
         if closingTimeout < .zero { return "the closing timeout \(closingTimeout) is negative" }

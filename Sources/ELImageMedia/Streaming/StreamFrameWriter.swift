@@ -35,7 +35,8 @@ final class StreamFrameWriter: FrameWriter {
         }
         let layout = StreamLayout(width: width, height: height, timescale: timescale, frameRate: settings.frameRate,
                                   colorTags: ColorTags(colorSpace, chromaLocation: chromaLocation),
-                                  headers: try encoder.headers(), audio: audio?.source.format)
+                                  headers: try encoder.headers(), audio: audio?.source.format,
+                                  sendBufferBytes: StreamLayout.sendBufferBytes(options, settings: settings))
         connection = try StreamConnection(target: target, layout: layout, options: options)
         self.audio = audio
         self.timescale = timescale

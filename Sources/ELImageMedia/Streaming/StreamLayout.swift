@@ -12,4 +12,14 @@ struct StreamLayout {
     /// SPS and PPS, Annex B.
     let headers: [UInt8]
     let audio: AudioTrackFormat?
+    /// RTMP: the socket's send buffer (`LiveStreamOptions.socketSendBuffer`, resolved).
+    let sendBufferBytes: Int
+
+    /// `options.socketSendBuffer`, or half a second of `settings`' maximum bit rate (at least 64 KiB;
+    /// 256 KiB when the rate has no cap).
+    static func sendBufferBytes(_ options: LiveStreamOptions, settings: EncoderSettings) -> Int {
+        if let bytes = options.socketSendBuffer { return bytes }
+        guard case let .bitrate(average, maximum, _) = settings.rateControl else { return 256 << 10 }
+        return max(64 << 10, (maximum ?? average) * 1000 / 8 / 2)
+    }
 }

@@ -53,6 +53,8 @@ final class StreamMuxer {
             av_dict_set(&muxerOptions, "flvflags", "no_duration_filesize", 0)
             av_dict_set(&protocolOptions, "rw_timeout", "\(timeout)", 0)
             av_dict_set(&protocolOptions, "rtmp_live", "live", 0)
+            // Passed down to the TCP socket: a slow link pushes back within this, not megabytes later.
+            av_dict_set(&protocolOptions, "send_buffer_size", "\(layout.sendBufferBytes)", 0)
         case .srt:
             av_dict_set(&protocolOptions, "connect_timeout", "\(timeout / 1000)", 0)
             av_dict_set(&protocolOptions, "rw_timeout", "\(timeout)", 0)

@@ -23,8 +23,9 @@ struct LiveStreamingTests {
         return settings
     }
 
-    @Test("RTMP to nginx: every frame the stream sent arrives with its sound (H.264 + AAC in FLV), decoding without errors")
-    func rtmp() async throws {
+    @Test("RTMP and RTMPS (TLS) to nginx: every frame the stream sent arrives with its sound (H.264 + AAC in FLV), decoding without errors",
+          arguments: [false, true])
+    func rtmp(secure: Bool) async throws {
         let server = try PrivateStreamingServer.start()
         defer { server.stop() }
         let folder = try TemporaryFolder()
@@ -33,7 +34,8 @@ struct LiveStreamingTests {
         let movie = try Self.pacedSmallClip(in: folder)
         let stream = try VideoEncoder(settings: Self.liveSettings())
         movie --> stream
-        try stream.start(streamingTo: try #require(StreamTarget(server.rtmpURL(stream: "bunny"))))
+        let address = secure ? server.rtmpsURL(stream: "bunny") : server.rtmpURL(stream: "bunny")
+        try stream.start(streamingTo: try #require(StreamTarget(address)))
         try await movie.run(on: context)
         let summary = try await stream.finish()
         let sent = try #require(summary.statistics.stream)
@@ -208,6 +210,48 @@ struct LiveStreamingTests {
         // The recording beside the stream kept every frame the movie delivered.
         #expect(file.statistics.dropped == 0)
         #expect(try StreamProbe.packetCounts(recording).video == delivered.count)
+    }
+
+    @Test("A link slower than the stream for a while (100 kbit/s for a 1500 kbit/s stream): whole groups dropped and counted, no reconnection, what arrives decodes")
+    func slowLink() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Noise: x264 needs the whole 1500 kbit/s for it.
+        let source = folder.path("noise.mp4")
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=6,noise=alls=60:allf=t",
+                               "-f", "lavfi", "-i", "sine=f=440:d=6", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-c:a", "aac", "-shortest", source])
+        let server = try PrivateStreamingServer.start()
+        defer { server.stop() }
+        let link = try ThrottledLink(to: server.rtmpPort)
+        defer { link.stop() }
+        let context = try TestContexts.make()
+        let movie = try MovieInput(path: source, options: .init(pacing: .realTime))
+        let stream = try VideoEncoder(settings: Self.liveSettings())
+        movie --> stream
+        var options = LiveStreamOptions()
+        options.maximumDelay = .seconds(1)
+        try stream.start(streamingTo: try #require(StreamTarget("rtmp://127.0.0.1:\(link.port)/live/slow")), options: options)
+        let run = Task { try await movie.run(on: context) }
+        let streaming = await waitUntil(timeout: .seconds(30)) { (stream.statistics.stream?.framesSent ?? 0) >= 25 }
+        try #require(streaming, "the stream did not send 25 frames: \(String(describing: stream.statistics.stream))")
+        link.bytesPerSecond = 12_500
+        try await Task.sleep(for: .seconds(3))
+        link.bytesPerSecond = nil
+        try await run.value
+        let summary = try await stream.finish()
+        let sent = try #require(summary.statistics.stream)
+        link.stop()
+        server.stopKeepingFiles()
+
+        #expect(sent.reconnections == 0, "a slow link is not a broken one: \(sent)")
+        #expect(sent.groupsDropped >= 1 && sent.framesDropped > 0, "\(sent)")
+        #expect(sent.framesQueued == sent.framesSent + sent.framesDropped, "every frame is sent or counted as dropped: \(sent)")
+        let files = server.recordings()
+        try #require(files.count == 1, "one publish: \(files)")
+        let arrived = try StreamProbe.packetCounts(files[0])
+        #expect(arrived.video == sent.framesSent, "sent \(sent.framesSent) frames, nginx recorded \(arrived.video)")
+        #expect(arrived.audioCodec == "aac" && arrived.audio > 0)
+        try StreamProbe.decodeCleanly(files[0])
     }
 
     @Test("The SRT listener killed mid-stream and started again: the stream reconnects and the new listener gets a stream that starts at a keyframe and decodes")
