@@ -164,7 +164,8 @@ public enum ServerProcess {
         }
     }
 
-    private static func loopback(port: UInt16) -> sockaddr_in {
+    /// 127.0.0.1:`port`.
+    static func loopback(port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

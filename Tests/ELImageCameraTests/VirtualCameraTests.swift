@@ -249,7 +249,7 @@ struct VirtualCameraTests {
     func goneForGood() async throws {
         let loopback = EmulatedLoopbackDevice()
         let io = EmulatedDeviceIO([], loopbacks: [loopback])
-        let virtual = try VirtualCamera(device: loopback.path, settings: VirtualCameraSettings(reconnectWindow: .milliseconds(1500)), io: io)
+        let virtual = try VirtualCamera(device: loopback.path, settings: VirtualCameraSettings(reconnectWindow: .seconds(4)), io: io)
         let context = try TestContexts.make()
         let input = RawDataInput()
         input --> virtual
@@ -259,7 +259,7 @@ struct VirtualCameraTests {
         let lost = ContinuousClock.now
         try await Self.send(photo, width: 64, height: 48, count: 5, from: input, to: virtual, on: context)
         #expect(virtual.statistics.droppedDisconnected == 5)
-        try await Task.sleep(until: lost + .milliseconds(1600))
+        try await Task.sleep(until: lost + .milliseconds(4100))
         try await input.process(photo, width: 64, height: 48, format: .rgba, timestamp: .zero, on: context)
         let error = await #expect(throws: ELImageError.self) { try await virtual.finish() }
         let text = error.map { "\($0)" } ?? ""

@@ -2,7 +2,7 @@ import ELImage
 import ELImageCamera
 
 /// The mutable state of an `EmulatedVideoDevice`, touched only with its lock held.
-struct EmulatedDeviceState {
+struct EmulatedDeviceState: EmulatedBufferStore {
     struct FrameKey: Hashable {
         var fourCC: FourCC
         var width: Int
@@ -21,7 +21,7 @@ struct EmulatedDeviceState {
     enum BufferState { case application, queued, done }
 
     /// One mmap buffer: real memory the application maps.
-    struct Buffer {
+    struct Buffer: EmulatedMappedBuffer {
         let memory: UnsafeMutableRawPointer
         let length: Int
         let offset: UInt32

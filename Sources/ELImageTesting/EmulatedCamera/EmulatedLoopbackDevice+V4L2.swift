@@ -46,26 +46,18 @@ extension EmulatedLoopbackDevice: EmulatedDeviceNode {
     func mmap(descriptor: Int32, length: Int, offset: Int64) throws(DeviceErrno) -> UnsafeMutableRawPointer {
         try withLock { () throws(DeviceErrno) -> UnsafeMutableRawPointer in
             try check(descriptor)
-            guard let index = state.buffers.firstIndex(where: { Int64($0.offset) == offset }),
-                  length <= state.buffers[index].length else { throw DeviceErrno(EINVAL) }
-            state.buffers[index].mappings += 1
+            let memory = try EmulatedMappings.map(&state.buffers, length: length, offset: offset)
             state.counters.liveMappings += 1
-            return state.buffers[index].memory
+            return memory
         }
     }
 
     func munmap(_ address: UnsafeMutableRawPointer) -> Bool {
         withLock {
-            if let index = state.buffers.firstIndex(where: { $0.memory == address && $0.mappings > 0 }) {
-                state.buffers[index].mappings -= 1
-            } else if let index = state.orphans.firstIndex(where: { $0.memory == address && $0.mappings > 0 }) {
-                state.orphans[index].mappings -= 1
-                if state.orphans[index].mappings == 0 {
-                    state.orphans.remove(at: index).memory.deallocate()
-                    state.counters.liveBuffers -= 1
-                }
-            } else {
-                return false
+            switch EmulatedMappings.unmap(address, in: &state) {
+            case .notOurs: return false
+            case .unmapped: break
+            case .freedOrphan: state.counters.liveBuffers -= 1
             }
             state.counters.liveMappings -= 1
             return true

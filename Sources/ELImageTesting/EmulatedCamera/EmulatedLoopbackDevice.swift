@@ -124,7 +124,7 @@ public final class EmulatedLoopbackDevice: @unchecked Sendable {
         var imageSize: Int
     }
 
-    struct Buffer {
+    struct Buffer: EmulatedMappedBuffer {
         let memory: UnsafeMutableRawPointer
         let length: Int
         let offset: UInt32
@@ -138,7 +138,7 @@ public final class EmulatedLoopbackDevice: @unchecked Sendable {
         var attached = true
     }
 
-    struct State {
+    struct State: EmulatedBufferStore {
         var configuration: Configuration
         /// Bumped by `reconfigure`: descriptors of an older generation are dead (ENODEV).
         var generation = 0
