@@ -50,18 +50,16 @@ public enum ServerProcess {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
-        // The child starts with no signal blocked and every signal at its default: a test runner's
-        // thread may block SIGTERM (signal handling libraries do), and a server that inherited
-        // that mask would ignore `stop()` until it is killed.
+        // The child starts with no signal blocked: a test runner's thread may block SIGTERM (signal
+        // handling libraries do), and a server that inherited that mask would ignore `stop()` until
+        // it is killed. (Ignored signals stay ignored, as exec keeps them.)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
+        var none = sigset_t()
         sigemptyset(&none)
-        sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
         let status = posix_spawn(&pid, binary, &actions, &attributes, &argv, &envp)
         guard status == 0 else {

