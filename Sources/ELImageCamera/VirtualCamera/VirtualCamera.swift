@@ -43,6 +43,8 @@ public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDesc
 
     /// Opens `device` and checks that it is a video output device.
     /// - Parameters:
+    ///   - device: the output device node, e.g. "/dev/video10".
+    ///   - settings: the formats and size to offer, scaling, frame rate, colour, reconnecting.
     ///   - io: the device calls (`EmulatedDeviceIO` in tests and demos).
     ///   - onEvent: told when the device is first written, lost, and back (on the writer thread).
     /// - Throws: `ELImageError.invalidInput` for bad settings or a device that is not an output
