@@ -29,23 +29,17 @@ final class CaptureSession: Sendable {
     let choice: CaptureModeChoice
     var mode: CaptureMode { choice.mode }
     let settings: CaptureSettings
-    private let buffers: [MappedBuffer]
+    /// The driver buffers, read only by `capture` (while a buffer is dequeued) and unmapped by
+    /// `release()` once the producer gave the session up.
+    private let buffers: MappedBuffers
     private let released = Atomic<Bool>(false)
-
-    /// A driver buffer mapped into this process. The address is only read by `capture` (while the
-    /// buffer is dequeued) and unmapped by `release()` once the producer gave the session up.
-    struct MappedBuffer: @unchecked Sendable {
-        // @unchecked Sendable: a raw pointer, read by the thread that captures alone (see above).
-        let address: UnsafeMutableRawPointer
-        let length: Int
-    }
 
     /// The poll slice: how quickly a stop, restart or switch gets the session.
     static let pollSlice: Duration = .milliseconds(50)
     /// Extra time the first frame of a session may take, beyond the stall timeout.
     static let startupGrace: Duration = .seconds(3)
 
-    private init(device: CameraDevice, choice: CaptureModeChoice, settings: CaptureSettings, buffers: [MappedBuffer]) {
+    private init(device: CameraDevice, choice: CaptureModeChoice, settings: CaptureSettings, buffers: MappedBuffers) {
         self.device = device
         self.choice = choice
         self.settings = settings
@@ -58,8 +52,7 @@ final class CaptureSession: Sendable {
     /// - Throws: `ELImageError` naming the device, the step and the errno.
     static func prepare(path: String, settings: CaptureSettings, io: any VideoDeviceIO) throws -> CaptureSession {
         let device = try CameraDevice(path: path, io: io)
-        var mapped: [MappedBuffer] = []
-        var requested = false
+        var mapped: MappedBuffers?
         do {
             let info = try device.info()
             guard info.isCaptureDevice else {
@@ -74,36 +67,17 @@ final class CaptureSession: Sendable {
             let choice = CaptureModeChoice(requested: settings, mode: mode,
                                            adjustments: CaptureModeSelection.adjustments(from: settings, to: mode))
 
-            var request = v4l2_requestbuffers()
-            request.count = UInt32(min(max(settings.bufferCount, 2), 32))
-            request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            request.memory = V4L2_MEMORY_MMAP.rawValue
-            try device.perform(VIDIOC.requestBuffers, &request, "allocate \(request.count) buffers (VIDIOC_REQBUFS) on")
-            requested = true
-            guard request.count >= 2 else {
-                throw ELImageError.io(file: path, operation: "allocate buffers on", errno: ENOMEM,
-                                      hint: "errno ENOMEM: the driver gave \(request.count) buffers, capture needs at least 2")
-            }
-            for index in 0..<request.count {
-                var buffer = v4l2_buffer()
-                buffer.index = index
-                buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-                buffer.memory = V4L2_MEMORY_MMAP.rawValue
-                try device.perform(VIDIOC.queryBuffer, &buffer, "query buffer \(index) (VIDIOC_QUERYBUF) of")
-                do throws(DeviceErrno) {
-                    let address = try device.map(length: Int(buffer.length), offset: Int64(buffer.m.offset))
-                    mapped.append(MappedBuffer(address: address, length: Int(buffer.length)))
-                } catch {
-                    throw DeviceErrors.failure(error, "map buffer \(index) of", path: path)
-                }
-            }
-            let session = CaptureSession(device: device, choice: choice, settings: settings, buffers: mapped)
-            for index in mapped.indices {
+            let buffers = try MappedBuffers.map(min(max(settings.bufferCount, 2), 32), minimum: 2, of: V4L2_BUF_TYPE_VIDEO_CAPTURE,
+                                                kind: "buffers", on: device)
+            mapped = buffers
+            let session = CaptureSession(device: device, choice: choice, settings: settings, buffers: buffers)
+            for index in 0..<buffers.count {
                 try session.queue(UInt32(index), "queue buffer \(index) (VIDIOC_QBUF) on")
             }
             return session
         } catch {
-            release(device: device, buffers: mapped, buffersRequested: requested, streaming: false)
+            mapped?.release(on: device, streaming: false)
+            device.close()
             throw error
         }
     }
@@ -307,22 +281,7 @@ final class CaptureSession: Sendable {
     /// `capture` runs.
     func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        Self.release(device: device, buffers: buffers, buffersRequested: true, streaming: true)
-    }
-
-    private static func release(device: CameraDevice, buffers: [MappedBuffer], buffersRequested: Bool, streaming: Bool) {
-        if streaming {
-            var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
-            try? device.call(VIDIOC.streamOff, &type)
-        }
-        for buffer in buffers { device.io.munmap(buffer.address, length: buffer.length) }
-        if buffersRequested {
-            var request = v4l2_requestbuffers()
-            request.count = 0
-            request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            request.memory = V4L2_MEMORY_MMAP.rawValue
-            try? device.call(VIDIOC.requestBuffers, &request)
-        }
+        buffers.release(on: device, streaming: true)
         device.close()
     }
 }

@@ -28,4 +28,28 @@ package struct FrameLayout: Equatable {
         self.planes = planes
         self.byteCount = planes[last].offset + planes[last].bytesPerRow * (lastShape.height - 1) + lastShape.rowBytes
     }
+
+    /// Copies `picture` (this layout's format and size) plane by plane to where this layout puts
+    /// the planes in `destination`: one copy a plane when the strides agree, else row by row.
+    /// Rows that would fall outside either buffer are left out.
+    package func copy(_ picture: PixelBuffer, into destination: UnsafeMutableRawBufferPointer) {
+        picture.data.withUnsafeBytes { source in
+            func copyBytes(_ count: Int, from origin: Int, to target: Int) {
+                guard origin + count <= source.count, target + count <= destination.count else { return }
+                UnsafeMutableRawBufferPointer(rebasing: destination[target..<(target + count)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[origin..<(origin + count)]))
+            }
+            for (index, plane) in planes.enumerated() where index < picture.planes.count {
+                let from = picture.planes[index]
+                let shape = format.planeShape(index, width: picture.width, height: picture.height)
+                if from.bytesPerRow == plane.bytesPerRow {
+                    copyBytes(from.bytesPerRow * (shape.height - 1) + shape.rowBytes, from: from.offset, to: plane.offset)
+                } else {
+                    for row in 0..<shape.height {
+                        copyBytes(shape.rowBytes, from: from.offset + row * from.bytesPerRow, to: plane.offset + row * plane.bytesPerRow)
+                    }
+                }
+            }
+        }
+    }
 }

@@ -218,7 +218,7 @@ struct RunCommand: AsyncParsableCommand {
         try streaming.apply(to: &encoder, frameRate: rate)
         let sound = try audio.sound(for: input, output: outputKind, context: context, paced: isLive)
         let device = try virtualCamera.settings(framesPerSecond: Double(rate.numerator) / Double(rate.denominator),
-                                                reconnectWindow: try streaming.virtualCameraReconnectWindow())
+                                                reconnectWindow: try streaming.reconnectWindow())
         let sink = try outputKind.map {
             try OutputSink.make($0, frameRate: rate, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
                                 audio: sound, live: options.live, virtualCamera: device) { [weak input] in

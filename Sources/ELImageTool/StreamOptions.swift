@@ -44,21 +44,16 @@ struct StreamOptions: ParsableArguments {
     @Option(name: .customLong("hls-type"), help: "HLS: segment type (default mpegts).")
     var hlsType: StreamTarget.HLSSegmentType?
 
-    /// Whether any option here was given (they need a stream output, --record aside).
-    private var givesStreamOptions: Bool {
-        reconnectFor != nil || maxDelay != nil || hlsSegment != nil || hlsListSize != nil || hlsType != nil || record != nil
+    /// Whether an option only a stream takes was given (--record, --max-delay, the --hls ones; a
+    /// virtual camera takes --reconnect-for too).
+    private var givesStreamOnlyOptions: Bool {
+        maxDelay != nil || hlsSegment != nil || hlsListSize != nil || hlsType != nil || record != nil
     }
 
     /// The live stream's options, checked.
     func liveOptions() throws(UsageError) -> LiveStreamOptions {
         var options = LiveStreamOptions()
-        if let reconnectFor {
-            if reconnectFor.trimmingCharacters(in: .whitespaces) == "0" {
-                options.reconnectWindow = .zero
-            } else {
-                options.reconnectWindow = try Self.duration(reconnectFor, option: "--reconnect-for")
-            }
-        }
+        if let window = try reconnectWindow() { options.reconnectWindow = window }
         if let maxDelay { options.maximumDelay = try Self.duration(maxDelay, option: "--max-delay") }
         if let hlsSegment { options.hlsSegmentDuration = try Self.duration(hlsSegment, option: "--hls-segment") }
         if let hlsListSize {
@@ -93,8 +88,9 @@ struct StreamOptions: ParsableArguments {
         }
     }
 
-    /// How long a virtual camera keeps reopening its device (--reconnect-for; nil: as long as the run goes on).
-    func virtualCameraReconnectWindow() throws(UsageError) -> Duration? {
+    /// --reconnect-for ("0" is `.zero`: no reconnecting); nil when not given (a stream then keeps
+    /// trying 30 s, a virtual camera as long as the run goes on).
+    func reconnectWindow() throws(UsageError) -> Duration? {
         guard let reconnectFor else { return nil }
         if reconnectFor.trimmingCharacters(in: .whitespaces) == "0" { return .zero }
         return try Self.duration(reconnectFor, option: "--reconnect-for")
@@ -102,9 +98,7 @@ struct StreamOptions: ParsableArguments {
 
     /// Refuses the stream options without a stream output (a virtual camera takes --reconnect-for).
     func checkUsage(output: OutputKind?) throws(UsageError) {
-        if case .virtualCamera? = output, record == nil, maxDelay == nil, hlsSegment == nil, hlsListSize == nil, hlsType == nil {
-            return
-        }
+        if case .virtualCamera? = output, !givesStreamOnlyOptions { return }
         if case .stream? = output {
             if let record {
                 guard case .video = try OutputKind(path: record) else {
@@ -113,7 +107,7 @@ struct StreamOptions: ParsableArguments {
             }
             return
         }
-        if givesStreamOptions {
+        if reconnectFor != nil || givesStreamOnlyOptions {
             throw UsageError("--record, --reconnect-for, --max-delay and the --hls options go with a live stream: "
                              + "-o rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8")
         }

@@ -20,22 +20,19 @@ struct VirtualCameraOptions: ParsableArguments {
     @Option(help: "How frames fill a device size of another shape: fit (black bars, default), fill (cropped) or stretch.")
     var scaling: FrameScaling?
 
-    /// The names --device-format takes, with their V4L2 codes.
-    static let formats: [(name: String, fourCC: FourCC)] = [
-        ("yuyv", .yuyv), ("uyvy", .uyvy), ("i420", .yu12), ("yv12", .yv12), ("nv12", .nv12), ("nv21", .nv21),
-        ("i422", .yuv422p), ("gray8", .grey),
-    ]
-
     /// The settings for a virtual camera at `framesPerSecond`, kept reconnecting for `reconnectWindow`.
     func settings(framesPerSecond: Double, reconnectWindow: Duration?) throws(UsageError) -> VirtualCameraSettings {
         var settings = VirtualCameraSettings(framesPerSecond: framesPerSecond, reconnectWindow: reconnectWindow)
         if let deviceFormat {
             var chosen: [FourCC] = []
+            // By ELImage's pixel format names (as --format), or by V4L2 code.
+            let writable = VirtualCameraSettings.writableFormats
             for name in deviceFormat.lowercased().split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                guard let format = Self.formats.first(where: { $0.name == name || "\($0.fourCC)".lowercased() == name }) else {
-                    throw UsageError("--device-format \(deviceFormat): '\(name)' is not one of \(Self.formats.map(\.name).joined(separator: ", "))")
+                guard let fourCC = writable.first(where: { $0.pixelFormat?.rawValue == name || "\($0)".lowercased() == name }) else {
+                    let names = writable.compactMap(\.pixelFormat?.rawValue).joined(separator: ", ")
+                    throw UsageError("--device-format \(deviceFormat): '\(name)' is not one of \(names)")
                 }
-                chosen.append(format.fourCC)
+                chosen.append(fourCC)
             }
             guard !chosen.isEmpty else { throw UsageError("--device-format: give at least one format, e.g. --device-format yuyv") }
             settings.formats = chosen

@@ -161,8 +161,15 @@ extension RenderContext {
             program.set(.mat3(conversion.matrix), for: "yuvMatrix")
             program.set(.vec3(conversion.offset), for: "yuvOffset")
         }
-        /// What a plane's draw reads: the picture for Y', the averages for matched chroma.
-        let input = { (kind: PlaneKind) in kind == .luma ? frame : averaged ?? frame }
+        /// What a plane's draw reads: the picture for Y', the averages for matched chroma; packed
+        /// 4:2:2 takes both in one draw (the averages first, the picture second).
+        let inputs = { (kind: PlaneKind) -> [TextureFrame] in
+            switch kind {
+            case .luma: [frame]
+            case .packed422: averaged.map { [$0, frame] } ?? [frame]
+            default: [averaged ?? frame]
+            }
+        }
         // I420 and YV12 whose rows fit whole texels: the whole frame in one target, one readback.
         if [.i420, .yv12].contains(format), frame.width % 8 == 0, frame.height % 4 == 0 {
             let packed = try makeFrame(width: frame.width / 4, height: frame.height * 3 / 2, filtering: .nearest,
@@ -176,7 +183,7 @@ extension RenderContext {
                 let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh,
                                             defines: [("PLANE_KIND", Int(kind.rawValue))] + defines)
                 let program = try self.program(named: variant.name, fragment: variant.source)
-                try draw(program, into: packed, inputs: [input(kind)], rows: rows, setUniforms: setUniforms)
+                try draw(program, into: packed, inputs: inputs(kind), rows: rows, setUniforms: setUniforms)
             }
             var planes = PackedPlanes(textures: [packed], format: format, width: frame.width, height: frame.height,
                                       colorSpace: colorSpace, chromaLocation: chromaLocation)
@@ -197,9 +204,7 @@ extension RenderContext {
             if kind == .packed422 { kindDefines.append(("PACKED_UYVY", format == .uyvy ? 1 : 0)) }
             let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: kindDefines + defines)
             let program = try self.program(named: variant.name, fragment: variant.source)
-            // Packed 4:2:2 takes Y' and chroma in one draw: the averages first, the picture second.
-            let inputs = kind == .packed422 ? (averaged.map { [$0, frame] } ?? [frame]) : [input(kind)]
-            try draw(program, into: packed, inputs: inputs, setUniforms: setUniforms)
+            try draw(program, into: packed, inputs: inputs(kind), setUniforms: setUniforms)
             return packed
         }
         return PackedPlanes(textures: textures, format: format, width: frame.width, height: frame.height,

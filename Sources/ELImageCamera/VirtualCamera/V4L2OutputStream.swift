@@ -9,9 +9,9 @@ final class V4L2OutputStream {
     let device: CameraDevice
     let mode: VirtualCameraMode
     private let layout: FrameLayout
-    private var buffers: [(memory: UnsafeMutableRawPointer, length: Int)] = []
+    private let buffers: MappedBuffers
     /// Buffers the application holds: never queued yet, or dequeued.
-    private var free: [Int] = []
+    private var free: [Int]
     private var streaming = false
     private var closed = false
 
@@ -71,32 +71,33 @@ final class V4L2OutputStream {
     /// - Throws: `ELImageError.invalidInput` when the driver takes none of the formats ELImage
     ///   writes; `.io` when a request fails (EBUSY: another program holds the device).
     static func start(on device: CameraDevice, settings: VirtualCameraSettings, width: Int, height: Int) throws -> V4L2OutputStream {
-        let mode: VirtualCameraMode, layout: FrameLayout
         do {
-            mode = try negotiate(device, settings: settings, width: width, height: height)
-            guard let planes = FrameLayout(fourCC: mode.fourCC, width: mode.width, height: mode.height,
+            let mode = try negotiate(device, settings: settings, width: width, height: height)
+            guard let layout = FrameLayout(fourCC: mode.fourCC, width: mode.width, height: mode.height,
                                            bytesPerLine: mode.bytesPerLine) else {
                 throw DeviceErrors.unsupported(path: device.path, what: "no plane layout for \(mode)", hint: "choose another format")
             }
-            layout = planes
+            let buffers = try MappedBuffers.map(settings.bufferCount, minimum: 1, of: V4L2_BUF_TYPE_VIDEO_OUTPUT,
+                                                kind: "output buffers", on: device)
+            if let short = buffers.buffers.firstIndex(where: { $0.length < mode.imageSize }) {
+                buffers.release(on: device, streaming: false)
+                throw DeviceErrors.unsupported(
+                    path: device.path, what: "output buffer \(short) holds \(buffers[short].length) bytes, a \(mode) frame needs \(mode.imageSize)",
+                    hint: "reload the driver; its buffers do not fit its own format")
+            }
+            return V4L2OutputStream(device: device, mode: mode, layout: layout, buffers: buffers)
         } catch {
             device.close()
             throw error
         }
-        let stream = V4L2OutputStream(device: device, mode: mode, layout: layout)
-        do {
-            try stream.mapBuffers(count: settings.bufferCount)
-        } catch {
-            stream.close()
-            throw error
-        }
-        return stream
     }
 
-    private init(device: CameraDevice, mode: VirtualCameraMode, layout: FrameLayout) {
+    private init(device: CameraDevice, mode: VirtualCameraMode, layout: FrameLayout, buffers: MappedBuffers) {
         self.device = device
         self.mode = mode
         self.layout = layout
+        self.buffers = buffers
+        free = Array(0..<buffers.count)
     }
 
     /// Offers each wanted format in turn (`VIDIOC_S_FMT`) and takes the first answer ELImage can
@@ -173,36 +174,6 @@ final class V4L2OutputStream {
         try device.formats(type: V4L2_BUF_TYPE_VIDEO_OUTPUT).map(\.fourCC)
     }
 
-    private func mapBuffers(count: Int) throws {
-        let path = device.path
-        var request = v4l2_requestbuffers()
-        request.count = UInt32(count)
-        request.type = Self.outputType
-        request.memory = V4L2_MEMORY_MMAP.rawValue
-        try device.perform(VIDIOC.requestBuffers, &request, "allocate \(count) output buffers (VIDIOC_REQBUFS) on")
-        guard request.count > 0 else {
-            throw DeviceErrors.failure(DeviceErrno(ENOMEM), "allocate output buffers (VIDIOC_REQBUFS gave none) on", path: path)
-        }
-        for index in 0..<request.count {
-            var buffer = v4l2_buffer()
-            buffer.index = index
-            buffer.type = Self.outputType
-            buffer.memory = V4L2_MEMORY_MMAP.rawValue
-            try device.perform(VIDIOC.queryBuffer, &buffer, "query output buffer \(index) (VIDIOC_QUERYBUF) of")
-            let length = Int(buffer.length)
-            guard length >= mode.imageSize else {
-                throw DeviceErrors.unsupported(path: path, what: "output buffer \(index) holds \(length) bytes, a \(mode) frame needs \(mode.imageSize)",
-                                               hint: "reload the driver; its buffers do not fit its own format")
-            }
-            do throws(DeviceErrno) {
-                buffers.append((try device.map(length: length, offset: Int64(buffer.m.offset)), length))
-            } catch {
-                throw DeviceErrors.failure(error, "map output buffer \(index) (mmap) of", path: path)
-            }
-            free.append(Int(index))
-        }
-    }
-
     // MARK: Writing
 
     /// Copies `picture` (in the negotiated format and size) into a free buffer and queues it,
@@ -211,8 +182,8 @@ final class V4L2OutputStream {
     /// - Throws: `ELImageError.io` when the device fails (gone, reconfigured): the stream is dead.
     func write(_ picture: PixelBuffer, frame number: Int, waitingAtMost milliseconds: Int32) throws -> Bool {
         guard let index = try freeBuffer(frame: number, waitingAtMost: milliseconds) else { return false }
-        let (memory, length) = buffers[index]
-        copy(picture, into: UnsafeMutableRawBufferPointer(start: memory, count: length))
+        let memory = buffers[index]
+        layout.copy(picture, into: UnsafeMutableRawBufferPointer(start: memory.address, count: memory.length))
         var buffer = v4l2_buffer()
         buffer.index = UInt32(index)
         buffer.type = Self.outputType
@@ -277,28 +248,6 @@ final class V4L2OutputStream {
         return nil
     }
 
-    /// Copies each plane row by row to where the driver's layout puts it (one copy when both
-    /// are contiguous with the same strides).
-    private func copy(_ picture: PixelBuffer, into destination: UnsafeMutableRawBufferPointer) {
-        picture.data.withUnsafeBytes { source in
-            for (index, plane) in layout.planes.enumerated() where index < picture.planes.count {
-                let from = picture.planes[index]
-                let shape = picture.format.planeShape(index, width: picture.width, height: picture.height)
-                if from.bytesPerRow == plane.bytesPerRow {
-                    let count = from.bytesPerRow * (shape.height - 1) + shape.rowBytes
-                    UnsafeMutableRawBufferPointer(rebasing: destination[plane.offset..<(plane.offset + count)])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[from.offset..<(from.offset + count)]))
-                    continue
-                }
-                for row in 0..<shape.height {
-                    let target = plane.offset + row * plane.bytesPerRow, origin = from.offset + row * from.bytesPerRow
-                    UnsafeMutableRawBufferPointer(rebasing: destination[target..<(target + shape.rowBytes)])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[origin..<(origin + shape.rowBytes)]))
-                }
-            }
-        }
-    }
-
     // MARK: Closing
 
     /// Stops the stream, unmaps and frees the buffers and closes the device (each step's failure
@@ -306,26 +255,9 @@ final class V4L2OutputStream {
     func close() {
         guard !closed else { return }
         closed = true
-        if streaming {
-            var type = Int32(Self.outputType)
-            try? device.perform(VIDIOC.streamOff, &type)
-            streaming = false
-        }
-        releaseBuffers()
+        buffers.release(on: device, streaming: streaming)
+        streaming = false
         device.close()
-    }
-
-    private func releaseBuffers() {
-        for (memory, length) in buffers { device.io.munmap(memory, length: length) }
-        let hadBuffers = !buffers.isEmpty
-        buffers = []
-        free = []
-        if hadBuffers {
-            var request = v4l2_requestbuffers()
-            request.type = Self.outputType
-            request.memory = V4L2_MEMORY_MMAP.rawValue
-            try? device.perform(VIDIOC.requestBuffers, &request)
-        }
     }
 
     deinit { close() }

@@ -35,9 +35,15 @@ final class VirtualCameraLink: Sendable {
         state.withLock { state in
             state.sourceSize = (width, height)
             if let mode = state.statistics.mode { return (mode.pixelFormat, mode.width, mode.height) }
-            let format = settings.formats.first?.pixelFormat ?? .yuyv
-            return (format, settings.width ?? width, settings.height ?? height)
+            let wanted = wantedSize(source: (width, height))
+            return (settings.formats.first?.pixelFormat ?? .yuyv, wanted.width, wanted.height)
         }
+    }
+
+    /// The size to ask the driver for: the settings', else the source's frames'.
+    private func wantedSize(source: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        if let width = settings.width, let height = settings.height { return (width, height) }
+        return source
     }
 
     // MARK: Writer thread
@@ -50,10 +56,10 @@ final class VirtualCameraLink: Sendable {
         }
     }
 
-    /// The size to ask the driver for: the settings', else the source's frames'.
+    /// The size to ask the driver for: the settings', else the source's frames' (`fallback`
+    /// before the render thread has seen one).
     func wantedSize(fallback: (width: Int, height: Int)) -> (width: Int, height: Int) {
-        if let width = settings.width, let height = settings.height { return (width, height) }
-        return state.withLock { $0.sourceSize } ?? fallback
+        wantedSize(source: state.withLock { $0.sourceSize } ?? fallback)
     }
 
     func count(_ change: (inout VirtualCameraStatistics) -> Void) {

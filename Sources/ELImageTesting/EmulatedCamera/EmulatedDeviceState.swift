@@ -85,15 +85,8 @@ struct EmulatedDeviceState: EmulatedBufferStore {
 
     /// Frees the buffers, keeping mapped ones until their munmap.
     mutating func releaseBuffers() {
-        for buffer in buffers {
-            if buffer.mappings > 0 {
-                orphans.append(buffer)
-            } else {
-                buffer.memory.deallocate()
-                counters.liveBuffers -= 1
-            }
-        }
-        buffers = []
+        let freed = EmulatedBuffers.release(in: &self)
+        counters.liveBuffers -= freed
         queued = []
         done = []
         owner = nil

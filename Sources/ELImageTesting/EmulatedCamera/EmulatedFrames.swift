@@ -165,18 +165,7 @@ public enum EmulatedFrames {
     /// Copies tightly packed planes into `layout`'s rows (which may be padded).
     static func expand(_ packed: [UInt8], width: Int, height: Int, into layout: FrameLayout,
                        destination: UnsafeMutableRawBufferPointer) {
-        let packedPlanes = PixelBuffer.packedPlanes(format: layout.format, width: width, height: height)
-        for (index, plane) in layout.planes.enumerated() {
-            let shape = layout.format.planeShape(index, width: width, height: height)
-            for row in 0..<shape.height {
-                let from = packedPlanes[index].offset + row * packedPlanes[index].bytesPerRow
-                let to = plane.offset + row * plane.bytesPerRow
-                guard from + shape.rowBytes <= packed.count, to + shape.rowBytes <= destination.count else { return }
-                packed.withUnsafeBytes { source in
-                    UnsafeMutableRawBufferPointer(rebasing: destination[to..<(to + shape.rowBytes)])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: source[from..<(from + shape.rowBytes)]))
-                }
-            }
-        }
+        guard let picture = try? PixelBuffer(format: layout.format, width: width, height: height, data: packed) else { return }
+        layout.copy(picture, into: destination)
     }
 }

@@ -5,7 +5,6 @@ import Foundation
 
 /// The V4L2 contract of an emulated loopback device: what each call does to its state.
 extension EmulatedLoopbackDevice: EmulatedDeviceNode {
-    private static let pageSize = 4096
     private static let outputType = V4L2_BUF_TYPE_VIDEO_OUTPUT.rawValue
     private static let captureType = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
 
@@ -46,7 +45,7 @@ extension EmulatedLoopbackDevice: EmulatedDeviceNode {
     func mmap(descriptor: Int32, length: Int, offset: Int64) throws(DeviceErrno) -> UnsafeMutableRawPointer {
         try withLock { () throws(DeviceErrno) -> UnsafeMutableRawPointer in
             try check(descriptor)
-            let memory = try EmulatedMappings.map(&state.buffers, length: length, offset: offset)
+            let memory = try EmulatedBuffers.map(&state.buffers, length: length, offset: offset)
             state.counters.liveMappings += 1
             return memory
         }
@@ -54,7 +53,7 @@ extension EmulatedLoopbackDevice: EmulatedDeviceNode {
 
     func munmap(_ address: UnsafeMutableRawPointer) -> Bool {
         withLock {
-            switch EmulatedMappings.unmap(address, in: &state) {
+            switch EmulatedBuffers.unmap(address, in: &state) {
             case .notOurs: return false
             case .unmapped: break
             case .freedOrphan: state.counters.liveBuffers -= 1
@@ -254,31 +253,19 @@ extension EmulatedLoopbackDevice: EmulatedDeviceNode {
         guard request.pointee.count > 0 else { return }
         let mode = currentMode()
         state.format = mode
-        let count = min(max(Int(request.pointee.count), 2), 32)
-        let length = max((mode.imageSize + Self.pageSize - 1) / Self.pageSize * Self.pageSize, Self.pageSize)
-        for index in 0..<count {
-            let memory = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: Self.pageSize)
-            state.buffers.append(Buffer(memory: memory, length: length, offset: UInt32(index * length)))
-            state.counters.liveBuffers += 1
+        state.buffers = EmulatedBuffers.allocate(Int(request.pointee.count), imageSize: mode.imageSize) {
+            Buffer(memory: $0, length: $1, offset: $2)
         }
+        state.counters.liveBuffers += state.buffers.count
         state.owner = descriptor
         state.counters.bufferAllocations += 1
-        request.pointee.count = UInt32(count)
+        request.pointee.count = UInt32(state.buffers.count)
     }
 
     private func describe(_ index: Int, into buffer: UnsafeMutablePointer<v4l2_buffer>) {
         let stored = state.buffers[index]
-        buffer.pointee = v4l2_buffer()
-        buffer.pointee.index = UInt32(index)
-        buffer.pointee.type = Self.outputType
-        buffer.pointee.memory = V4L2_MEMORY_MMAP.rawValue
-        buffer.pointee.length = UInt32(stored.length)
-        buffer.pointee.m.offset = stored.offset
-        buffer.pointee.field = V4L2_FIELD_NONE.rawValue
-        var flags = UInt32(V4L2_BUF_FLAG_TIMESTAMP_COPY)
-        if stored.mappings > 0 { flags |= UInt32(V4L2_BUF_FLAG_MAPPED) }
-        if stored.queued { flags |= UInt32(V4L2_BUF_FLAG_DONE) }
-        buffer.pointee.flags = flags
+        let flags = UInt32(V4L2_BUF_FLAG_TIMESTAMP_COPY) | (stored.queued ? UInt32(V4L2_BUF_FLAG_DONE) : 0)
+        EmulatedBuffers.describe(stored, index: index, type: V4L2_BUF_TYPE_VIDEO_OUTPUT, flags: flags, into: buffer)
     }
 
     private func queryBuffer(_ buffer: UnsafeMutablePointer<v4l2_buffer>) throws(DeviceErrno) {

@@ -288,15 +288,8 @@ public final class EmulatedLoopbackDevice: @unchecked Sendable {
 
     /// Frees the buffers, keeping mapped ones until their munmap.
     func releaseBuffers() {
-        for buffer in state.buffers {
-            if buffer.mappings > 0 {
-                state.orphans.append(buffer)
-            } else {
-                buffer.memory.deallocate()
-                state.counters.liveBuffers -= 1
-            }
-        }
-        state.buffers = []
+        let freed = EmulatedBuffers.release(in: &state)
+        state.counters.liveBuffers -= freed
         state.done = []
         state.owner = nil
     }

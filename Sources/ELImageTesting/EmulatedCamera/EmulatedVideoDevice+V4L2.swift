@@ -5,7 +5,6 @@ import Foundation
 
 /// The V4L2 contract of an emulated device: what each call does to its state.
 extension EmulatedVideoDevice {
-    private static let pageSize = 4096
 
     // MARK: Descriptors and memory
 
@@ -35,7 +34,7 @@ extension EmulatedVideoDevice {
     func mmap(descriptor: Int32, length: Int, offset: Int64) throws(DeviceErrno) -> UnsafeMutableRawPointer {
         try withLock { () throws(DeviceErrno) -> UnsafeMutableRawPointer in
             try check(descriptor)
-            let memory = try EmulatedMappings.map(&state.buffers, length: length, offset: offset)
+            let memory = try EmulatedBuffers.map(&state.buffers, length: length, offset: offset)
             state.counters.maps += 1
             state.counters.liveMappings += 1
             return memory
@@ -45,7 +44,7 @@ extension EmulatedVideoDevice {
     /// Unmaps `address` if it is one of this device's buffers; returns false if it is not.
     func munmap(_ address: UnsafeMutableRawPointer) -> Bool {
         withLock {
-            switch EmulatedMappings.unmap(address, in: &state) {
+            switch EmulatedBuffers.unmap(address, in: &state) {
             case .notOurs: return false
             case .unmapped: break
             case .freedOrphan: state.counters.liveBuffers -= 1
@@ -364,36 +363,24 @@ extension EmulatedVideoDevice {
         guard request.pointee.count > 0 else { return }
         guard let mode = currentMode() else { throw DeviceErrno(EINVAL) }
         state.format = mode
-        let count = min(max(Int(request.pointee.count), 2), 32)
-        let length = (mode.imageSize + Self.pageSize - 1) / Self.pageSize * Self.pageSize
-        for index in 0..<count {
-            let memory = UnsafeMutableRawPointer.allocate(byteCount: max(length, Self.pageSize), alignment: Self.pageSize)
-            state.buffers.append(.init(memory: memory, length: max(length, Self.pageSize),
-                                       offset: UInt32(index * max(length, Self.pageSize))))
-            state.counters.liveBuffers += 1
+        state.buffers = EmulatedBuffers.allocate(Int(request.pointee.count), imageSize: mode.imageSize) {
+            .init(memory: $0, length: $1, offset: $2)
         }
+        state.counters.liveBuffers += state.buffers.count
         state.owner = descriptor
         state.counters.bufferAllocations += 1
-        request.pointee.count = UInt32(count)
+        request.pointee.count = UInt32(state.buffers.count)
     }
 
     private func describe(_ index: Int, into buffer: UnsafeMutablePointer<v4l2_buffer>) {
         let stored = state.buffers[index]
-        buffer.pointee = v4l2_buffer()
-        buffer.pointee.index = UInt32(index)
-        buffer.pointee.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        buffer.pointee.memory = V4L2_MEMORY_MMAP.rawValue
-        buffer.pointee.length = UInt32(stored.length)
-        buffer.pointee.m.offset = stored.offset
-        buffer.pointee.field = V4L2_FIELD_NONE.rawValue
         var flags = UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC) | UInt32(V4L2_BUF_FLAG_TSTAMP_SRC_EOF)
-        if stored.mappings > 0 { flags |= UInt32(V4L2_BUF_FLAG_MAPPED) }
         switch stored.state {
         case .queued: flags |= UInt32(V4L2_BUF_FLAG_QUEUED)
         case .done: flags |= UInt32(V4L2_BUF_FLAG_DONE)
         case .application: break
         }
-        buffer.pointee.flags = flags
+        EmulatedBuffers.describe(stored, index: index, type: V4L2_BUF_TYPE_VIDEO_CAPTURE, flags: flags, into: buffer)
     }
 
     private func queryBuffer(_ buffer: UnsafeMutablePointer<v4l2_buffer>) throws(DeviceErrno) {
