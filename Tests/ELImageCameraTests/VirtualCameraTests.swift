@@ -18,7 +18,7 @@ struct VirtualCameraTests {
     }
 
     /// A frame as a consumer read it, converted to RGB24 by ffmpeg (BT.601 limited range, what
-    /// consumers assume for a webcam).
+    /// consumers assume for a webcam; `SwscaleReference`'s accurate conversion).
     static func decoded(_ frame: EmulatedLoopbackDevice.Frame, in folder: TemporaryFolder) throws -> [UInt8] {
         let names: [FourCC: String] = [.yuyv: "yuyv422", .uyvy: "uyvy422", .yu12: "yuv420p", .nv12: "nv12", .yv12: "yuv420p"]
         let packed = try #require(frame.tightlyPacked)
@@ -29,9 +29,8 @@ struct VirtualCameraTests {
             bytes = Array(packed[0..<luma] + packed[(luma + quarter)..<(luma + 2 * quarter)] + packed[luma..<(luma + quarter)])
         }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return [UInt8](try runTool("ffmpeg", [
-            "-v", "error", "-f", "rawvideo", "-pix_fmt", try #require(names[frame.fourCC]), "-s", "\(frame.width)x\(frame.height)",
-            "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
+        return try SwscaleReference.rgb(fromRaw: path, pixelFormat: try #require(names[frame.fourCC]), width: frame.width,
+                                      height: frame.height, colorSpace: .bt601)
     }
 
     /// `rgba` (width x height) scaled to `size` by ffmpeg's bilinear filter, as RGB24: what the
@@ -42,13 +41,6 @@ struct VirtualCameraTests {
         return [UInt8](try runTool("ffmpeg", [
             "-v", "error", "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)", "-i", path,
             "-vf", "scale=\(size.0):\(size.1):flags=bilinear", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
-    }
-
-    static func rgb(_ rgba: [UInt8]) -> [UInt8] {
-        var rgb: [UInt8] = []
-        rgb.reserveCapacity(rgba.count / 4 * 3)
-        for index in stride(from: 0, to: rgba.count, by: 4) { rgb += rgba[index..<(index + 3)] }
-        return rgb
     }
 
     /// Sends `count` copies of `rgba` and waits until the sink has handled each (written or dropped).
@@ -93,7 +85,7 @@ struct VirtualCameraTests {
         let frame = frames[2]
         #expect(frame.fourCC == fourCC && frame.width == width && frame.height == height)
         #expect(frame.bytesPerLine % 64 == 0 && frame.bytesPerLine > fourCC.pixelFormat!.planeShape(0, width: width, height: height).rowBytes)
-        let psnr = EncoderFixtures.psnr(try Self.decoded(frame, in: folder), Self.rgb(photo))
+        let psnr = EncoderFixtures.psnr(try Self.decoded(frame, in: folder), StillsReference.rgb(ofRGBA: photo))
         #expect(psnr >= 35, "\(fourCC): \(psnr) dB")
         // Closed behind it: the stream stopped, nothing mapped, no descriptor open; a camera no more.
         let counters = loopback.counters
@@ -247,26 +239,38 @@ struct VirtualCameraTests {
 
     @Test("A device that stays away longer than the reconnect window ends the run with why; until then frames are dropped and counted")
     func goneForGood() async throws {
-        let loopback = EmulatedLoopbackDevice()
-        let io = EmulatedDeviceIO([], loopbacks: [loopback])
-        let virtual = try VirtualCamera(device: loopback.path, settings: VirtualCameraSettings(reconnectWindow: .seconds(4)), io: io)
         let context = try TestContexts.make()
-        let input = RawDataInput()
-        input --> virtual
         let photo = try Self.photo(width: 64, height: 48)
-        try await Self.send(photo, width: 64, height: 48, count: 2, from: input, to: virtual, on: context)
-        io.remove(path: loopback.path)
-        let lost = ContinuousClock.now
-        try await Self.send(photo, width: 64, height: 48, count: 5, from: input, to: virtual, on: context)
-        #expect(virtual.statistics.droppedDisconnected == 5)
-        try await Task.sleep(until: lost + .milliseconds(4100))
-        try await input.process(photo, width: 64, height: 48, format: .rgba, timestamp: .zero, on: context)
-        let error = await #expect(throws: ELImageError.self) { try await virtual.finish() }
-        let text = error.map { "\($0)" } ?? ""
-        #expect(text.contains(loopback.path) && text.contains("away for more than"))
-        let statistics = virtual.statistics
+        /// A virtual camera on a loopback device of its own that has written two frames.
+        func writing(reconnectWindow: Duration?) async throws -> (EmulatedLoopbackDevice, EmulatedDeviceIO, RawDataInput, VirtualCamera) {
+            let loopback = EmulatedLoopbackDevice()
+            let io = EmulatedDeviceIO([], loopbacks: [loopback])
+            let virtual = try VirtualCamera(device: loopback.path, settings: VirtualCameraSettings(reconnectWindow: reconnectWindow), io: io)
+            let input = RawDataInput()
+            input --> virtual
+            try await Self.send(photo, width: 64, height: 48, count: 2, from: input, to: virtual, on: context)
+            return (loopback, io, input, virtual)
+        }
+        // While the device is away, every frame is dropped and counted (here it never gives up,
+        // however long a busy machine takes over the frames).
+        let (away, awayIO, awayInput, kept) = try await writing(reconnectWindow: nil)
+        awayIO.remove(path: away.path)
+        try await Self.send(photo, width: 64, height: 48, count: 5, from: awayInput, to: kept, on: context)
+        try await kept.finish()
+        let statistics = kept.statistics
         #expect(statistics.framesWritten == 2 && statistics.losses == 1 && statistics.droppedDisconnected == 5, "\(statistics)")
-        #expect(loopback.counters.liveMappings == 0 && loopback.counters.openDescriptors == 0)
+        #expect(away.counters.liveMappings == 0 && away.counters.openDescriptors == 0)
+        // Away longer than the window: the next frame ends the run, saying why.
+        let (gone, goneIO, goneInput, givingUp) = try await writing(reconnectWindow: .milliseconds(300))
+        goneIO.remove(path: gone.path)
+        try await Self.send(photo, width: 64, height: 48, count: 1, from: goneInput, to: givingUp, on: context)
+        try await Task.sleep(for: .milliseconds(400))
+        try await goneInput.process(photo, width: 64, height: 48, format: .rgba, timestamp: .zero, on: context)
+        let error = await #expect(throws: ELImageError.self) { try await givingUp.finish() }
+        let text = error.map { "\($0)" } ?? ""
+        #expect(text.contains(gone.path) && text.contains("away for more than"))
+        #expect(givingUp.statistics.framesWritten == 2 && givingUp.statistics.losses == 1)
+        #expect(gone.counters.liveMappings == 0 && gone.counters.openDescriptors == 0)
     }
 
     @Test("Devices that cannot be written are refused when the sink is made, saying why and what to do")
@@ -333,7 +337,7 @@ struct VirtualCameraTests {
         let frameBytes = width * height * 3
         try #require(read.count == 5 * frameBytes, "ffmpeg read \(read.count) bytes from \(path)")
         let last = [UInt8](read.suffix(frameBytes))
-        let psnr = EncoderFixtures.psnr(last, Self.rgb(photo))
+        let psnr = EncoderFixtures.psnr(last, StillsReference.rgb(ofRGBA: photo))
         #expect(psnr >= 30, "\(path): \(psnr) dB")
     }
 
