@@ -36,6 +36,8 @@ OUT ?= out
 #   streaming tests: nginx-light with libnginx-mod-rtmp (RTMP server recording what arrives, HTTP for
 #           HLS) and libnginx-mod-stream with openssl (TLS in front of it: RTMPS), and srt-tools
 #           (srt-live-transmit as the SRT listener), each started privately on loopback
+#   tone-mapping tests: mesa-vulkan-drivers (lavapipe: Vulkan on the CPU, for FFmpeg's libplacebo
+#           filter, one of the two references the tone mapping is compared with)
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
             libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libx264-dev \
             libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
@@ -45,7 +47,8 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
             libx11-dev xvfb x11-apps xdotool \
             libwayland-dev weston wayland-protocols libwayland-bin \
             gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-            nginx-light libnginx-mod-rtmp libnginx-mod-stream openssl srt-tools
+            nginx-light libnginx-mod-rtmp libnginx-mod-stream openssl srt-tools \
+            mesa-vulkan-drivers
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

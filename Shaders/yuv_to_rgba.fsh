@@ -35,6 +35,12 @@ uniform int uyvyOrder;       // packed 4:2:2: 0 Y0 Cb Y1 Cr (YUYV), 1 Cb Y0 Cr Y
 uniform int swapRedBlue;     // RGBA layout holding BGRA
 uniform mat3 colorMatrix;    // samples -> R'G'B'
 uniform vec3 colorOffset;
+// 1: 8-bit samples; 2: 10- or 16-bit samples as little-endian byte pairs (a Y' plane as RG8,
+// interleaved chroma as RGBA8, RGBA64 as two RGBA8 texels a pixel), decoded exactly here.
+#ifndef SAMPLE_BYTES
+#define SAMPLE_BYTES 1
+#endif
+uniform float inverseLargestSample;  // SAMPLE_BYTES 2: 1 / the largest stored sample (1023, 65472, 65535)
 
 // Exactness on every driver: some (llvmpipe) convert unorm8 to float up to 0.1 level off, and
 // divide through an approximate reciprocal (3e-4 relative error, even for constant divisions).
@@ -45,6 +51,38 @@ const float inverse255 = 0.003921568627450980;
 vec4 fetch(sampler2D plane, ivec2 position) {
     return round(texelFetch(plane, position, 0) * 255.0) * inverse255;
 }
+
+#if SAMPLE_BYTES == 2
+// Two little-endian 16-bit words of a texel (bytes r g, then b a) as their integer values.
+vec2 words(vec4 texel) {
+    vec4 bytes = round(texel * 255.0);
+    return vec2(bytes.r + 256.0 * bytes.g, bytes.b + 256.0 * bytes.a);
+}
+#endif
+
+// The Y' sample at `pixel`, normalized.
+float lumaAt(ivec2 pixel) {
+#if SAMPLE_BYTES == 2
+    return words(texelFetch(inputImageTexture, pixel, 0)).x * inverseLargestSample;
+#else
+    return fetch(inputImageTexture, pixel).r;
+#endif
+}
+
+// The one or two chroma samples of a chroma texel, as stored (not normalized).
+vec2 chromaTexel(sampler2D plane, ivec2 position) {
+#if SAMPLE_BYTES == 2
+    return words(texelFetch(plane, position, 0));
+#else
+    return round(texelFetch(plane, position, 0).rg * 255.0);
+#endif
+}
+
+#if SAMPLE_BYTES == 2
+#define CHROMA_NORMALIZER inverseLargestSample
+#else
+#define CHROMA_NORMALIZER inverse255
+#endif
 
 // The four chroma samples around luma `position` (pixel edges; centres at n + 0.5) and the
 // bilinear weights between them, for the planes to interpolate in float.
@@ -66,13 +104,13 @@ ChromaFootprint chromaFootprint(vec2 position) {
 // Bilinear interpolation of a chroma plane's (one or two) channels over `footprint`, in float
 // from exact 8-bit samples.
 vec2 interpolate(sampler2D plane, ChromaFootprint footprint) {
-    vec2 a = texelFetch(plane, footprint.first, 0).rg;
-    vec2 b = texelFetch(plane, ivec2(footprint.last.x, footprint.first.y), 0).rg;
-    vec2 c = texelFetch(plane, ivec2(footprint.first.x, footprint.last.y), 0).rg;
-    vec2 d = texelFetch(plane, footprint.last, 0).rg;
-    vec2 top = mix(round(a * 255.0), round(b * 255.0), footprint.weight.x);
-    vec2 bottom = mix(round(c * 255.0), round(d * 255.0), footprint.weight.x);
-    return mix(top, bottom, footprint.weight.y) * inverse255;
+    vec2 a = chromaTexel(plane, footprint.first);
+    vec2 b = chromaTexel(plane, ivec2(footprint.last.x, footprint.first.y));
+    vec2 c = chromaTexel(plane, ivec2(footprint.first.x, footprint.last.y));
+    vec2 d = chromaTexel(plane, footprint.last);
+    vec2 top = mix(a, b, footprint.weight.x);
+    vec2 bottom = mix(c, d, footprint.weight.x);
+    return mix(top, bottom, footprint.weight.y) * CHROMA_NORMALIZER;
 }
 
 // Chroma of packed 4:2:2 at pixel column x, interpolated between co-sited samples.
@@ -100,7 +138,7 @@ vec4 pictureColor(vec2 position) {
     samples = swapChroma == 1 ? samples.xzy : samples;
 #elif PLANE_LAYOUT == 1
     vec2 pair = interpolate(inputImageTexture2, chromaFootprint(position));
-    samples = vec3(fetch(inputImageTexture, pixel).r, swapChroma == 1 ? pair.yx : pair);
+    samples = vec3(lumaAt(pixel), swapChroma == 1 ? pair.yx : pair);
 #elif PLANE_LAYOUT == 2
     vec4 texel = fetch(inputImageTexture, ivec2(pixel.x / 2, pixel.y));
     bool odd = (pixel.x & 1) == 1;
@@ -112,12 +150,24 @@ vec4 pictureColor(vec2 position) {
     samples = vec3(fetch(inputImageTexture, ivec2(pixel.x * 3, pixel.y)).r,
                    fetch(inputImageTexture, ivec2(pixel.x * 3 + 1, pixel.y)).r,
                    fetch(inputImageTexture, ivec2(pixel.x * 3 + 2, pixel.y)).r);
+#elif SAMPLE_BYTES == 2
+    // RGBA64: red and green in texel 2x, blue and alpha in texel 2x + 1.
+    vec2 redGreen = words(texelFetch(inputImageTexture, ivec2(2 * pixel.x, pixel.y), 0));
+    vec2 blueAlpha = words(texelFetch(inputImageTexture, ivec2(2 * pixel.x + 1, pixel.y), 0));
+    samples = vec3(redGreen, blueAlpha.x) * inverseLargestSample;
+    alpha = blueAlpha.y * inverseLargestSample;
 #else
     vec4 texel = fetch(inputImageTexture, pixel);
     samples = swapRedBlue == 1 ? texel.bgr : texel.rgb;
     alpha = texel.a;
 #endif
+#if SAMPLE_BYTES == 2
+    // The half-float frame keeps what lies outside the RGB cube (saturated Y'CbCr that R'G'B' in
+    // 0...1 cannot hold), so a round trip gives it back; sinks clamp when they quantize.
+    return vec4(colorMatrix * samples + colorOffset, alpha);
+#else
     return vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), alpha);
+#endif
 }
 
 #if FUSED_PACK == 1 && PLANE_LAYOUT == 1 && defined(FUSED_CHROMA_COLUMNS)

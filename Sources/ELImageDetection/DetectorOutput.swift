@@ -151,7 +151,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     // MARK: Render thread
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        guard frame.format == .rgba8 else {
+        guard frame.format.holdsPicture else {
             throw ELImageError.invalidInput(what: "DetectorOutput got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }

@@ -59,15 +59,19 @@ public final class MediaSource: Sendable {
     /// The input's own frame rate, when it has one: a Y4M header's, a movie's (FFmpeg's guess,
     /// see `MovieInfo.guessedFrameRate`), the rate given for raw files, image clips and cameras.
     public let frameRate: Y4MHeader.Ratio?
+    /// Bits a sample of the input's pictures: 8, or 10 and more for inputs worked on in half floats
+    /// (10-bit video, 16-bit PNG), which a recording keeps at 10 bits unless told otherwise.
+    public let bitsPerSample: Int
     private let runner: @Sendable (RenderContext) async throws -> Void
     private let stopper: @Sendable () -> Void
 
-    private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, frameRate: Y4MHeader.Ratio?,
+    private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, frameRate: Y4MHeader.Ratio?, bitsPerSample: Int = 8,
                  run: @escaping @Sendable (RenderContext) async throws -> Void, cancel: @escaping @Sendable () -> Void) {
         self.kind = kind
         self.node = node
         self.expectedFrames = expectedFrames
         self.frameRate = frameRate
+        self.bitsPerSample = bitsPerSample
         self.runner = run
         self.stopper = cancel
     }
@@ -109,6 +113,7 @@ public final class MediaSource: Sendable {
                 repeatCount: options.frames ?? 1, frameRate: rate, orientation: options.orientation,
                 autorotate: options.autorotate))
             return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1, frameRate: rate,
+                               bitsPerSample: still.bitsPerSample,
                                run: { try await still.run(on: $0) }, cancel: { still.cancel() })
         default:
             // The file's own colour space is needed only to derive an override from it.
@@ -120,6 +125,7 @@ public final class MediaSource: Sendable {
             let expected = movie.info.frameCount.map { min($0, options.frames ?? .max) }
             return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected,
                                frameRate: movie.info.guessedFrameRate ?? movie.info.frameRate,
+                               bitsPerSample: movie.info.bitsPerSample,
                                run: { try await movie.run(on: $0) }, cancel: { movie.cancel() })
         }
     }
@@ -155,6 +161,7 @@ public final class MediaSource: Sendable {
     /// A Y4M or raw YUV file.
     private static func file(_ kind: Kind, _ input: YUVFileInput) -> MediaSource {
         MediaSource(kind: kind, node: input, expectedFrames: nil, frameRate: input.frameRate,
+                    bitsPerSample: input.pixelFormat.bitsPerSample,
                     run: { try await input.run(on: $0) }, cancel: { input.cancel() })
     }
 

@@ -59,6 +59,9 @@ struct FilterCatalog: Sendable {
                                                         p("rangeSigma", 0.01...10, 0.1, "colour distance")]) { v in
             BilateralBlur(spatialSigma: Float(v["spatialSigma"] ?? 2), rangeSigma: Float(v["rangeSigma"] ?? 0.1))
         },
+        entry("tonemap", "HDR (PQ, HLG) to SDR BT.709 by BT.2390", [
+            p("peak", 48...1000, 203, "cd/m² of SDR white"), p("sourcePeak", 100...10000, 1000, "when the input's metadata says none"),
+        ]) { v in ToneMapping(targetPeak: v["peak"] ?? 203, fallbackSourcePeak: v["sourcePeak"] ?? 1000) },
         entry("sharpen", "unsharp mask", [p("amount", 0...4, 0.5, "")]) { v in Sharpen(amount: Float(v["amount"] ?? 0.5)) },
         entry("sobel", "Sobel edges", [p("strength", 0...10, 1, "")]) { v in SobelEdges(strength: Float(v["strength"] ?? 1)) },
         entry("beauty", "skin smoothing that keeps texture", [

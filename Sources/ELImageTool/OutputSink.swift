@@ -88,7 +88,8 @@ final class OutputSink: Sendable {
     /// Closes files; call after the last frame.
     func finish() async throws { try await finishing() }
 
-    static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, encoder settings: EncoderSettings,
+    /// `bitDepth`: 8, or 10 for a C420p10 Y4M or a 16-bit PNG (the encoder takes its own from `settings`).
+    static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, bitDepth: Int = 8, encoder settings: EncoderSettings,
                      segments: RecordingSegments? = nil, preRecord: Duration? = nil,
                      audio: RecordingSound = .fromSource, live: LiveStreamOptions = LiveStreamOptions(),
                      virtualCamera: VirtualCameraSettings = VirtualCameraSettings(),
@@ -144,7 +145,7 @@ final class OutputSink: Sendable {
             })
         case .png(let pattern), .jpeg(let pattern):
             // Read back and written on the sink's thread, each file staged and renamed when written.
-            let format: ImageSequenceFormat = if case .png = kind { .png } else { .jpeg(quality: 92) }
+            let format: ImageSequenceFormat = if case .png = kind { bitDepth > 8 ? .png16 : .png } else { .jpeg(quality: 92) }
             let output = try FileOutput.imageSequence(pattern: pattern, format: format)
             return OutputSink(node: output, finish: { try await output.finish() })
         case .rgba(let path):
@@ -154,7 +155,7 @@ final class OutputSink: Sendable {
         case .y4m(let path):
             // Sited as the input was, with the chroma filter matched to the upload's: a Y4M or movie
             // source is written back with its chroma as it was (no resample to another siting).
-            let output = try FileOutput.y4m(path: path, frameRate: frameRate, format: .i420, chromaLocation: nil,
+            let output = try FileOutput.y4m(path: path, frameRate: frameRate, format: bitDepth > 8 ? .i420p10 : .i420, chromaLocation: nil,
                                             chromaDownsampling: .matched)
             return OutputSink(node: output, finish: { try await output.finish() })
         }

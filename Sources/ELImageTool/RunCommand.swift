@@ -90,6 +90,12 @@ struct RunCommand: AsyncParsableCommand {
         discussion: "matched undoes the blur of the trip through RGBA, so Cb/Cr stay as close to the source as FFmpeg's; average blurs them. The chroma keeps the input's siting (C420jpeg, JPEG: centred) and the stream is tagged so."))
     var chromaFilter: ChromaDownsampling?
 
+    @Option(name: .customLong("output-depth"), parsing: .unconditional, help: ArgumentHelp(
+        "Bits a sample of .mp4/.h264/.y4m/.png outputs: 8, or 10 (High 10 H.264, C420p10 Y4M, 16-bit PNG).",
+        discussion: "Default: 10 for an input of more than 8 bits (10-bit video, 16-bit PNG), which the graph works on in half floats; 8 otherwise. Live streams stay at 8 bits unless told.",
+        valueName: "bits"))
+    var outputDepth: Int?
+
     @Option(help: ArgumentHelp(
         "Split a .mp4/.h264 recording into files of this duration or size (10m, 30s, 50MB), each starting with a keyframe.",
         discussion: "-o is then a pattern: strftime conversions at each file's first frame (-o 'cam-%Y%m%d-%H%M%S.mp4'), or a plain name that gets each file's number (out.mp4: out-00001.mp4, out-00002.mp4, ...). No frame is lost or repeated across files.",
@@ -213,14 +219,17 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let rate = options.frameRate ?? input.frameRate ?? 25
+        // Files keep a deep input's precision; live streams stay at 8 bits (what players take) unless told.
+        let depth = outputDepth ?? (input.bitsPerSample > 8 && !(outputKind?.isLive ?? false) ? 10 : 8)
         var encoder = options.encoder
         encoder.frameRate = rate
+        encoder.bitDepth = depth
         try streaming.apply(to: &encoder, frameRate: rate)
         let sound = try audio.sound(for: input, output: outputKind, context: context, paced: isLive)
         let device = try virtualCamera.settings(framesPerSecond: Double(rate.numerator) / Double(rate.denominator),
                                                 reconnectWindow: try streaming.reconnectWindow())
         let sink = try outputKind.map {
-            try OutputSink.make($0, frameRate: rate, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
+            try OutputSink.make($0, frameRate: rate, bitDepth: depth, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
                                 audio: sound, live: options.live, virtualCamera: device) { [weak input] in
                 Terminal.say("the stream failed: ending the run")
                 input?.cancel()
@@ -228,7 +237,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         // --record: every frame into a file beside the stream (which may drop some), with its own sound.
         let recording = try streaming.record.map { path in
-            try OutputSink.make(try OutputKind(path: path), frameRate: rate, encoder: { var file = options.encoder; file.frameRate = rate; return file }(),
+            try OutputSink.make(try OutputKind(path: path), frameRate: rate, bitDepth: outputDepth ?? (input.bitsPerSample > 8 ? 10 : 8),
+                                encoder: { var file = options.encoder; file.frameRate = rate; file.bitDepth = outputDepth ?? (input.bitsPerSample > 8 ? 10 : 8); return file }(),
                                 audio: try audio.sound(for: input, output: try OutputKind(path: path), context: context, paced: true))
         }
         motionTrigger.withLock { $0 = sink?.trigger }
@@ -371,6 +381,9 @@ struct RunCommand: AsyncParsableCommand {
             encoder.keyframeInterval = keyint
         }
         if let chromaFilter { encoder.chromaDownsampling = chromaFilter }
+        if let outputDepth, outputDepth != 8, outputDepth != 10 {
+            throw UsageError("--output-depth \(outputDepth): use 8 or 10")
+        }
         if let input, ["yuv", "raw"].contains(URL(fileURLWithPath: input).pathExtension.lowercased()),
            size == nil || format == nil {
             throw UsageError("raw input \(input) needs --size WIDTHxHEIGHT and --format FORMAT")

@@ -5,14 +5,20 @@ public struct ColorSpace: Sendable, Hashable, CustomStringConvertible {
     public var range: ColorRange
     public var primaries: ColorPrimaries
     public var transfer: TransferCharacteristics
+    /// The mastering display and light levels of an HDR picture (PQ or HLG), when its source says.
+    public var hdr: HDRMetadata?
 
     public init(matrix: ColorMatrix, range: ColorRange,
-                primaries: ColorPrimaries? = nil, transfer: TransferCharacteristics? = nil) {
+                primaries: ColorPrimaries? = nil, transfer: TransferCharacteristics? = nil, hdr: HDRMetadata? = nil) {
         self.matrix = matrix
         self.range = range
         self.primaries = primaries ?? matrix.defaultPrimaries
         self.transfer = transfer ?? matrix.defaultTransfer
+        self.hdr = hdr
     }
+
+    /// Whether the transfer is an HDR one (PQ or HLG).
+    public var isHDR: Bool { transfer == .pq || transfer == .hlg }
 
     /// BT.601 (SD), limited range: what untagged SD video and most webcams' YUYV mean.
     public static let bt601 = ColorSpace(matrix: .bt601, range: .limited)

@@ -1,5 +1,6 @@
-/// The affine maps between 8-bit normalized Y'CbCr samples (texture values 0...1) and R'G'B',
-/// derived from a matrix's Kr/Kb and a range's offsets and scales (nothing is a rounded constant).
+/// The affine maps between normalized Y'CbCr samples (a sample's code / (2^bits - 1), as 8-bit
+/// textures hold them) and R'G'B', derived from a matrix's Kr/Kb and a range's offsets and scales
+/// at the samples' bit depth (nothing is a rounded constant).
 ///
 /// `rgb = matrix * yuv + offset` (to RGB) and `yuv = matrix * rgb + offset` (from RGB), where
 /// `matrix` is a 3x3 in column-major order, ready for `glUniformMatrix3fv`.
@@ -8,10 +9,10 @@ public struct YCbCrConversion: Sendable, Equatable {
     public let matrix: [Float]
     public let offset: SIMD3<Float>
 
-    /// Y'CbCr samples → R'G'B' for `colorSpace`.
-    public static func toRGB(_ colorSpace: ColorSpace) -> YCbCrConversion {
+    /// Y'CbCr samples of `bitsPerSample` bits → R'G'B' for `colorSpace`.
+    public static func toRGB(_ colorSpace: ColorSpace, bitsPerSample: Int = 8) -> YCbCrConversion {
         let a = rgbFromYCbCr(colorSpace.matrix)
-        let (scale, bias) = sampleToSignal(colorSpace.range)
+        let (scale, bias) = sampleToSignal(colorSpace.range, bitsPerSample: bitsPerSample)
         // rgb = A * (scale ∘ v + bias) = (A * diag(scale)) v + A * bias
         var matrix = [[Double]](repeating: [0, 0, 0], count: 3)
         var offset = [0.0, 0.0, 0.0]
@@ -24,8 +25,8 @@ public struct YCbCrConversion: Sendable, Equatable {
         return YCbCrConversion(rows: matrix, offset: offset)
     }
 
-    /// R'G'B' → Y'CbCr samples for `colorSpace`.
-    public static func fromRGB(_ colorSpace: ColorSpace) -> YCbCrConversion {
+    /// R'G'B' → Y'CbCr samples of `bitsPerSample` bits for `colorSpace`.
+    public static func fromRGB(_ colorSpace: ColorSpace, bitsPerSample: Int = 8) -> YCbCrConversion {
         let (kr, kb) = colorSpace.matrix.coefficients
         let kg = 1 - kr - kb
         let signal: [[Double]] = [
@@ -33,7 +34,7 @@ public struct YCbCrConversion: Sendable, Equatable {
             [-kr / (2 * (1 - kb)), -kg / (2 * (1 - kb)), (1 - kb) / (2 * (1 - kb))],
             [(1 - kr) / (2 * (1 - kr)), -kg / (2 * (1 - kr)), -kb / (2 * (1 - kr))],
         ]
-        let (scale, bias) = sampleToSignal(colorSpace.range)
+        let (scale, bias) = sampleToSignal(colorSpace.range, bitsPerSample: bitsPerSample)
         // v = (signal - bias) / scale
         let matrix = (0..<3).map { row in signal[row].map { $0 / scale[row] } }
         let offset = (0..<3).map { row in -bias[row] / scale[row] }
@@ -51,15 +52,19 @@ public struct YCbCrConversion: Sendable, Equatable {
         ]
     }
 
-    /// signal = scale * sample + bias, per component (Y', Cb, Cr), for 8-bit samples normalized to
-    /// 0...1. Limited: Y' = (255 v - 16) / 219, C = (255 v - 128) / 224. Full: Y' = v,
-    /// C = (255 v - 128) / 255.
-    static func sampleToSignal(_ range: ColorRange) -> (scale: [Double], bias: [Double]) {
+    /// signal = scale * sample + bias, per component (Y', Cb, Cr), for samples of n bits normalized
+    /// to 0...1 (v = code / (2^n - 1)), as BT.2100 and H.273 quantize them. With m = 2^n - 1 and
+    /// s = 2^(n - 8): limited: Y' = (m v - 16 s) / (219 s), C = (m v - 128 s) / (224 s); full:
+    /// Y' = v, C = (m v - 2^(n - 1)) / m. At 8 bits: Y' = (255 v - 16) / 219 and so on.
+    static func sampleToSignal(_ range: ColorRange, bitsPerSample: Int = 8) -> (scale: [Double], bias: [Double]) {
+        let largest = Double((1 << bitsPerSample) - 1), step = Double(1 << (bitsPerSample - 8))
         switch range {
         case .limited:
-            return ([255.0 / 219, 255.0 / 224, 255.0 / 224], [-16.0 / 219, -128.0 / 224, -128.0 / 224])
+            let luma = largest / (219 * step), chroma = largest / (224 * step)
+            return ([luma, chroma, chroma], [-16.0 / 219, -128.0 / 224, -128.0 / 224])
         case .full:
-            return ([1, 1, 1], [0, -128.0 / 255, -128.0 / 255])
+            let half = Double(1 << (bitsPerSample - 1))
+            return ([1, 1, 1], [0, -half / largest, -half / largest])
         }
     }
 

@@ -24,13 +24,22 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
     case bgra
     /// Packed 8-bit red, green, blue, alpha.
     case rgba
+    /// Planar Y, U, V, 4:2:0, 10-bit samples in the low bits of little-endian 16-bit words. ffmpeg
+    /// `yuv420p10le`, Y4M `C420p10`.
+    case i420p10
+    /// Y plane, then interleaved U/V, 4:2:0, 10-bit samples in the high bits of little-endian 16-bit
+    /// words (the low 6 bits zero). ffmpeg `p010le`, what 10-bit hardware decoders and cameras give.
+    case p010
+    /// Packed 16-bit red, green, blue, alpha, little-endian. ffmpeg `rgba64le` (16-bit PNG).
+    case rgba64
 
     /// One plane's geometry for an image of a given size.
     public struct PlaneShape: Sendable, Equatable {
         /// Pixels (or texels, for packed 4:2:2: pairs of pixels) per row.
         public var width: Int
         public var height: Int
-        /// Bytes per texel: 1 (a plane of one component), 2 (interleaved chroma), 3 or 4 (packed).
+        /// Bytes per texel: 1 (a plane of one component), 2 (interleaved chroma, or one 16-bit
+        /// sample), 3 or 4 (packed, or two 16-bit samples), 8 (16-bit RGBA).
         public var bytesPerTexel: Int
         public var rowBytes: Int { width * bytesPerTexel }
 
@@ -45,14 +54,48 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
         switch self {
         case .i420, .yv12, .i422, .i444: 3
         case .nv12, .nv21: 2
-        case .yuyv, .uyvy, .gray8, .rgb24, .bgra, .rgba: 1
+        case .yuyv, .uyvy, .gray8, .rgb24, .bgra, .rgba, .rgba64: 1
+        case .i420p10: 3
+        case .p010: 2
+        }
+    }
+
+    /// Bytes of one sample: 1, or 2 for the 10- and 16-bit formats (little-endian words).
+    public var bytesPerSample: Int {
+        switch self {
+        case .i420p10, .p010, .rgba64: 2
+        default: 1
+        }
+    }
+
+    /// The bits a sample holds: 8, 10 or 16.
+    public var bitsPerSample: Int {
+        switch self {
+        case .i420p10, .p010: 10
+        case .rgba64: 16
+        default: 8
+        }
+    }
+
+    /// True for formats whose samples have more than 8 bits: their pictures are worked on in
+    /// half-float frames (`TextureFormat.rgba16f`).
+    public var isHighDepth: Bool { bitsPerSample > 8 }
+
+    /// The largest value of a sample as its word holds it: 255, 1023 (10 bits in the low bits),
+    /// 65472 (P010's 10 bits in the high bits) or 65535.
+    public var largestStoredSample: Int {
+        switch self {
+        case .i420p10: 1023
+        case .p010: 65472
+        case .rgba64: 65535
+        default: 255
         }
     }
 
     /// True for formats that hold Y'CbCr (they need a colour matrix to become RGB).
     public var isYUV: Bool {
         switch self {
-        case .rgb24, .bgra, .rgba: false
+        case .rgb24, .bgra, .rgba, .rgba64: false
         default: true
         }
     }
@@ -76,6 +119,14 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
             return PlaneShape(width: width, height: height, bytesPerTexel: 3)
         case (.bgra, _), (.rgba, _):
             return PlaneShape(width: width, height: height, bytesPerTexel: 4)
+        case (.i420p10, 0), (.p010, 0):
+            return PlaneShape(width: width, height: height, bytesPerTexel: 2)
+        case (.i420p10, _):
+            return PlaneShape(width: halfWidth, height: halfHeight, bytesPerTexel: 2)
+        case (.p010, _):
+            return PlaneShape(width: halfWidth, height: halfHeight, bytesPerTexel: 4)
+        case (.rgba64, _):
+            return PlaneShape(width: width, height: height, bytesPerTexel: 8)
         }
     }
 

@@ -8,9 +8,14 @@ public enum TextureFormat: Sendable, Hashable, CustomStringConvertible {
     case r8
     /// Two 8-bit channels (an interleaved chroma plane).
     case rg8
-    /// Half-float RGBA: intermediate results that must keep more than 8 bits (the matched chroma
-    /// filter's averages). Rendered to, sampled, never uploaded or read back.
+    /// Half-float RGBA: pictures of 10- and 16-bit sources (the working format of their graph) and
+    /// intermediate results that must keep more than 8 bits (the matched chroma filter's
+    /// averages). Rendered to, sampled, never uploaded or read back as is: sinks pack them.
     case rgba16f
+
+    /// Whether frames of this format hold an RGBA picture (8-bit or half float), what filters and
+    /// sinks take.
+    public var holdsPicture: Bool { self == .rgba8 || self == .rgba16f }
 
     public var bytesPerPixel: Int {
         switch self {

@@ -69,6 +69,9 @@ public final class TextureFrame: Sendable {
     public var width: Int { key.width }
     public var height: Int { key.height }
     public var format: TextureFormat { key.format }
+    /// The format a filter renders this frame's successors in: half float after a half-float
+    /// picture (a 10- or 16-bit source keeps its precision through the chain), else 8-bit RGBA.
+    public var workingFormat: TextureFormat { key.format == .rgba16f ? .rgba16f : .rgba8 }
 
     deinit {
         guard owner == nil else { return }

@@ -46,7 +46,7 @@ public final class RawDataOutput: ImageInput, FinishableNode, Sendable, PlanDesc
     public var framesDropped: Int { runs.dropped }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        guard frame.format == .rgba8 else {
+        guard frame.format.holdsPicture else {
             throw ELImageError.invalidInput(what: "RawDataOutput got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }

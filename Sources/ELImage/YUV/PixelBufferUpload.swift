@@ -4,15 +4,18 @@ extension RenderContext {
     /// Uploads `buffer`'s planes into pooled textures and converts them to one RGBA frame in a single
     /// pass: Y'CbCr with the buffer's matrix and range (chroma interpolated at its siting), or RGB
     /// as is; turned by `orientation`. The frame carries the buffer's time, colour space and chroma
-    /// siting.
+    /// siting. Pictures of more than 8 bits a sample (`PixelFormat.isHighDepth`) become half-float
+    /// frames, which the filters after them keep.
     public func makeFrame(from buffer: PixelBuffer, orientation: Orientation = .up) throws -> TextureFrame {
         let layout = PlaneTextureLayout(buffer.format)
         let planes = try uploadPlanes(of: buffer, layout: layout)
         let size = orientation.outputSize(width: buffer.width, height: buffer.height)
-        let output = try makeFrame(width: size.width, height: size.height, timestamp: buffer.timestamp,
+        let output = try makeFrame(width: size.width, height: size.height,
+                                   format: buffer.format.isHighDepth ? .rgba16f : .rgba8, timestamp: buffer.timestamp,
                                    colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
         let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
-                                    defines: [("PLANE_LAYOUT", Int(layout.shaderLayout))])
+                                    defines: [("PLANE_LAYOUT", Int(layout.shaderLayout)),
+                                              ("SAMPLE_BYTES", buffer.format.bytesPerSample)])
         let program = try self.program(named: variant.name, vertex: EmbeddedShaders.orientedVsh,
                                        fragment: variant.source)
         try draw(program, into: output, inputs: planes) { program in
@@ -30,7 +33,8 @@ extension RenderContext {
         var planes: [TextureFrame] = []
         for index in 0..<(layout.interleavesChroma ? 2 : buffer.format.planeCount) {
             let shape = buffer.shape(ofPlane: index)
-            let (width, format) = index == 1 && layout.interleavesChroma ? (shape.width, .rg8)
+            let (width, format) = index == 1 && layout.interleavesChroma
+                ? (shape.width, buffer.format.bytesPerSample == 2 ? .rgba8 : .rg8)
                 : index == 0 && lumaQuads ? (shape.width / 4, .rgba8) : layout.texture(for: shape)
             guard width <= limit, shape.height <= limit else {
                 throw ELImageError.invalidInput(
@@ -53,7 +57,8 @@ extension RenderContext {
     /// Sets yuv_to_rgba.fsh's uniforms that describe `buffer`'s planes and colour space (all but
     /// the orientation's `textureTransform`).
     static func setPlaneUniforms(of program: ShaderProgram, for buffer: PixelBuffer, layout: PlaneTextureLayout) {
-        let conversion = buffer.format.isYUV ? YCbCrConversion.toRGB(buffer.colorSpace) : .identity
+        let conversion = buffer.format.isYUV
+            ? YCbCrConversion.toRGB(buffer.colorSpace, bitsPerSample: buffer.format.bitsPerSample) : .identity
         let chroma = buffer.format.planeCount > 1 ? buffer.shape(ofPlane: 1) : buffer.shape(ofPlane: 0)
         let divisor = layout.chromaDivisor
         program.set(.vec2([Float(buffer.width), Float(buffer.height)]), for: "lumaSize")
@@ -65,6 +70,7 @@ extension RenderContext {
         program.set(.int(buffer.format == .bgra ? 1 : 0), for: "swapRedBlue")
         program.set(.mat3(conversion.matrix), for: "colorMatrix")
         program.set(.vec3(conversion.offset), for: "colorOffset")
+        program.set(.float(Float(1 / Double(buffer.format.largestStoredSample))), for: "inverseLargestSample")
     }
 
     /// Offset of the chroma sample from the centre of its block, in chroma samples.
@@ -94,6 +100,7 @@ struct PlaneTextureLayout {
         case 1: (shape.width, .r8)
         case 2: (shape.width, .rg8)
         case 3: (shape.width * 3, .r8)  // RGB24: three R8 texels per pixel, fetched one by one
+        case 8: (shape.width * 2, .rgba8)  // RGBA64: two RGBA8 texels per pixel
         default: (shape.width, .rgba8)
         }
     }
@@ -103,16 +110,16 @@ struct PlaneTextureLayout {
 
     /// Planar formats whose two chroma planes are uploaded interleaved into one RG8 texture
     /// (`uploadInterleavedChroma`) and converted like NV12.
-    var interleavesChroma: Bool { [.i420, .yv12, .i422, .i444].contains(format) }
+    var interleavesChroma: Bool { [.i420, .yv12, .i422, .i444, .i420p10].contains(format) }
 
     /// `PLANE_LAYOUT` in yuv_to_rgba.fsh.
     var shaderLayout: Int32 {
         switch format {
-        case .i420, .yv12, .i422, .i444, .nv12, .nv21: 1
+        case .i420, .yv12, .i422, .i444, .nv12, .nv21, .i420p10, .p010: 1
         case .yuyv, .uyvy: 2
         case .gray8: 3
         case .rgb24: 4
-        case .bgra, .rgba: 5
+        case .bgra, .rgba, .rgba64: 5
         }
     }
 
@@ -121,7 +128,7 @@ struct PlaneTextureLayout {
     /// Chroma subsampling per direction.
     var chromaDivisor: SIMD2<Float> {
         switch format {
-        case .i420, .yv12, .nv12, .nv21: [2, 2]
+        case .i420, .yv12, .nv12, .nv21, .i420p10, .p010: [2, 2]
         case .i422, .yuyv, .uyvy: [2, 1]
         default: [1, 1]
         }

@@ -1,7 +1,7 @@
 import CGLES
 
-/// The planes of a picture converted on the GPU, packed four 8-bit samples to an RGBA texel, ready
-/// to be read back into a `PixelBuffer` of `format`.
+/// The planes of a picture converted on the GPU, packed four 8-bit samples (or two 16-bit words) to
+/// an RGBA texel, ready to be read back into a `PixelBuffer` of `format`.
 ///
 /// Made on the render thread by `RenderContext.packPlanes(of:as:colorSpace:chromaLocation:)`; read on
 /// the render thread or, after a `GLFence`, on a thread where a `SharedContext` of the same render
@@ -135,22 +135,26 @@ extension RenderContext {
     public func packPlanes(of frame: TextureFrame, as format: PixelFormat, colorSpace: ColorSpace,
                            chromaLocation: ChromaLocation = .left,
                            chromaDownsampling: ChromaDownsampling = .matched) throws -> PackedPlanes {
-        guard frame.format == .rgba8 else {
+        guard frame.format == .rgba8 || frame.format == .rgba16f else {
             throw ELImageError.invalidInput(what: "Y'CbCr conversion needs an RGBA frame, got \(frame.format)",
                                             hint: "convert after a node that outputs RGBA")
         }
         let kinds = try Self.planeKinds(of: format)
-        guard !kinds.isEmpty else {  // RGBA: the frame is its own plane
-            return PackedPlanes(textures: [frame], format: format, width: frame.width, height: frame.height,
+        guard !kinds.isEmpty else {  // RGBA: the frame is its own plane (rounded to 8 bits from half floats)
+            let picture = frame.format == .rgba8 ? frame
+                : try renderPass("passthrough", fragment: EmbeddedShaders.passthroughFsh, inputs: [frame],
+                                 width: frame.width, height: frame.height, like: frame, format: .rgba8)
+            return PackedPlanes(textures: [picture], format: format, width: frame.width, height: frame.height,
                                 colorSpace: colorSpace, chromaLocation: chromaLocation)
         }
-        let conversion = YCbCrConversion.fromRGB(colorSpace)
+        let conversion = YCbCrConversion.fromRGB(colorSpace, bitsPerSample: format.bitsPerSample)
+        let depthDefines = [("SAMPLE_BYTES", format.bytesPerSample), ("PICTURE_SNAP", frame.format == .rgba8 ? 1 : 0)]
         let divisor = PlaneTextureLayout(format).chromaDivisor
         // The matched filter of subsampled chroma runs in two passes: the averages at every
         // chroma site first (`averagedChroma`), then the chroma planes sharpen them.
         let averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2)
             ? try averagedChroma(of: frame, format: format, chromaLocation: chromaLocation, conversion: conversion) : nil
-        let defines = [("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
+        let defines = depthDefines + [("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
                        ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
                        ("CHROMA_FILTER", averaged == nil ? ChromaDownsampling.average.shaderDefine : ChromaDownsampling.matched.shaderDefine),
                        ("BILINEAR_AVERAGE", frame.key.filtering == .linear && frame.key.wrap == .clampToEdge ? 1 : 0)]
@@ -160,6 +164,8 @@ extension RenderContext {
             program.set(.int(format == .nv21 || format == .yv12 ? 1 : 0), for: "swapOutputChroma")
             program.set(.mat3(conversion.matrix), for: "yuvMatrix")
             program.set(.vec3(conversion.offset), for: "yuvOffset")
+            program.set(.float(Float((1 << format.bitsPerSample) - 1)), for: "largestSample")
+            program.set(.float(Float(format.largestStoredSample / ((1 << format.bitsPerSample) - 1))), for: "storedScale")
         }
         /// What a plane's draw reads: the picture for Y', the averages for matched chroma; packed
         /// 4:2:2 takes both in one draw (the averages first, the picture second).
@@ -192,12 +198,13 @@ extension RenderContext {
         }
         let textures = try kinds.enumerated().map { index, kind in
             let shape = format.planeShape(index, width: frame.width, height: frame.height)
-            let samplesPerTexel = switch kind {
-            case .packed422: 1  // the plane's shape counts texels of two pixels already
-            case .interleavedChroma: 2
-            default: 4
+            // Output texels a plane's texel: 4 bytes a texel against the plane's bytes a texel.
+            let texelWidth = switch kind {
+            case .packed422: shape.width  // the plane's shape counts texels of two pixels already
+            case .rgba64: shape.width * 2
+            default: (shape.width * shape.bytesPerTexel + 3) / 4
             }
-            let packed = try makeFrame(width: (shape.width + samplesPerTexel - 1) / samplesPerTexel,
+            let packed = try makeFrame(width: texelWidth,
                                        height: shape.height, filtering: .nearest, timestamp: frame.timestamp,
                                        colorSpace: colorSpace)
             var kindDefines = [("PLANE_KIND", Int(kind.rawValue))]
@@ -226,7 +233,8 @@ extension RenderContext {
             ("PLANE_KIND", Int(PlaneKind.averagedChroma.rawValue)),
             ("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
             ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
-            ("CHROMA_FILTER", ChromaDownsampling.matched.shaderDefine)])
+            ("CHROMA_FILTER", ChromaDownsampling.matched.shaderDefine),
+            ("PICTURE_SNAP", frame.format == .rgba8 ? 1 : 0)])
         let program = try self.program(named: variant.name, fragment: variant.source)
         try draw(program, into: averages, inputs: [frame]) { program in
             program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
@@ -277,14 +285,17 @@ extension RenderContext {
         case averagedChroma = 5
         /// Packed 4:2:2 (YUYV, UYVY): two pixels a texel, their two Y' and one Cb Cr pair.
         case packed422 = 6
+        /// 16-bit RGBA: half a pixel a texel (red and green, or blue and alpha).
+        case rgba64 = 7
     }
 
     /// The planes `format` is read back as; empty for RGBA (read as is).
     static func planeKinds(of format: PixelFormat) throws -> [PlaneKind] {
         switch format {
-        case .i420, .i422, .i444: return [.luma, .cb, .cr]
+        case .i420, .i422, .i444, .i420p10: return [.luma, .cb, .cr]
         case .yv12: return [.luma, .cr, .cb]
-        case .nv12, .nv21: return [.luma, .interleavedChroma]
+        case .nv12, .nv21, .p010: return [.luma, .interleavedChroma]
+        case .rgba64: return [.rgba64]
         case .yuyv, .uyvy: return [.packed422]
         case .gray8: return [.luma]
         case .rgba: return []

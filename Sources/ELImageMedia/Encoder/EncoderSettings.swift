@@ -22,6 +22,8 @@ public struct EncoderSettings: Sendable, Equatable {
         case baseline
         case main
         case high
+        /// High 10: 10-bit samples (`bitDepth` 10 picks it for `.high`).
+        case high10
     }
 
     /// How bits are spent.
@@ -51,8 +53,15 @@ public struct EncoderSettings: Sendable, Equatable {
     public var keyframeInterval: Int?
     /// B-frames between reference frames (`--bframes`); `nil` keeps the preset's (3 for most).
     public var bFrames: Int?
-    /// `--profile`; `.high` by default.
+    /// `--profile`; `.high` by default (High 10 when `bitDepth` is 10).
     public var profile: Profile = .high
+    /// Bits a sample, 8 (default) or 10 (`--output-depth`): 10 packs frames as `.i420p10` and
+    /// encodes High 10, which keeps the precision of 10-bit sources and of half-float graphs.
+    public var bitDepth: Int = 8
+    /// The layout frames are packed as for x264: I420, or I420 with 10-bit samples.
+    public var pixelFormat: PixelFormat { bitDepth == 10 ? .i420p10 : .i420 }
+    /// The profile given to x264: `profile`, with `.high` becoming `.high10` at 10 bits.
+    var effectiveProfile: Profile { bitDepth == 10 && profile == .high ? .high10 : profile }
     /// `--level`, e.g. "4.1"; `nil` lets x264 pick the lowest level that fits.
     public var level: String?
     /// Encoder threads (`--threads`); 0 lets x264 choose from the CPU count.
@@ -102,6 +111,10 @@ public struct EncoderSettings: Sendable, Equatable {
         if let keyframeInterval, keyframeInterval < 1 { return "keyframe interval \(keyframeInterval) is below 1 frame" }
         if let bFrames, !(0...16).contains(bFrames) { return "\(bFrames) B-frames is outside 0...16" }
         if profile == .baseline, let bFrames, bFrames > 0 { return "the baseline profile has no B-frames" }
+        if bitDepth != 8 && bitDepth != 10 { return "bit depth \(bitDepth) is neither 8 nor 10" }
+        if bitDepth == 10 && (profile == .baseline || profile == .main) {
+            return "the \(profile) profile has 8-bit samples only; 10 bits need the high10 profile"
+        }
         if threads < 0 { return "\(threads) threads" }
         if frameRate.numerator <= 0 || frameRate.denominator <= 0 || frameRate.numerator > Int(Int32.max)
             || frameRate.denominator > Int(Int32.max) {

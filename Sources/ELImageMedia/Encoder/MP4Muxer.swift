@@ -122,6 +122,7 @@ final class MP4Muxer: PacketContainer {
             guard description.fill(parameters) else {
                 throw Self.failure("allocate for", writer.path, elimage_averror(ENOMEM))
             }
+            if let hdr = colorSpace.hdr { FFmpegHDRMetadata.attach(hdr, to: stream) }
             stream.pointee.time_base = sourceTimeBase
             stream.pointee.avg_frame_rate = AVRational(num: timescale, den: Int32(clamping: nominalDuration))
             if let audio {

@@ -89,7 +89,7 @@ final class RecordingSession: Sendable {
             else if case .fromSource = sound, stream != nil { true } else { false }
         self.state = state
         let configuration = ReadbackSink.Configuration(
-            path: path, threadName: "encoder", format: .i420, chromaLocation: settings.chromaLocation,
+            path: path, threadName: "encoder", format: settings.pixelFormat, chromaLocation: settings.chromaLocation,
             chromaDownsampling: settings.chromaDownsampling, capacity: settings.queueCapacity,
             // A live stream never slows the graph: a frame the encoder has no room for is dropped.
             whenQueueFull: stream == nil ? settings.whenQueueFull : .drop)

@@ -302,7 +302,7 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         guard session != nil else { return }
-        guard frame.format == .rgba8 else {
+        guard frame.format.holdsPicture else {
             throw ELImageError.invalidInput(what: "VideoEncoder got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }
@@ -310,7 +310,7 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     }
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? {
-        (.i420, settings.chromaDownsampling)
+        (settings.pixelFormat, settings.chromaDownsampling)
     }
 
     package var planSummary: String {

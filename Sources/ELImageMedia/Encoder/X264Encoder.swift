@@ -17,6 +17,8 @@ final class X264Encoder {
     let height: Int
     /// Ticks per second of `pts`/`dts`.
     let timescale: Int32
+    /// The layout frames come in: I420, or I420 10-bit for a 10-bit stream.
+    let format: PixelFormat
     private let handle: OpaquePointer
     private var picture = x264_picture_t()
     private var output = x264_picture_t()
@@ -45,7 +47,9 @@ final class X264Encoder {
         defer { x264_param_cleanup(&param) }  // the strings x264 allocated for it; the encoder has a copy
         param.i_width = Int32(width)
         param.i_height = Int32(height)
-        param.i_csp = X264_CSP_I420
+        format = settings.pixelFormat
+        param.i_csp = Self.colorSpaceFlags(format)
+        param.i_bitdepth = Int32(settings.bitDepth)
         param.i_threads = Int32(settings.threads)
         param.i_fps_num = UInt32(settings.frameRate.numerator)
         param.i_fps_den = UInt32(settings.frameRate.denominator)
@@ -83,15 +87,16 @@ final class X264Encoder {
         param.vui.i_transfer = tags.transfer
         param.vui.i_colmatrix = tags.matrix
         param.vui.i_chroma_loc = tags.chromaSampleLocation
+        if let hdr = colorSpace.hdr { Self.describe(hdr, in: &param) }
         if let level = settings.level, let idc = EncoderSettings.levelIDC(level) { param.i_level_idc = idc }
 
         // x264 prints its own errors on standard error (a C va_list callback cannot be written
         // in Swift); warnings are silenced.
         param.i_log_level = X264_LOG_ERROR
 
-        guard x264_param_apply_profile(&param, settings.profile.rawValue) == 0 else {
+        guard x264_param_apply_profile(&param, settings.effectiveProfile.rawValue) == 0 else {
             throw ELImageError.invalidInput(
-                what: "x264 cannot apply profile \(settings.profile.rawValue) to these settings",
+                what: "x264 cannot apply profile \(settings.effectiveProfile.rawValue) to these settings",
                 hint: "use .high, or remove what the profile forbids (B-frames in baseline)")
         }
         guard let handle = elimage_x264_encoder_open(&param) else {
@@ -136,19 +141,48 @@ final class X264Encoder {
         return Array(UnsafeBufferPointer(start: start, count: Int(size)))
     }
 
-    /// Encodes `buffer` (I420 of this size) at `pts`; `keyframe` makes it an IDR picture (a
-    /// segment's first). Returns the packet x264 output, if any (it holds frames back for
-    /// lookahead and B-frames).
+    /// Sets x264's mastering display and content light level SEI messages from `hdr` (sent with
+    /// every keyframe).
+    static func describe(_ hdr: HDRMetadata, in param: inout x264_param_t) {
+        if let display = hdr.masteringDisplay {
+            func chromaticity(_ value: Double) -> Int32 { Int32(clamping: Int((value * 50000).rounded())) }
+            param.mastering_display.b_mastering_display = 1
+            param.mastering_display.i_red_x = chromaticity(display.red.x)
+            param.mastering_display.i_red_y = chromaticity(display.red.y)
+            param.mastering_display.i_green_x = chromaticity(display.green.x)
+            param.mastering_display.i_green_y = chromaticity(display.green.y)
+            param.mastering_display.i_blue_x = chromaticity(display.blue.x)
+            param.mastering_display.i_blue_y = chromaticity(display.blue.y)
+            param.mastering_display.i_white_x = chromaticity(display.white.x)
+            param.mastering_display.i_white_y = chromaticity(display.white.y)
+            param.mastering_display.i_display_max = Int64((display.maximumLuminance * 10000).rounded())
+            param.mastering_display.i_display_min = Int64((display.minimumLuminance * 10000).rounded())
+        }
+        if hdr.maximumContentLightLevel != nil || hdr.maximumFrameAverageLightLevel != nil {
+            param.content_light_level.b_cll = 1
+            param.content_light_level.i_max_cll = Int32(clamping: hdr.maximumContentLightLevel ?? 0)
+            param.content_light_level.i_max_fall = Int32(clamping: hdr.maximumFrameAverageLightLevel ?? 0)
+        }
+    }
+
+    /// x264's `i_csp` for frames of `format` (I420, or I420 in 16-bit words).
+    static func colorSpaceFlags(_ format: PixelFormat) -> Int32 {
+        format == .i420p10 ? X264_CSP_I420 | X264_CSP_HIGH_DEPTH : X264_CSP_I420
+    }
+
+    /// Encodes `buffer` (I420, or I420 10-bit at 10 bits, of this size) at `pts`; `keyframe` makes
+    /// it an IDR picture (a segment's first). Returns the packet x264 output, if any (it holds
+    /// frames back for lookahead and B-frames).
     func encode(_ buffer: inout PixelBuffer, pts: Int64, frameNumber: Int, keyframe: Bool = false) throws -> EncodedPacket? {
-        guard buffer.format == .i420, buffer.width == width, buffer.height == height else {
+        guard buffer.format == format, buffer.width == width, buffer.height == height else {
             throw ELImageError.invalidInput(
-                what: "frame \(frameNumber) is \(buffer.width)x\(buffer.height) \(buffer.format), the recording is \(width)x\(height) i420",
+                what: "frame \(frameNumber) is \(buffer.width)x\(buffer.height) \(buffer.format), the recording is \(width)x\(height) \(format)",
                 hint: "keep the picture size constant during a recording, or stop and start a new one")
         }
         let planes = buffer.planes
         return try buffer.withUnsafeMutableData { data -> EncodedPacket? in
             guard let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
-            picture.img.i_csp = X264_CSP_I420
+            picture.img.i_csp = Self.colorSpaceFlags(format)
             picture.img.i_plane = 3
             picture.img.i_stride = (Int32(planes[0].bytesPerRow), Int32(planes[1].bytesPerRow), Int32(planes[2].bytesPerRow), 0)
             picture.img.plane = (base + planes[0].offset, base + planes[1].offset, base + planes[2].offset, nil)

@@ -2,11 +2,13 @@ import CPNG
 import ELImage
 import Foundation
 
-/// Reads and writes PNG files through libpng's simplified API (8-bit RGBA in memory).
+/// Reads and writes PNG files through libpng's simplified API (8-bit RGBA in memory), and 16-bit
+/// files as 16-bit samples (`readPicture`, `write(_:to:)` of an `.rgba64` buffer).
 ///
 /// Colour encoding: a file's `gAMA`, `sRGB` or `iCCP` chunk is honoured as libpng does (samples are
 /// converted to sRGB). A file without one is sRGB, 16-bit files included (libpng alone would take
-/// those for linear light and brighten them); their samples are rounded to 8 bits.
+/// those for linear light and brighten them); `read` rounds their samples to 8 bits, `readPicture`
+/// keeps them.
 public enum PNGFile {
     /// Decodes `path` into RGBA (gray, palette and 16-bit files are converted; alpha is kept,
     /// 255 for files without).
@@ -15,6 +17,41 @@ public enum PNGFile {
     ///   `ImageSizeLimit.maximumDimension` a side.
     public static func read(_ path: String) throws -> RGBAImage {
         try decode(try ImageFileData.read(path, kind: "PNG"), name: path)
+    }
+
+    /// Decodes `path` into a picture: 16-bit RGBA (`.rgba64`) for a 16-bit file without a colour
+    /// chunk, whose samples are kept as they are; else 8-bit RGBA as `read` gives it. Colour
+    /// space: sRGB.
+    /// - Throws: as `read`.
+    public static func readPicture(_ path: String) throws -> PixelBuffer {
+        let data = try ImageFileData.read(path, kind: "PNG")
+        if let deep = try decodeSixteenBit(data, name: path) { return deep }
+        let image = try decode(data, name: path)
+        return try PixelBuffer(format: .rgba, width: image.width, height: image.height, data: image.pixels, colorSpace: .srgb)
+    }
+
+    /// The 16-bit samples of PNG `data` as `.rgba64`, when it is a 16-bit file without a colour
+    /// chunk; nil for any other file.
+    static func decodeSixteenBit(_ data: [UInt8], name: String) throws -> PixelBuffer? {
+        try PNGChunkLayout.check(data, file: name)
+        return try data.withUnsafeBytes { memory -> PixelBuffer? in
+            var image = png_image()
+            image.version = png_uint_32(PNG_IMAGE_VERSION)
+            guard png_image_begin_read_from_memory(&image, memory.baseAddress, memory.count) != 0 else {
+                throw ELImageError.malformedMedia(file: name, frame: nil, reason: "not a readable PNG: \(message(of: image))")
+            }
+            defer { png_image_free(&image) }
+            let width = Int(image.width), height = Int(image.height)
+            try ImageSizeLimit.check(width: width, height: height, file: name, kind: "PNG")
+            guard image.format & png_uint_32(PNG_FORMAT_FLAG_LINEAR) != 0, !PNGColorEncoding.isStated(in: data) else { return nil }
+            let samples = try readSixteenBitSamples(&image, name: name)
+            var bytes = [UInt8](repeating: 0, count: samples.count * 2)
+            for (index, sample) in samples.enumerated() {
+                bytes[2 * index] = UInt8(truncatingIfNeeded: sample)
+                bytes[2 * index + 1] = UInt8(truncatingIfNeeded: sample >> 8)
+            }
+            return try PixelBuffer(format: .rgba64, width: width, height: height, data: bytes, colorSpace: .srgb)
+        }
     }
 
     /// Decodes PNG `data` into RGBA; `name` stands for the data in errors.
@@ -46,6 +83,48 @@ public enum PNGFile {
             }
             return RGBAImage(width: width, height: height, pixels: pixels)
         }
+    }
+
+    /// Encodes a 16-bit picture (`.rgba64`) as a 16-bit PNG at `path`: RGBA when any pixel is not
+    /// opaque, else RGB, with no colour chunk (the samples are stored as they are, sRGB-encoded as
+    /// `readPicture` takes them back). Written beside `path` and renamed into place.
+    /// - Throws: `ELImageError.invalidInput` for another format; `ELImageError.io` when the file
+    ///   cannot be written.
+    public static func write(_ picture: PixelBuffer, to path: String) throws {
+        guard picture.format == .rgba64 else {
+            throw ELImageError.invalidInput(what: "PNGFile.write takes a 16-bit RGBA (rgba64) picture, got \(picture.format)",
+                                            hint: "write 8-bit pictures as an RGBAImage")
+        }
+        let (width, height) = (picture.width, picture.height)
+        let row = picture.planes[0]
+        var samples = [UInt16](repeating: 0, count: width * height * 4)
+        picture.data.withUnsafeBytes { bytes in
+            for y in 0..<height {
+                for x in 0..<(width * 4) {
+                    let at = row.offset + y * row.bytesPerRow + 2 * x
+                    samples[y * width * 4 + x] = UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
+                }
+            }
+        }
+        let opaque = !stride(from: 3, to: samples.count, by: 4).contains { samples[$0] != 65535 }
+        if opaque {  // RGB: the alpha of a picture without transparency is not stored
+            samples = samples.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
+        }
+        let channels = opaque ? 3 : 4
+        let staging = StagedOutputFile(destination: path)
+        var message = [CChar](repeating: 0, count: 256)
+        let status = samples.withUnsafeBufferPointer { buffer in
+            elimage_png_write16(staging.temporary, buffer.baseAddress, png_uint_32(width), png_uint_32(height),
+                                Int32(channels), width * channels, &message)
+        }
+        guard status == 0 else {
+            let code = errno
+            staging.discard()
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw ELImageError.io(file: path, operation: "write 16-bit PNG (\(text))", errno: code,
+                                  hint: "check that the folder exists, is writable and has space")
+        }
+        try staging.publish()
     }
 
     /// Encodes `image` as a PNG at `path`: RGBA when any pixel is not opaque, else RGB (the alpha
@@ -103,16 +182,23 @@ public enum PNGFile {
     }
 
     /// Reads the samples of a 16-bit PNG without a stated colour encoding (begun in `image`) as
-    /// they are, and rounds them to 8 bits. libpng hands them over as "linear" 16-bit values, which
-    /// for such a file are the file's own; colour is premultiplied by alpha there and is divided
-    /// back here.
+    /// they are, and rounds them to 8 bits.
     private static func finishSixteenBitRead(_ image: inout png_image, name: String) throws -> RGBAImage {
+        let width = Int(image.width), height = Int(image.height)
+        let samples = try readSixteenBitSamples(&image, name: name)
+        return RGBAImage(width: width, height: height, pixels: samples.map { eightBits(UInt32($0)) })
+    }
+
+    /// The RGBA samples of a 16-bit PNG without a stated colour encoding (begun in `image`), as
+    /// they are in the file. libpng hands them over as "linear" 16-bit values, which for such a
+    /// file are the file's own; colour is premultiplied by alpha there and is divided back here.
+    private static func readSixteenBitSamples(_ image: inout png_image, name: String) throws -> [UInt16] {
         image.format = png_uint_32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA | PNG_FORMAT_FLAG_LINEAR)
         let width = Int(image.width), height = Int(image.height)
         let count = width * height * 4
         var ok: Int32 = 0
         // Not zero-filled first: libpng writes every sample, or fails and the array is dropped.
-        let samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+        var samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
             // The row stride counts samples, not bytes.
             ok = png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
             initialized = ok != 0 ? count : 0
@@ -120,21 +206,15 @@ public enum PNGFile {
         guard ok != 0 else {
             throw ELImageError.malformedMedia(file: name, frame: nil, reason: "PNG data is damaged: \(message(of: image))")
         }
-        var pixels = [UInt8](repeating: 0, count: count)
         for pixel in stride(from: 0, to: count, by: 4) {
             let alpha = UInt32(samples[pixel + 3])
+            guard alpha != 65535 else { continue }
             for channel in 0..<3 {
                 let premultiplied = UInt32(samples[pixel + channel])
-                let value: UInt32 = switch alpha {
-                case 65535: premultiplied
-                case 0: 0
-                default: min(65535, (premultiplied * 65535 + alpha / 2) / alpha)
-                }
-                pixels[pixel + channel] = eightBits(value)
+                samples[pixel + channel] = alpha == 0 ? 0 : UInt16(min(65535, (premultiplied * 65535 + alpha / 2) / alpha))
             }
-            pixels[pixel + 3] = eightBits(alpha)
         }
-        return RGBAImage(width: width, height: height, pixels: pixels)
+        return samples
     }
 
     /// A 16-bit sample rounded to the nearest 8-bit value (v * 255 / 65535).

@@ -46,8 +46,13 @@ public final class StillImageInput: ImageOutput, ClosableNode {
 
     /// The file, or the name given with the image.
     public let path: String
-    /// The decoded picture (RGBA), as stored.
+    /// The decoded picture (RGBA), as stored (a 16-bit PNG's samples rounded to 8 bits).
     public let image: RGBAImage
+    /// A 16-bit PNG's samples as they are (`.rgba64`), which go into the graph instead of `image`
+    /// (worked on in half floats); nil for 8-bit pictures.
+    public let deepPicture: PixelBuffer?
+    /// Bits a sample of what goes into the graph: 16 for a 16-bit PNG, else 8.
+    public var bitsPerSample: Int { deepPicture?.format.bitsPerSample ?? 8 }
     /// How the file says the picture is to be turned to be seen upright: a JPEG's EXIF
     /// Orientation; `.up` for PNG files and JPEGs without (or with damaged) Exif data.
     public let sourceOrientation: Orientation
@@ -73,10 +78,17 @@ public final class StillImageInput: ImageOutput, ClosableNode {
     ///   repeat count below 1 or a frame rate that is not positive.
     public convenience init(path: String, options: Options = Options()) throws {
         let image: RGBAImage
+        var deep: PixelBuffer?
         var orientation = Orientation.up
         switch try Self.signature(of: path) {
         case let bytes where bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]):
-            image = try PNGFile.read(path)
+            let picture = try PNGFile.readPicture(path)
+            if picture.format == .rgba64 {
+                deep = picture
+                image = Self.rounded(picture)
+            } else {
+                image = RGBAImage(width: picture.width, height: picture.height, pixels: picture.data)
+            }
         case let bytes where bytes.starts(with: [0xFF, 0xD8]):
             let data = try ImageFileData.read(path, kind: "JPEG")
             image = try JPEGFile.decode(data, name: path)
@@ -87,15 +99,29 @@ public final class StillImageInput: ImageOutput, ClosableNode {
                 file: path, frame: nil,
                 reason: "not a PNG or JPEG file (it starts with \(start.isEmpty ? "nothing: it is empty" : start)); give a PNG or JPEG image, or for a video a file named by its kind (.mp4, .mkv, .mov, ...)")
         }
-        try self.init(image: image, name: path, sourceOrientation: orientation, options: options)
+        try self.init(image: image, deepPicture: deep, name: path, sourceOrientation: orientation, options: options)
+    }
+
+    /// A tightly packed `.rgba64` picture's samples rounded to 8 bits.
+    private static func rounded(_ picture: PixelBuffer) -> RGBAImage {
+        let pixels = stride(from: 0, to: picture.data.count - 1, by: 2).map { index -> UInt8 in
+            let sample = UInt32(picture.data[index]) | UInt32(picture.data[index + 1]) << 8
+            return UInt8((sample * 255 + 32767) / 65535)
+        }
+        return RGBAImage(width: picture.width, height: picture.height, pixels: pixels)
     }
 
     /// Uses a picture already in memory; `name` stands for it in errors, `sourceOrientation` is
     /// how it is to be turned to be seen upright (e.g. `JPEGFile.orientation(of:)` of its file).
     /// - Throws: `ELImageError.invalidInput` for an empty image, a repeat count below 1 or a
     ///   frame rate that is not positive.
-    public init(image: RGBAImage, name: String = "still image", sourceOrientation: Orientation = .up,
-                options: Options = Options()) throws {
+    public convenience init(image: RGBAImage, name: String = "still image", sourceOrientation: Orientation = .up,
+                            options: Options = Options()) throws {
+        try self.init(image: image, deepPicture: nil, name: name, sourceOrientation: sourceOrientation, options: options)
+    }
+
+    private init(image: RGBAImage, deepPicture: PixelBuffer?, name: String, sourceOrientation: Orientation,
+                 options: Options) throws {
         guard image.width > 0, image.height > 0, image.pixels.count >= image.width * image.height * 4 else {
             throw ELImageError.invalidInput(what: "\(name): a \(image.width)x\(image.height) image with \(image.pixels.count) bytes is unusable",
                                             hint: "give width * height * 4 bytes of RGBA")
@@ -111,6 +137,7 @@ public final class StillImageInput: ImageOutput, ClosableNode {
         }
         self.path = name
         self.image = image
+        self.deepPicture = deepPicture
         self.sourceOrientation = sourceOrientation
         self.options = options
     }
@@ -120,7 +147,8 @@ public final class StillImageInput: ImageOutput, ClosableNode {
     /// - Throws: `ELImageError.invalidState` when a run is already going on; errors from the
     ///   upload (a picture larger than the GPU's textures).
     public func run(on context: RenderContext) async throws {
-        try await runner.run(StillImageProducer(image: image, options: options, orientation: orientation), for: self,
+        try await runner.run(StillImageProducer(image: image, deepPicture: deepPicture, options: options,
+                                                orientation: orientation), for: self,
                              on: context, pacing: options.pacing, frameInterval: options.frameRate.frameInterval)
     }
 
@@ -159,20 +187,22 @@ public final class StillImageInput: ImageOutput, ClosableNode {
 /// `n / frameRate`.
 private struct StillImageProducer: FrameProducer {
     let image: RGBAImage
+    let deepPicture: PixelBuffer?
     let options: StillImageInput.Options
     let orientation: Orientation
     private var index = 0
 
-    init(image: RGBAImage, options: StillImageInput.Options, orientation: Orientation) {
+    init(image: RGBAImage, deepPicture: PixelBuffer?, options: StillImageInput.Options, orientation: Orientation) {
         self.image = image
+        self.deepPicture = deepPicture
         self.options = options
         self.orientation = orientation
     }
 
     mutating func next(_ control: ProducerControl) throws -> ProducedFrame {
         guard index < options.repeatCount else { return .endOfStream }
-        var buffer = try PixelBuffer(format: .rgba, width: image.width, height: image.height,
-                                     data: image.pixels, colorSpace: .srgb)
+        var buffer = try deepPicture ?? PixelBuffer(format: .rgba, width: image.width, height: image.height,
+                                                    data: image.pixels, colorSpace: .srgb)
         let rate = options.frameRate
         buffer.timestamp = MediaTime(frame: Int64(index), framesPerSecond: Int32(clamping: rate.numerator),
                                      Int32(clamping: rate.denominator))

@@ -3,11 +3,13 @@ import ELImage
 
 /// Copies decoded `AVFrame`s into `PixelBuffer`s.
 ///
-/// The 8-bit layouts ELImage uploads directly (yuv420p, nv12, yuv422p, yuv444p, gray, yuyv, rgba,
-/// ... and the full-range `yuvj*` variants) are copied plane by plane. Anything else (10- and 12-bit
-/// video, 4:1:1, palettes, other RGB orders) is first converted by libswscale to the nearest 8-bit
-/// layout at the same size: planar Y'CbCr keeping its subsampling where ELImage has it (4:4:4
-/// otherwise), gray, or RGBA. The values keep their range; the colour tags stay the frame's.
+/// The layouts ELImage uploads directly (yuv420p, nv12, yuv422p, yuv444p, gray, yuyv, rgba, ...
+/// the full-range `yuvj*` variants, and 10-bit yuv420p10le and p010le) are copied plane by plane.
+/// Anything else is first converted by libswscale at the same size: 4:2:0 of more than 8 bits (12-bit
+/// video) to yuv420p10le, RGB of more than 8 bits to rgba64le, and the rest (4:1:1, palettes, other RGB
+/// orders, 10-bit 4:2:2 and 4:4:4) to the nearest 8-bit layout: planar Y'CbCr keeping its subsampling
+/// where ELImage has it (4:4:4 otherwise), gray, or RGBA. The values keep their range; the colour tags
+/// stay the frame's.
 final class FrameConverter {
     private var scaler: OpaquePointer?
     private var converted: UnsafeMutablePointer<AVFrame>?
@@ -31,19 +33,25 @@ final class FrameConverter {
         case AV_PIX_FMT_RGB24: .rgb24
         case AV_PIX_FMT_RGBA: .rgba
         case AV_PIX_FMT_BGRA: .bgra
+        case AV_PIX_FMT_YUV420P10LE: .i420p10
+        case AV_PIX_FMT_P010LE: .p010
+        case AV_PIX_FMT_RGBA64LE: .rgba64
         default: nil
         }
     }
 
-    /// The 8-bit layout libswscale converts `format` to.
+    /// The layout libswscale converts `format` to.
     static func conversionTarget(for format: AVPixelFormat) -> (ffmpeg: AVPixelFormat, elimage: PixelFormat) {
         guard let descriptor = av_pix_fmt_desc_get(format) else { return (AV_PIX_FMT_RGBA, .rgba) }
         let flags = descriptor.pointee.flags
-        if flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0 {
-            return (AV_PIX_FMT_RGBA, .rgba)
+        let deep = descriptor.pointee.comp.0.depth > 8
+        if flags & UInt64(AV_PIX_FMT_FLAG_PAL) != 0 { return (AV_PIX_FMT_RGBA, .rgba) }
+        if flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 {
+            return deep ? (AV_PIX_FMT_RGBA64LE, .rgba64) : (AV_PIX_FMT_RGBA, .rgba)
         }
         if descriptor.pointee.nb_components < 3 { return (AV_PIX_FMT_GRAY8, .gray8) }
         switch (descriptor.pointee.log2_chroma_w, descriptor.pointee.log2_chroma_h) {
+        case (1, 1) where deep: return (AV_PIX_FMT_YUV420P10LE, .i420p10)
         case (1, 1): return (AV_PIX_FMT_YUV420P, .i420)
         case (1, 0): return (AV_PIX_FMT_YUV422P, .i422)
         default: return (AV_PIX_FMT_YUV444P, .i444)
@@ -86,7 +94,8 @@ final class FrameConverter {
                                       nil, nil, nil)
         guard let scaler else {
             let name = av_get_pix_fmt_name(sourceFormat).map { String(cString: $0) } ?? "format \(sourceFormat.rawValue)"
-            throw fail("libswscale cannot convert the decoder's \(name) pictures to 8 bits")
+            let targetName = av_get_pix_fmt_name(target).map { String(cString: $0) } ?? "format \(target.rawValue)"
+            throw fail("libswscale cannot convert the decoder's \(name) pictures to \(targetName)")
         }
         if let existing = converted, existing.pointee.width != width || existing.pointee.height != height
             || existing.pointee.format != target.rawValue {

@@ -50,6 +50,8 @@ public final class MovieDecoder {
     /// Replaces the colour space of every frame (e.g. for a file tagged wrongly); `nil` uses the
     /// frames' own tags.
     public var colorSpaceOverride: ColorSpace?
+    /// The HDR metadata frames carry: the stream's, then the latest a frame's SEI stated.
+    private var hdr: HDRMetadata?
     /// Hears about damage the decoder recovers from (see the type's description).
     public var damageHandler: ((ELImageError) -> Void)?
     /// How many packets in a row may fail to decode before `nextFrame()` gives up.
@@ -166,6 +168,8 @@ public final class MovieDecoder {
         let guessed = [av_guess_frame_rate(format, stream, nil)].first { $0.num > 0 && $0.den > 0 }
         let tags = FFmpegColorTags(parameters: parameters)
         let height = Int(parameters.pointee.height)
+        let streamHDR = FFmpegHDRMetadata.of(stream: stream)
+        self.hdr = streamHDR
         succeeded = true
 
         self.hasTimestamps = startTicks != StreamTimeBase.noTimestamp
@@ -174,8 +178,11 @@ public final class MovieDecoder {
             containerName: containerName, frameRate: rate.map { Y4MHeader.Ratio(Int($0.num), Int($0.den)) },
             guessedFrameRate: guessed.map { Y4MHeader.Ratio(Int($0.num), Int($0.den)) },
             duration: duration, frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
-            startTime: start, colorSpace: tags.colorSpace(height: height), chromaLocation: tags.chromaSiting,
-            displayMatrix: Self.displayMatrix(of: stream), sound: Self.sound(of: format))
+            startTime: start, colorSpace: { var space = tags.colorSpace(height: height); space.hdr = streamHDR; return space }(),
+            chromaLocation: tags.chromaSiting,
+            displayMatrix: Self.displayMatrix(of: stream), sound: Self.sound(of: format),
+            bitsPerSample: av_pix_fmt_desc_get(AVPixelFormat(rawValue: parameters.pointee.format))
+                .map { max(8, Int($0.pointee.comp.0.depth)) } ?? 8)
         self.statedStreamEnd = streamDuration.flatMap { MediaTimeMath.checkedSum(start, $0) }
         self.indexedDataEnd = Self.indexedDataEnd(of: stream)
         self.formatContext = format
@@ -387,8 +394,12 @@ public final class MovieDecoder {
         }
         let tags = FFmpegColorTags(frame: frame)
         let height = Int(frame.pointee.height)
+        // A codec states HDR metadata in SEI messages, often only at keyframes: it holds until restated.
+        if let stated = FFmpegHDRMetadata.of(frame: frame) { hdr = stated }
+        var colorSpace = tags.colorSpace(height: height)
+        colorSpace.hdr = hdr
         let buffer = try converter.pixelBuffer(
-            from: frame, timestamp: timestamp, colorSpace: colorSpaceOverride ?? tags.colorSpace(height: height),
+            from: frame, timestamp: timestamp, colorSpace: colorSpaceOverride ?? colorSpace,
             chromaLocation: tags.chromaSiting, describe: { (self.path, number) })
         return Frame(buffer: buffer, number: number, duration: duration, isDamaged: isDamaged)
     }

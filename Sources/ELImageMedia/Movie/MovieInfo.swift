@@ -33,6 +33,10 @@ public struct MovieInfo: Sendable, Equatable {
     public var displayMatrix: DisplayMatrix? = nil
     /// The first audio track, nil when the file has no sound.
     public var sound: Sound? = nil
+    /// Bits a sample of the decoded pictures (8, 10, 12, ...), from the stream's pixel format; 8
+    /// when it does not say. Pictures of 4:2:0 or RGB with more than 8 bits are decoded at 10 or
+    /// 16 bits (`FrameConverter`) and worked on in half floats.
+    public var bitsPerSample: Int = 8
     /// How the picture is to be turned to be seen upright, from the display matrix: `.up` when
     /// there is none, or when it turns by an angle that is not a multiple of 90°. `MovieInput`
     /// applies it unless told not to (`MovieInput.Options.autorotate`).

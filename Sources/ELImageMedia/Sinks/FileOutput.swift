@@ -22,11 +22,11 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
     public let inputSlots = InputSlots(count: 1)
     private let sink: ReadbackSink
     /// The frame format the sink accepts (`rgba8`), or nil for any.
-    private let requiredFormat: TextureFormat?
+    private let picturesOnly: Bool
 
-    private init(_ configuration: ReadbackSink.Configuration, requiredFormat: TextureFormat?,
+    private init(_ configuration: ReadbackSink.Configuration, picturesOnly: Bool,
                  open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter, unused: @escaping @Sendable () -> Void) {
-        self.requiredFormat = requiredFormat
+        self.picturesOnly = picturesOnly
         sink = ReadbackSink(configuration, open: open, unused: unused)
     }
 
@@ -41,7 +41,7 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
     ///   - frameRate: the header's `F` field; `nil` (default): the input's, from the interval
     ///     between its first two frames' timestamps (1001/24000 s gives `F24000:1001`), 25 for a
     ///     single frame.
-    ///   - format: `.i420` (default), `.i422`, `.i444` or `.gray8`.
+    ///   - format: `.i420` (default), `.i422`, `.i444`, `.gray8` or `.i420p10` (`C420p10`, 10 bits).
     ///   - colorSpace: the matrix and range to convert with; `nil`: each frame's own.
     ///   - chromaLocation: the siting of subsampled chroma (4:2:0: `.left` → `C420mpeg2`,
     ///     `.center` → `C420jpeg`, `.topLeft` → `C420paldv`); `nil` (default): the first frame's
@@ -59,13 +59,19 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
                            whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws -> FileOutput {
         _ = try Y4MHeader(width: 2, height: 2, format: format, frameRate: frameRate ?? Y4MFrameRateGuess.fallback,
                           chromaLocation: chromaLocation ?? .left)
+        if format == .i420p10, let chromaLocation, chromaLocation != .left {
+            throw ELImageError.invalidInput(what: "a C420p10 Y4M file cannot say its chroma is sited \(chromaLocation) (its chroma is sited left)",
+                                            hint: "leave chromaLocation nil, or pass .left")
+        }
+        // C420p10 has no siting of its own: its chroma is co-sited left, as H.264 and HEVC default.
+        let chromaLocation = format == .i420p10 ? .left : chromaLocation
         let probe = try POSIXFileWriter(path: path)
         try probe.close()
         probe.remove()
         let configuration = ReadbackSink.Configuration(
             path: path, threadName: "y4m", format: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
             chromaDownsampling: chromaDownsampling, capacity: queueCapacity, whenQueueFull: whenQueueFull)
-        return FileOutput(configuration, requiredFormat: nil, open: { picture in
+        return FileOutput(configuration, picturesOnly: false, open: { picture in
             Y4MFrameWriter(frameRate: frameRate) { rate in
                 let header = try Y4MHeader(width: picture.width, height: picture.height, format: format, frameRate: rate,
                                            colorRange: picture.colorSpace.range, chromaLocation: picture.chromaLocation)
@@ -89,7 +95,7 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
         let configuration = ReadbackSink.Configuration(
             path: writer.path, threadName: "rgba-file", format: .rgba, chromaLocation: .left,
             capacity: queueCapacity, whenQueueFull: whenQueueFull)
-        return FileOutput(configuration, requiredFormat: .rgba8, open: { _ in RawFrameWriter(writer) }, unused: {
+        return FileOutput(configuration, picturesOnly: true, open: { _ in RawFrameWriter(writer) }, unused: {
             try? writer.close()
             writer.remove()
         })
@@ -115,9 +121,9 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
         try probe.close()
         probe.remove()
         let configuration = ReadbackSink.Configuration(
-            path: pattern, threadName: "image-sequence", format: .rgba, chromaLocation: .left,
+            path: pattern, threadName: "image-sequence", format: format == .png16 ? .rgba64 : .rgba, chromaLocation: .left,
             capacity: queueCapacity, whenQueueFull: whenQueueFull)
-        return FileOutput(configuration, requiredFormat: .rgba8, open: { _ in
+        return FileOutput(configuration, picturesOnly: true, open: { _ in
             ImageSequenceWriter(pattern: name, format: format)
         }, unused: {})
     }
@@ -157,7 +163,7 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        if let requiredFormat, frame.format != requiredFormat {
+        if picturesOnly, !frame.format.holdsPicture {
             throw ELImageError.invalidInput(what: "FileOutput (\(path)) got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }

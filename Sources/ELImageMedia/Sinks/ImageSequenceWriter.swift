@@ -5,6 +5,8 @@ import Foundation
 public enum ImageSequenceFormat: Sendable, Equatable {
     /// Lossless PNG (RGB, or RGBA when a pixel is not opaque).
     case png
+    /// Lossless 16-bit PNG (RGB or RGBA): keeps what a 10- or 16-bit source holds.
+    case png16
     /// JPEG at `quality` 1 (smallest) to 100 (best).
     case jpeg(quality: Int)
 }
@@ -30,6 +32,7 @@ final class ImageSequenceWriter: FrameWriter {
         let image = RGBAImage(width: buffer.width, height: buffer.height, pixels: buffer.data)
         switch format {
         case .png: try PNGFile.write(image, to: path)
+        case .png16: try PNGFile.write(buffer, to: path)
         case .jpeg(let quality): try JPEGFile.write(image, to: path, quality: quality)
         }
         written.append(path)

@@ -140,7 +140,7 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
             return due
         }
         guard !due.isEmpty else { return }
-        guard frame.format == .rgba8 else {
+        guard frame.format.holdsPicture else {
             let error = ELImageError.invalidInput(what: "Snapshot got a \(frame.format) frame",
                                                   hint: "connect it after a node that outputs RGBA")
             due.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }

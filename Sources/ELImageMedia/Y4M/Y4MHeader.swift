@@ -6,8 +6,8 @@ import ELImage
 ///     YUV4MPEG2 W640 H480 F30000:1001 Ip A1:1 C420jpeg XCOLORRANGE=LIMITED
 ///
 /// `W` width and `H` height are required; the others default as ffmpeg does (`F25:1`, `Ip`,
-/// `A0:0`, `C420jpeg`). Unknown tag letters are ignored, as the format asks. Only 8-bit streams
-/// (4:2:0, 4:2:2, 4:4:4 and mono) are supported.
+/// `A0:0`, `C420jpeg`). Unknown tag letters are ignored, as the format asks. 8-bit streams
+/// (4:2:0, 4:2:2, 4:4:4 and mono) and 10-bit 4:2:0 (`C420p10`) are supported.
 public struct Y4MHeader: Sendable, Equatable {
     /// A ratio of two whole numbers, written `numerator:denominator` (the `F` and `A` fields).
     public struct Ratio: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral {
@@ -65,6 +65,10 @@ public struct Y4MHeader: Sendable, Equatable {
         case yuv444 = "444"
         /// `Cmono`: luma only.
         case mono = "mono"
+        /// `C420p10`: 4:2:0 with 10-bit samples in little-endian 16-bit words (FFmpeg's
+        /// `yuv420p10le`), chroma co-sited horizontally with the left luma sample (the H.264 and
+        /// HEVC default; the field says nothing of siting).
+        case yuv420p10 = "420p10"
 
         /// The layout of one frame's planes in memory.
         public var pixelFormat: PixelFormat {
@@ -73,6 +77,7 @@ public struct Y4MHeader: Sendable, Equatable {
             case .yuv422: .i422
             case .yuv444: .i444
             case .mono: .gray8
+            case .yuv420p10: .i420p10
             }
         }
 
@@ -81,14 +86,15 @@ public struct Y4MHeader: Sendable, Equatable {
         public var chromaLocation: ChromaLocation {
             switch self {
             case .yuv420jpeg, .yuv420: .center
-            case .yuv420mpeg2, .yuv422: .left
+            case .yuv420mpeg2, .yuv422, .yuv420p10: .left
             case .yuv420paldv: .topLeft
             case .yuv444, .mono: .center
             }
         }
 
         /// The value that stores `format` with chroma at `chromaLocation`, or nil for a format
-        /// that Y4M cannot hold (anything but i420, i422, i444 and gray8).
+        /// that Y4M cannot hold (anything but i420, i422, i444, gray8 and i420p10, whose siting is
+        /// always `.left`).
         public init?(format: PixelFormat, chromaLocation: ChromaLocation = .center) {
             switch format {
             case .i420:
@@ -100,6 +106,7 @@ public struct Y4MHeader: Sendable, Equatable {
             case .i422: self = .yuv422
             case .i444: self = .yuv444
             case .gray8: self = .mono
+            case .i420p10: self = .yuv420p10
             default: return nil
             }
         }
@@ -138,7 +145,7 @@ public struct Y4MHeader: Sendable, Equatable {
         self.options = options
     }
 
-    /// A header for writing frames of `format` (i420, i422, i444 or gray8), tagged with
+    /// A header for writing frames of `format` (i420, i422, i444, gray8 or i420p10), tagged with
     /// `XCOLORRANGE` unless `colorRange` is nil. `chromaLocation` picks the 4:2:0 variant.
     /// - Throws: `ELImageError.invalidInput` for another format, a size outside
     ///   1...`maximumDimension` or a frame rate that is not positive.
@@ -147,9 +154,10 @@ public struct Y4MHeader: Sendable, Equatable {
         guard let chroma = ChromaFormat(format: format, chromaLocation: chromaLocation) else {
             throw ELImageError.invalidInput(
                 what: "Y4M cannot store \(format) frames",
-                hint: "convert to i420, i422, i444 or gray8 first")
+                hint: "convert to i420, i422, i444, gray8 or i420p10 first")
         }
-        self.init(width: width, height: height, frameRate: frameRate, chromaFormat: chroma)
+        self.init(width: width, height: height, frameRate: frameRate, chromaFormat: chroma,
+                  options: chroma == .yuv420p10 ? ["YSCSS=420P10"] : [])  // as FFmpeg and mjpegtools write it
         self.colorRange = colorRange
         if let problem = problem {
             throw ELImageError.invalidInput(what: "cannot make a Y4M header: \(problem)",
@@ -303,10 +311,10 @@ public struct Y4MHeader: Sendable, Equatable {
         let depthDigits = value.reversed().prefix { $0.isASCII && $0.isNumber }.count
         let layout = value.dropLast(depthDigits), depth = value.suffix(depthDigits)
         if !depth.isEmpty, ["420p", "422p", "444p", "mono"].contains(layout) {
-            return "C (colourspace) '\(quoted(token))' is a \(depth)-bit format; only 8-bit Y4M is supported: convert it with e.g. ffmpeg -i in.y4m -pix_fmt yuv420p out.y4m"
+            return "C (colourspace) '\(quoted(token))' is a \(depth)-bit format; Y4M is read at 8 bits and as 10-bit 4:2:0 (C420p10): convert it with e.g. ffmpeg -i in.y4m -pix_fmt yuv420p10le out.y4m"
         }
         let known = ChromaFormat.allCases.map(\.rawValue).joined(separator: ", ")
-        return "C (colourspace) '\(quoted(token))' is not supported; use one of \(known) (8-bit)"
+        return "C (colourspace) '\(quoted(token))' is not supported; use one of \(known)"
     }
 
     /// Digits only (no sign, no spaces); saturates instead of overflowing.

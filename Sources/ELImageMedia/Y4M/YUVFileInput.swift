@@ -46,6 +46,8 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
     public let layout: Layout
     /// The frame size and rate.
     public let width: Int, height: Int, frameRate: Y4MHeader.Ratio
+    /// The layout of the file's frames (`.i420p10` for a `C420p10` Y4M).
+    public let pixelFormat: PixelFormat
     /// The colour space frames are converted with.
     public let colorSpace: ColorSpace
     /// The options given at creation.
@@ -76,6 +78,7 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
         self.layout = layout
         self.options = options
         (width, height, frameRate) = (reader.size.width, reader.size.height, reader.frameRate)
+        pixelFormat = reader.pixelFormat
         colorSpace = options.colorSpace.map { $0(reader.colorSpace) } ?? reader.colorSpace
     }
 
@@ -142,6 +145,7 @@ private protocol YUVFrameReader: AnyObject {
     var size: (width: Int, height: Int) { get }
     var frameRate: Y4MHeader.Ratio { get }
     var colorSpace: ColorSpace { get }
+    var pixelFormat: PixelFormat { get }
     func nextFrame() throws -> PixelBuffer?
     func close()
 }
@@ -149,8 +153,10 @@ private protocol YUVFrameReader: AnyObject {
 extension Y4MReader: YUVFrameReader {
     var size: (width: Int, height: Int) { (header.width, header.height) }
     var frameRate: Y4MHeader.Ratio { header.frameRate }
+    var pixelFormat: PixelFormat { header.pixelFormat }
 }
 
 extension RawYUVReader: YUVFrameReader {
     var size: (width: Int, height: Int) { (width, height) }
+    var pixelFormat: PixelFormat { format }
 }

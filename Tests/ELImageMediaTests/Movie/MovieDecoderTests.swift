@@ -67,7 +67,7 @@ struct MovieDecoderTests {
         #expect(try decoder.nextFrame() == nil)
     }
 
-    @Test("Decoded planes equal ffmpeg's, 10- and 12-bit formats cut to 8 bits within 1 level", arguments: [
+    @Test("Decoded planes equal ffmpeg's: 10-bit 4:2:0 as it is, other 10- and 12-bit formats cut to 8 bits within 1 level", arguments: [
         PixelFormatCase(ffmpegFormat: "yuv420p", expected: .i420, referenceFormat: "yuv420p", tolerance: 0),
         PixelFormatCase(ffmpegFormat: "yuvj420p", expected: .i420, referenceFormat: "yuvj420p", tolerance: 0, range: .full,
                         codec: "mjpeg"),
@@ -78,7 +78,7 @@ struct MovieDecoderTests {
                         codec: "rawvideo", container: "nut"),
         // ffmpeg tags gray made from RGB as full range.
         PixelFormatCase(ffmpegFormat: "gray", expected: .gray8, referenceFormat: "gray", tolerance: 0, range: .full),
-        PixelFormatCase(ffmpegFormat: "yuv420p10le", expected: .i420, referenceFormat: "yuv420p", tolerance: 1),
+        PixelFormatCase(ffmpegFormat: "yuv420p10le", expected: .i420p10, referenceFormat: "yuv420p10le", tolerance: 0),
         PixelFormatCase(ffmpegFormat: "yuv422p10le", expected: .i422, referenceFormat: "yuv422p", tolerance: 1),
         PixelFormatCase(ffmpegFormat: "yuv444p12le", expected: .i444, referenceFormat: "yuv444p", tolerance: 1),
         PixelFormatCase(ffmpegFormat: "gray10le", expected: .gray8, referenceFormat: "gray", tolerance: 1, range: .full),

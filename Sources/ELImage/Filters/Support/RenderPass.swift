@@ -5,13 +5,16 @@ extension RenderContext {
     /// - Parameters:
     ///   - name: the program's cache name (unique per fragment source).
     ///   - inputs: sampled as `inputImageTexture`, `inputImageTexture2`, ...
-    ///   - like: the frame whose timestamp and colour space the output carries.
+    ///   - like: the frame whose timestamp, colour space and texture format (8-bit or half float)
+    ///     the output carries.
+    ///   - format: the output's texture format, when it is not `reference`'s.
     ///   - uniforms: values set on the program before drawing; names the program lacks are ignored.
     package func renderPass(
         _ name: String, fragment: String, inputs: [TextureFrame], width: Int, height: Int,
-        like reference: TextureFrame, uniforms: [String: UniformValue] = [:]
+        like reference: TextureFrame, format: TextureFormat? = nil, uniforms: [String: UniformValue] = [:]
     ) throws -> TextureFrame {
-        let output = try makeFrame(width: width, height: height, timestamp: reference.timestamp,
+        let output = try makeFrame(width: width, height: height, format: format ?? reference.workingFormat,
+                                   timestamp: reference.timestamp,
                                    colorSpace: reference.colorSpace, chromaLocation: reference.chromaLocation)
         let program = try program(named: name, fragment: fragment)
         try draw(program, into: output, inputs: inputs) { program in

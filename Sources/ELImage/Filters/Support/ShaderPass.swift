@@ -79,11 +79,12 @@ public final class ShaderPass: Sendable {
     }
 
     /// Draws `inputs` (plus `extra` textures on the following units) into a new pooled frame of
-    /// `size` that carries the first input's timestamp and colour space.
+    /// `size` that carries the first input's timestamp, colour space and working format.
     func draw(_ inputs: [TextureFrame], extra: [SamplerTexture], size: (width: Int, height: Int),
               uniforms: [String: UniformValue], in context: isolated RenderContext) throws -> TextureFrame {
         let first = inputs[0]
-        let output = try context.makeFrame(width: size.width, height: size.height, timestamp: first.timestamp,
+        let output = try context.makeFrame(width: size.width, height: size.height, format: first.workingFormat,
+                                           timestamp: first.timestamp,
                                            colorSpace: first.colorSpace, chromaLocation: first.chromaLocation)
         let program = try context.program(named: programName, fragment: fragmentShader)
         try context.draw(program, into: output, inputs: inputs + extra.map(\.frame)) { program in

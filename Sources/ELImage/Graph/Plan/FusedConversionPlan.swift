@@ -50,6 +50,9 @@ struct FusedConversionPlan: Sendable {
     static func make(line: FusableLine, buffer: PixelBuffer, orientation: Orientation,
                      in context: isolated RenderContext) -> Result<FusedConversionPlan, NotFused> {
         guard orientation == .up else { return .failure(NotFused(reason: "the picture is turned (\(orientation))")) }
+        guard !buffer.format.isHighDepth else {
+            return .failure(NotFused(reason: "the input has \(buffer.format.bitsPerSample)-bit samples (worked on in half floats)"))
+        }
         guard PlaneTextureLayout(buffer.format).shaderLayout == 1 else {
             return .failure(NotFused(reason: "the input is \(buffer.format), not planar Y'CbCr with interleaved or separate chroma"))
         }
