@@ -31,6 +31,8 @@ precision highp int;
                               // 6 packed 4:2:2: two pixels a texel, Y'0 Cb Y'1 Cr (YUYV) or
                               //   Cb Y'0 Cr Y'1 (UYVY, PACKED_UYVY 1)
                               // 7 RGBA64: R G of a pixel in texel 2x, B A in texel 2x + 1
+                              // 8 the averages of PLANE_KIND 5 sharpened down, in the same layout
+                              //   (10-bit chroma: the long filter's vertical half, run once a site)
 #ifndef CHROMA_DIVISOR_X
 #define CHROMA_DIVISOR_X 2    // chroma subsampling across: 1 or 2
 #endif
@@ -52,6 +54,9 @@ precision highp int;
 #ifndef SAMPLE_BYTES
 #define SAMPLE_BYTES 1        // 2: 10- or 16-bit samples written as little-endian byte pairs, two a texel
 #endif                        //    (PLANE_KIND 3: one Cb Cr pair a texel; 7: half an RGBA64 pixel)
+#ifndef VERTICAL_SHARPENED
+#define VERTICAL_SHARPENED 0  // 1: inputImageTexture holds the averages already sharpened down (PLANE_KIND 8)
+#endif
 #ifndef PICTURE_SNAP
 #define PICTURE_SNAP 1        // 1: the picture holds 8-bit values (RGBA8), snapped exactly; 0: half floats
 #endif
@@ -80,11 +85,13 @@ uniform float largestSample;  // SAMPLE_BYTES 2: the largest code (1023 for 10 b
 uniform float storedScale;    // SAMPLE_BYTES 2: what a code is multiplied by in its word (64 for P010, else 1)
 
 // A normalized sample as the two bytes (low, high) of its little-endian word, as unorm8 values.
-// 1/256 is exact, so the split is exact.
+// 1/256 is exact, so the split is exact. Each byte is written a quarter above its value: k / 255
+// is not exact in float, and a driver that truncates when it stores unorm8 (llvmpipe does for
+// some k) would write k - 1; a quarter up lands on k whether it truncates or rounds.
 vec2 wordBytes(float value) {
     float word = clamp(round(value * largestSample), 0.0, largestSample) * storedScale;
     float high = floor(word * 0.00390625);
-    return vec2(word - 256.0 * high, high) * 0.003921568627450980;
+    return (vec2(word - 256.0 * high, high) + 0.25) * 0.003921568627450980;
 }
 
 vec3 rgbAt(int x, int y) {
@@ -186,20 +193,26 @@ vec4 averagedPair(ivec2 texel) {
 }
 
 #if SAMPLE_BYTES == 2
-// 10- and 16-bit samples take five taps, the minimax inverse of the [1 6 1]/8 that upsampling and
-// averaging make (within 1.2 % at every frequency, where three taps are 17 % off at the highest):
-// a round trip keeps 10-bit chroma above 70 dB. The sites beyond the one-site border are clamped.
-const float tap0 = 1.41238, tap1 = -0.244157, tap2 = 0.037967;
-#define SITE_REACH 2
+// 10- and 16-bit samples take eleven taps: the inverse of the [1 6 1]/8 that upsampling and
+// averaging make (sqrt(2) r^|n|, r = 2 sqrt(2) - 3), cut to eleven taps and summing to 1: within
+// 0.012 % at every frequency, where three taps are 17 % off at the highest, so a round trip keeps
+// even hard-edged 10-bit chroma (colour bars) above 70 dB. Sites beyond the border are clamped.
+#define SITE_REACH 5
+const float taps[6] = float[6](1.414300661, -0.242655631, 0.041633124, -0.007143115, 0.001225565, -0.000210274);
 #else
 #define SITE_REACH 1
 #endif
 
 // A pair sharpened down by the matched filter, where chroma is subsampled down.
 vec4 sharpenedDown(ivec2 texel) {
-#if CHROMA_DIVISOR_Y == 2 && SITE_REACH == 2
-    return tap0 * averagedPair(texel) + tap1 * (averagedPair(texel - ivec2(0, 1)) + averagedPair(texel + ivec2(0, 1)))
-        + tap2 * (averagedPair(texel - ivec2(0, 2)) + averagedPair(texel + ivec2(0, 2)));
+#if VERTICAL_SHARPENED == 1
+    return averagedPair(texel);
+#elif CHROMA_DIVISOR_Y == 2 && SITE_REACH > 1
+    vec4 sum = taps[0] * averagedPair(texel);
+    for (int d = 1; d <= SITE_REACH; d++) {
+        sum += taps[d] * (averagedPair(texel - ivec2(0, d)) + averagedPair(texel + ivec2(0, d)));
+    }
+    return sum;
 #elif CHROMA_DIVISOR_Y == 2
     return (8.0 * averagedPair(texel) - averagedPair(texel - ivec2(0, 1)) - averagedPair(texel + ivec2(0, 1))) * sixth;
 #else
@@ -211,7 +224,7 @@ vec4 sharpenedDown(ivec2 texel) {
 // even, `count` 2 or 4), sharing their reads: the sites first - SITE_REACH ... first + count - 1
 // + SITE_REACH, sharpened down once each (two a read), then across.
 void chromaSamples(ivec2 first, int count, out vec3 yuv[4]) {
-    vec2 site[10];
+    vec2 site[4 * SITE_REACH + 4];
     // site[i] is site first - 2 * SITE_REACH + 1 + i (texel first / 2 - SITE_REACH + 1 holds
     // bordered sites first - 2 * SITE_REACH + 2 and the next, i.e. sites first - 2 * SITE_REACH + 1 on).
     for (int pair = 0; pair < count / 2 + 2 * SITE_REACH - 1; pair++) {
@@ -221,9 +234,11 @@ void chromaSamples(ivec2 first, int count, out vec3 yuv[4]) {
     }
     for (int k = 0; k < count; k++) {
         int centre = k + 2 * SITE_REACH - 1;
-#if CHROMA_DIVISOR_X == 2 && SITE_REACH == 2
-        vec2 sharpened = tap0 * site[centre] + tap1 * (site[centre - 1] + site[centre + 1])
-            + tap2 * (site[centre - 2] + site[centre + 2]);
+#if CHROMA_DIVISOR_X == 2 && SITE_REACH > 1
+        vec2 sharpened = taps[0] * site[centre];
+        for (int d = 1; d <= SITE_REACH; d++) {
+            sharpened += taps[d] * (site[centre - d] + site[centre + d]);
+        }
         yuv[k] = vec3(0.0, sharpened) + yuvOffset;
 #elif CHROMA_DIVISOR_X == 2
         yuv[k] = vec3(0.0, (8.0 * site[centre] - site[centre - 1] - site[centre + 1]) * sixth) + yuvOffset;
@@ -277,6 +292,9 @@ void main() {
     for (int k = 0; k < 4; k++) {
         result[k] = cr ? yuv[k].z : yuv[k].y;
     }
+#elif PLANE_KIND == 8
+    fragColor = sharpenedDown(texel);  // signed: not clamped
+    return;
 #elif PLANE_KIND == 5
     // Bordered sites 2 * texel.x and the next: sites 2 * texel.x - 1 and 2 * texel.x of row texel.y - 1.
     ivec2 site = ivec2(2 * texel.x - 1, texel.y - 1);

@@ -69,6 +69,15 @@ float lumaAt(ivec2 pixel) {
 #endif
 }
 
+// `value` rounded to the nearest half float, so that storing it in a half-float frame is exact:
+// drivers may truncate instead (llvmpipe does), up to a whole step off, which above 1.0 is one
+// 10-bit code. The step is the power of two of the value's binade, 2^-10 of it (normals only:
+// below 2^-14 the step of 2^-24 is far finer than any sample).
+vec3 nearestHalf(vec3 value) {
+    vec3 binade = floor(log2(max(abs(value), vec3(6.103515625e-05))));
+    return round(value * exp2(10.0 - binade)) * exp2(binade - 10.0);
+}
+
 // The one or two chroma samples of a chroma texel, as stored (not normalized).
 vec2 chromaTexel(sampler2D plane, ivec2 position) {
 #if SAMPLE_BYTES == 2
@@ -164,7 +173,7 @@ vec4 pictureColor(vec2 position) {
 #if SAMPLE_BYTES == 2
     // The half-float frame keeps what lies outside the RGB cube (saturated Y'CbCr that R'G'B' in
     // 0...1 cannot hold), so a round trip gives it back; sinks clamp when they quantize.
-    return vec4(colorMatrix * samples + colorOffset, alpha);
+    return vec4(nearestHalf(colorMatrix * samples + colorOffset), alpha);
 #else
     return vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), alpha);
 #endif

@@ -5,13 +5,14 @@ extension RenderContext {
     /// pass: Y'CbCr with the buffer's matrix and range (chroma interpolated at its siting), or RGB
     /// as is; turned by `orientation`. The frame carries the buffer's time, colour space and chroma
     /// siting. Pictures of more than 8 bits a sample (`PixelFormat.isHighDepth`) become half-float
-    /// frames, which the filters after them keep.
-    public func makeFrame(from buffer: PixelBuffer, orientation: Orientation = .up) throws -> TextureFrame {
+    /// frames, which the filters after them keep; `halfFloat` makes any picture one (for a graph
+    /// that ends in a sink of more than 8 bits).
+    public func makeFrame(from buffer: PixelBuffer, orientation: Orientation = .up, halfFloat: Bool = false) throws -> TextureFrame {
         let layout = PlaneTextureLayout(buffer.format)
         let planes = try uploadPlanes(of: buffer, layout: layout)
         let size = orientation.outputSize(width: buffer.width, height: buffer.height)
         let output = try makeFrame(width: size.width, height: size.height,
-                                   format: buffer.format.isHighDepth ? .rgba16f : .rgba8, timestamp: buffer.timestamp,
+                                   format: buffer.format.isHighDepth || halfFloat ? .rgba16f : .rgba8, timestamp: buffer.timestamp,
                                    colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
         let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
                                     defines: [("PLANE_LAYOUT", Int(layout.shaderLayout)),

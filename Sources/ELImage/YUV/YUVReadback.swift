@@ -152,9 +152,15 @@ extension RenderContext {
         let divisor = PlaneTextureLayout(format).chromaDivisor
         // The matched filter of subsampled chroma runs in two passes: the averages at every
         // chroma site first (`averagedChroma`), then the chroma planes sharpen them.
-        let averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2)
+        var averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2)
             ? try averagedChroma(of: frame, format: format, chromaLocation: chromaLocation, conversion: conversion) : nil
-        let defines = depthDefines + [("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
+        // 10-bit chroma's long filter sharpens down once a site in a pass of its own, instead of
+        // once for every output texel that reads the site.
+        let sharpensDownFirst = averaged != nil && format.isHighDepth && divisor.y == 2
+        if sharpensDownFirst, let averages = averaged {
+            averaged = try sharpenedDown(averages, format: format)
+        }
+        let defines = depthDefines + [("VERTICAL_SHARPENED", sharpensDownFirst ? 1 : 0),("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
                        ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
                        ("CHROMA_FILTER", averaged == nil ? ChromaDownsampling.average.shaderDefine : ChromaDownsampling.matched.shaderDefine),
                        ("BILINEAR_AVERAGE", frame.key.filtering == .linear && frame.key.wrap == .clampToEdge ? 1 : 0)]
@@ -243,6 +249,19 @@ extension RenderContext {
         return averages
     }
 
+    /// The matched filter's vertical half for 10- and 16-bit chroma (`PLANE_KIND` 8): `averages`
+    /// sharpened down, in the same layout, so that each site is sharpened once.
+    private func sharpenedDown(_ averages: TextureFrame, format: PixelFormat) throws -> TextureFrame {
+        let sharpened = try makeFrame(width: averages.width, height: averages.height, format: .rgba16f,
+                                      filtering: .nearest, timestamp: averages.timestamp)
+        let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: [
+            ("PLANE_KIND", Int(PlaneKind.sharpenedDownChroma.rawValue)), ("SAMPLE_BYTES", format.bytesPerSample),
+            ("CHROMA_DIVISOR_Y", 2), ("CHROMA_FILTER", ChromaDownsampling.matched.shaderDefine)])
+        let program = try self.program(named: variant.name, fragment: variant.source)
+        try draw(program, into: sharpened, inputs: [averages]) { _ in }
+        return sharpened
+    }
+
     /// Converts an RGBA frame into `buffer`'s format on the GPU (with `buffer`'s colour space and
     /// chroma siting) and reads the planes back into `buffer`, honouring each plane's offset and
     /// stride. `buffer` must have the frame's size.
@@ -287,6 +306,8 @@ extension RenderContext {
         case packed422 = 6
         /// 16-bit RGBA: half a pixel a texel (red and green, or blue and alpha).
         case rgba64 = 7
+        /// The averages of `averagedChroma` sharpened down (10- and 16-bit chroma's long filter).
+        case sharpenedDownChroma = 8
     }
 
     /// The planes `format` is read back as; empty for RGBA (read as is).

@@ -56,11 +56,20 @@ struct HighDepthRecordingTests {
         try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
     }
 
-    @Test("A C420p10 Y4M through the graph into a C420p10 Y4M: every plane >= 70 dB at 10 bits")
-    func tenBitY4MRoundTrip() async throws {
+    /// FFmpeg's generated patterns at 10 bits: colour bars and saturated shapes, hard chroma edges.
+    static func pattern(_ name: String, in folder: TemporaryFolder) throws -> String {
+        let path = folder.path("\(name)10.y4m")
+        _ = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "\(name)=size=640x360:rate=25",
+                                   "-frames:v", "4", "-vf", "format=yuv420p10le", "-strict", "-1", path])
+        return path
+    }
+
+    @Test("A C420p10 Y4M through the graph into a C420p10 Y4M: every plane >= 70 dB at 10 bits (film, colour bars, test patterns)",
+          arguments: ["bunny", "testsrc2", "smptehdbars"])
+    func tenBitY4MRoundTrip(clip: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let source = try Self.tenBitClip(in: folder)
+        let source = clip == "bunny" ? try Self.tenBitClip(in: folder) : try Self.pattern(clip, in: folder)
         #expect(try Self.header(of: source).contains("C420p10"))
         let output = folder.path("out.y4m")
         let context = try TestContexts.make()
@@ -75,7 +84,42 @@ struct HighDepthRecordingTests {
         let header = try Self.header(of: output)
         #expect(header.contains("C420p10") && header.contains("XYSCSS=420P10"), "\(header)")
         let psnr = try Self.averagePSNR(output, against: source)
+        print("C420p10 round trip, \(clip) 640x360: Y U V \(psnr) dB")
         #expect(psnr.allSatisfy { $0 >= 70 }, "Y U V: \(psnr) dB")
+    }
+
+    @Test("An 8-bit source into a 10-bit sink is worked on in half floats: a blurred 8-bit ramp keeps more than 256 luma codes")
+    func eightBitSourceIntoTenBitSink() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (width, height) = (1024, 8)
+        // A gray staircase: each 8-bit level four pixels wide.
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height {
+            for x in 0..<width {
+                for channel in 0..<3 { pixels[(y * width + x) * 4 + channel] = UInt8(x / 4) }
+            }
+        }
+        let picture = try PixelBuffer(format: .rgba, width: width, height: height, data: pixels, colorSpace: .srgb)
+        func distinctLumaCodes(format: PixelFormat) async throws -> Int {
+            let output = folder.path("ramp-\(format).y4m")
+            let context = try TestContexts.make()
+            let input = RawDataInput()
+            let blur = GaussianBlur(sigma: 4)
+            let file = try FileOutput.y4m(path: output, format: format)
+            input --> blur --> file
+            try await input.process(picture, on: context)
+            try await file.finish()
+            let frame = try #require(try Y4MReader.readAll(path: output).first)
+            let row = frame.data.prefix(width * format.bytesPerSample)
+            let codes = format.bytesPerSample == 2
+                ? stride(from: 0, to: row.count - 1, by: 2).map { Int(row[row.startIndex + $0]) | Int(row[row.startIndex + $0 + 1]) << 8 }
+                : row.map(Int.init)
+            return Set(codes).count
+        }
+        let deep = try await distinctLumaCodes(format: .i420p10), shallow = try await distinctLumaCodes(format: .i420)
+        #expect(deep > 600, "\(deep) distinct 10-bit codes")
+        #expect(shallow <= 220, "\(shallow) distinct 8-bit codes")
     }
 
     @Test("10-bit into MP4 at CRF 18: High 10, every plane within 0.3 dB of FFmpeg/libx264 10-bit, size <= 1.05x")

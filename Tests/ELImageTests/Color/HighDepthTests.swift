@@ -64,9 +64,24 @@ struct HighDepthTests {
         let chroma = Self.psnr(Array(before[lumaCount...]), Array(after[lumaCount...]), peak: 1023)
         #expect(luma >= 70, "\(format) Y' \(luma) dB")
         #expect(chroma >= 70, "\(format) chroma \(chroma) dB")
+        print("HighDepth \(format): Y' \(luma) dB, chroma \(chroma) dB")
         if format == .p010 {  // the low 6 bits stay zero
             #expect(Self.words(result.data).allSatisfy { $0 & 63 == 0 })
         }
+    }
+
+    @Test("Saturated 10-bit colours outside the RGB cube come back as they were (half floats are not clamped)",
+          arguments: [[680, 664, 64], [120, 64, 960], [940, 960, 960], [64, 512, 512], [500, 100, 900], [680, 600, 64], [680, 664, 100], [700, 664, 64], [600, 664, 64], [680, 640, 64], [680, 700, 64]])
+    func outsideTheCube(samples: [Int]) async throws {
+        let (width, height) = (16, 8)
+        func words(_ value: Int, _ count: Int) -> [UInt8] {
+            (0..<count).flatMap { _ in [UInt8(value & 255), UInt8(value >> 8)] }
+        }
+        let data = words(samples[0], width * height) + words(samples[1], width * height / 4) + words(samples[2], width * height / 4)
+        let buffer = try PixelBuffer(format: .i420p10, width: width, height: height, data: data,
+                                     colorSpace: ColorSpace(matrix: .bt601, range: .limited), chromaLocation: .left)
+        let result = try await Self.roundTrip(buffer, as: .i420p10, context: try TestContexts.make())
+        #expect(Set(Self.words(result.data)) == Set(samples), "\(samples) came back as \(Set(Self.words(result.data)))")
     }
 
     @Test("10-bit Y'CbCr converts as swscale's 16-bit RGB does (chroma co-sited top left, the siting swscale follows)")

@@ -38,6 +38,19 @@ package struct GraphPlan: Sendable {
         line = FusableLine.derive(from: targets)
     }
 
+    /// Whether a sink anywhere below packs samples of more than 8 bits now (a 10-bit recording, a
+    /// C420p10 Y4M, 16-bit PNGs): pictures are then uploaded into half-float frames even from
+    /// 8-bit sources, so that the filters' results keep their precision up to it.
+    package var feedsHighDepthSink: Bool {
+        func deep(_ stages: [Stage]) -> Bool {
+            stages.contains { stage in
+                if case .packingSink(let sink) = stage.role, sink.packing?.format.isHighDepth == true { return true }
+                return !stage.repeated && deep(stage.targets)
+            }
+        }
+        return deep(targets)
+    }
+
     /// Whether the graph is still wired as it was walked (no connection made or removed since).
     var isCurrent: Bool { walked.allSatisfy { $0.outputs?.isUnchanged(since: $0.version) == true } }
 

@@ -2,7 +2,8 @@ extension ImageOutput {
     /// Sends a CPU picture through the graph: along the fused line of the graph's plan
     /// (`GraphPlan`, compiled once per wiring) when the picture can take it (`FusedConversionPlan`)
     /// and `fusing` is true, else uploaded and converted to an RGBA frame (turned by
-    /// `orientation`) and delivered to every target. End-of-stream later follows the same route.
+    /// `orientation`) and delivered to every target; in half floats when a sink below packs more
+    /// than 8 bits (`GraphPlan.feedsHighDepthSink`). End-of-stream later follows the same route.
     package func deliver(_ buffer: PixelBuffer, orientation: Orientation, fusing: Bool = true,
                          in context: isolated RenderContext) throws {
         let plans = outputs.plans
@@ -24,6 +25,6 @@ extension ImageOutput {
             reason = notFused
         }
         plans.took(.separate(reason))
-        deliver(try context.makeFrame(from: buffer, orientation: orientation), in: context)
+        deliver(try context.makeFrame(from: buffer, orientation: orientation, halfFloat: plan.feedsHighDepthSink), in: context)
     }
 }
