@@ -25,26 +25,13 @@ public enum PNGFile {
     /// - Throws: as `read`.
     public static func readPicture(_ path: String) throws -> PixelBuffer {
         let data = try ImageFileData.read(path, kind: "PNG")
-        if let deep = try decodeSixteenBit(data, name: path) { return deep }
-        let image = try decode(data, name: path)
-        return try PixelBuffer(format: .rgba, width: image.width, height: image.height, data: image.pixels, colorSpace: .srgb)
-    }
-
-    /// The 16-bit samples of PNG `data` as `.rgba64`, when it is a 16-bit file without a colour
-    /// chunk; nil for any other file.
-    static func decodeSixteenBit(_ data: [UInt8], name: String) throws -> PixelBuffer? {
-        try PNGChunkLayout.check(data, file: name)
-        return try data.withUnsafeBytes { memory -> PixelBuffer? in
-            var image = png_image()
-            image.version = png_uint_32(PNG_IMAGE_VERSION)
-            guard png_image_begin_read_from_memory(&image, memory.baseAddress, memory.count) != 0 else {
-                throw ELImageError.malformedMedia(file: name, frame: nil, reason: "not a readable PNG: \(message(of: image))")
-            }
-            defer { png_image_free(&image) }
+        return try reading(data, name: path) { image in
             let width = Int(image.width), height = Int(image.height)
-            try ImageSizeLimit.check(width: width, height: height, file: name, kind: "PNG")
-            guard image.format & png_uint_32(PNG_FORMAT_FLAG_LINEAR) != 0, !PNGColorEncoding.isStated(in: data) else { return nil }
-            let samples = try readSixteenBitSamples(&image, name: name)
+            guard hasOwnSixteenBitSamples(image, data) else {
+                let pixels = try finishEightBitRead(&image, name: path)
+                return try PixelBuffer(format: .rgba, width: width, height: height, data: pixels, colorSpace: .srgb)
+            }
+            let samples = try readSixteenBitSamples(&image, name: path)
             var bytes = [UInt8](repeating: 0, count: samples.count * 2)
             for (index, sample) in samples.enumerated() {
                 bytes[2 * index] = UInt8(truncatingIfNeeded: sample)
@@ -57,6 +44,16 @@ public enum PNGFile {
     /// Decodes PNG `data` into RGBA; `name` stands for the data in errors.
     /// - Throws: `ELImageError.malformedMedia` as `read`.
     public static func decode(_ data: [UInt8], name: String = "PNG data") throws -> RGBAImage {
+        try reading(data, name: name) { image in
+            if hasOwnSixteenBitSamples(image, data) { return try finishSixteenBitRead(&image, name: name) }
+            return RGBAImage(width: Int(image.width), height: Int(image.height), pixels: try finishEightBitRead(&image, name: name))
+        }
+    }
+
+    /// Checks PNG `data` and begins reading it (its size within `ImageSizeLimit`), then lets `body`
+    /// finish the read from libpng's image; the image is freed afterwards.
+    private static func reading<Result>(_ data: [UInt8], name: String,
+                                        _ body: (inout png_image) throws -> Result) throws -> Result {
         try PNGChunkLayout.check(data, file: name)
         return try data.withUnsafeBytes { memory in
             var image = png_image()
@@ -65,24 +62,32 @@ public enum PNGFile {
                 throw ELImageError.malformedMedia(file: name, frame: nil, reason: "not a readable PNG: \(message(of: image))")
             }
             defer { png_image_free(&image) }
-            let width = Int(image.width), height = Int(image.height)
-            try ImageSizeLimit.check(width: width, height: height, file: name, kind: "PNG")
-            if image.format & png_uint_32(PNG_FORMAT_FLAG_LINEAR) != 0, !PNGColorEncoding.isStated(in: data) {
-                return try finishSixteenBitRead(&image, name: name)
-            }
-            image.format = rgbaFormat
-            // Not zero-filled first: libpng writes every byte, or fails and the array is dropped.
-            var ok: Int32 = 0
-            let count = width * height * 4
-            let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-                ok = png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
-                initialized = ok != 0 ? count : 0
-            }
-            guard ok != 0 else {
-                throw ELImageError.malformedMedia(file: name, frame: nil, reason: "PNG data is damaged: \(message(of: image))")
-            }
-            return RGBAImage(width: width, height: height, pixels: pixels)
+            try ImageSizeLimit.check(width: Int(image.width), height: Int(image.height), file: name, kind: "PNG")
+            return try body(&image)
         }
+    }
+
+    /// Whether a file begun in `image` has 16-bit samples and states no colour encoding: its
+    /// samples are then its own sRGB values, which libpng hands over as "linear".
+    private static func hasOwnSixteenBitSamples(_ image: png_image, _ data: [UInt8]) -> Bool {
+        image.format & png_uint_32(PNG_FORMAT_FLAG_LINEAR) != 0 && !PNGColorEncoding.isStated(in: data)
+    }
+
+    /// Finishes a read begun in `image` as 8-bit RGBA, libpng converting what the file states.
+    private static func finishEightBitRead(_ image: inout png_image, name: String) throws -> [UInt8] {
+        let width = Int(image.width), height = Int(image.height)
+        image.format = rgbaFormat
+        // Not zero-filled first: libpng writes every byte, or fails and the array is dropped.
+        var ok: Int32 = 0
+        let count = width * height * 4
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            ok = png_image_finish_read(&image, nil, buffer.baseAddress, png_int_32(width * 4), nil)
+            initialized = ok != 0 ? count : 0
+        }
+        guard ok != 0 else {
+            throw ELImageError.malformedMedia(file: name, frame: nil, reason: "PNG data is damaged: \(message(of: image))")
+        }
+        return pixels
     }
 
     /// Encodes a 16-bit picture (`.rgba64`) as a 16-bit PNG at `path`: RGBA when any pixel is not

@@ -46,6 +46,20 @@ struct HighDepthRecordingTests {
         return String(decoding: try runTool("sh", ["-c", quoted + " 2>&1"]), as: UTF8.self)
     }
 
+    /// Records what `source` delivers when `run` runs it, with `settings`, into `path`; no node fails.
+    static func record(_ source: any ImageOutput, run: (RenderContext) async throws -> Void,
+                       settings: EncoderSettings, to path: String) async throws -> RecordingSummary {
+        let context = try TestContexts.make()
+        let failures = failureCollector(on: context)
+        let encoder = try VideoEncoder(settings: settings)
+        source --> encoder
+        try encoder.start(recordingTo: path)
+        try await run(context)
+        let summary = try await encoder.finish()
+        #expect(failures.count == 0)
+        return summary
+    }
+
     static func header(of path: String) throws -> String {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         defer { try? handle.close() }
@@ -128,19 +142,12 @@ struct HighDepthRecordingTests {
         defer { folder.remove() }
         let source = try Self.tenBitClip(frames: 24, in: folder)
         let ours = folder.path("elimage.mp4"), theirs = folder.path("ffmpeg.mp4")
-        let context = try TestContexts.make()
-        let failures = failureCollector(on: context)
         var settings = EncoderSettings()
         settings.preset = .veryfast
         settings.rateControl = .constantQuality(18)
         settings.bitDepth = 10
         let input = try YUVFileInput(y4m: source)
-        let encoder = try VideoEncoder(settings: settings)
-        input --> encoder
-        try encoder.start(recordingTo: ours)
-        try await input.run(on: context)
-        let summary = try await encoder.finish()
-        #expect(failures.count == 0)
+        let summary = try await Self.record(input, run: input.run(on:), settings: settings, to: ours)
         #expect(summary.statistics.encoded == 24)
         _ = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", source, "-c:v", "libx264", "-preset", "veryfast",
                                    "-crf", "18", "-pix_fmt", "yuv420p10le", theirs])
@@ -199,17 +206,10 @@ struct HighDepthRecordingTests {
         #expect(first.buffer.format == .i420p10)
 
         let output = folder.path("hdr.mp4")
-        let context = try TestContexts.make()
-        let failures = failureCollector(on: context)
         var settings = EncoderSettings()
         settings.bitDepth = 10
         let movie = try MovieInput(path: source)
-        let encoder = try VideoEncoder(settings: settings)
-        movie --> encoder
-        try encoder.start(recordingTo: output)
-        try await movie.run(on: context)
-        _ = try await encoder.finish()
-        #expect(failures.count == 0)
+        _ = try await Self.record(movie, run: movie.run(on:), settings: settings, to: output)
         let stream = try EncoderFixtures.probeStream(output)
         #expect(stream["color_transfer"] == "smpte2084" && stream["color_primaries"] == "bt2020"
                 && stream["color_space"] == "bt2020nc" && stream["pix_fmt"] == "yuv420p10le", "\(stream)")
