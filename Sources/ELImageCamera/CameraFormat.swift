@@ -33,6 +33,9 @@ public struct FourCC: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let grey = FourCC("GREY")
     /// Packed 8-bit R, G, B.
     public static let rgb24 = FourCC("RGB3")
+    /// 4:2:0 at 10 bits: a Y plane then interleaved Cb/Cr, each sample in the high bits of a
+    /// little-endian 16-bit word (`V4L2_PIX_FMT_P010`), captured into a half-float graph.
+    public static let p010 = FourCC("P010")
     /// Motion-JPEG: each frame a JPEG picture.
     public static let mjpeg = FourCC("MJPG")
     /// JPEG frames (older drivers' name for Motion-JPEG).
@@ -50,6 +53,7 @@ public struct FourCC: RawRepresentable, Hashable, Sendable, CustomStringConverti
         case .yuv422p: .i422
         case .grey: .gray8
         case .rgb24: .rgb24
+        case .p010: .p010
         default: nil
         }
     }
@@ -71,6 +75,7 @@ public struct FourCC: RawRepresentable, Hashable, Sendable, CustomStringConverti
         case .nv21: 4
         case .yv12: 5
         case .yuv422p: 6
+        case .p010: 7  // 10 bits cost twice the bytes: asked for by name when wanted
         case .mjpeg: 10
         case .jpeg: 11
         case .rgb24: 12

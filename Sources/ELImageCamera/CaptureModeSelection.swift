@@ -46,7 +46,7 @@ enum CaptureModeSelection {
         guard !pool.isEmpty else {
             throw DeviceErrors.unsupported(
                 path: path, what: "none of the offered formats (\(offered.isEmpty ? "none" : offered)) can be captured",
-                hint: "ELImage captures NV12, YUYV, UYVY, I420 (YU12), YV12, NV21, 422P, GREY, RGB3 and MJPEG")
+                hint: "ELImage captures NV12, YUYV, UYVY, I420 (YU12), YV12, NV21, 422P, GREY, RGB3, P010 (10-bit) and MJPEG")
         }
         let target = FrameInterval(framesPerSecond: settings.framesPerSecond ?? 30)
         var best: (candidate: Candidate, score: (Int, Double, Int))?

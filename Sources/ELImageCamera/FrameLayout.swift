@@ -17,8 +17,9 @@ package struct FrameLayout: Equatable {
         var offset = stride * height
         for index in 1..<format.planeCount {
             let shape = format.planeShape(index, width: width, height: height)
-            // NV12/NV21: chroma rows as long as luma rows; planar 4:2:x: half the luma stride.
-            let chromaStride = shape.bytesPerTexel == 2 ? stride : max(shape.rowBytes, stride / 2)
+            // NV12/NV21 and P010: chroma rows as long as luma rows; planar 4:2:x: half the luma stride.
+            let interleaved = format.planeCount == 2
+            let chromaStride = interleaved ? max(stride, shape.rowBytes) : max(shape.rowBytes, stride / 2)
             planes.append(PixelBuffer.Plane(offset: offset, bytesPerRow: chromaStride))
             offset += chromaStride * shape.height
         }

@@ -55,6 +55,44 @@ struct CameraColorTests {
         #expect(difference.meanAbsolute <= 3, "\(difference)")
     }
 
+    @Test("P010 (10-bit) of the photo (made by ffmpeg), with padded rows: captured into a half-float graph, it reads back as P010 above 70 dB a plane")
+    func p010() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let photo = try SwscaleReference.rgbFile(from: ["-i", Repository.path("Examples/Media/astronaut.png")],
+                                                 width: 512, height: 512, in: folder, name: "photo")
+        let reference = try #require(try swscale("p010le")(folder, photo.path))
+        let device = emulatedCamera(fourCC: .p010, width: 512, height: 512, framesPerSecond: 30, pacing: .manual,
+                                    picture: try astronautPhoto(), rowPadding: 64)
+        device.setFrameData(reference, fourCC: .p010, width: 512, height: 512)
+        let context = try TestContexts.make()
+        let failures = FailureRecorder(context)
+        let camera = Camera(device: "/dev/video0", settings: testSettings(width: 512, height: 512, framesPerSecond: 30),
+                            io: EmulatedDeviceIO([device]))
+        let sink = FrameCollector(format: .p010)
+        let rgba = FrameCollector()
+        camera --> sink
+        camera --> rgba
+        try camera.start(on: context)
+        device.emitFrames()
+        #expect(await sink.waitForFrames(1))
+        #expect(camera.mode?.fourCC == .p010 && camera.mode?.bytesPerLine == 1024 + 64)
+        await camera.finish()
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        let captured = try #require(sink.buffers.first)
+        func codes(_ bytes: [UInt8]) -> [Int] { stride(from: 0, to: bytes.count - 1, by: 2).map { (Int(bytes[$0]) | Int(bytes[$0 + 1]) << 8) >> 6 } }
+        let before = codes(reference), after = codes(captured.data)
+        let lumaCount = 512 * 512
+        for (name, range) in [("Y'", 0..<lumaCount), ("CbCr", lumaCount..<before.count)] {
+            let squared = zip(before[range], after[range]).reduce(0.0) { $0 + Double(($1.0 - $1.1) * ($1.0 - $1.1)) }
+            let psnr = squared == 0 ? Double.infinity : 10 * log10(1023.0 * 1023.0 / (squared / Double(range.count)))
+            #expect(psnr >= 70, "\(name): \(psnr) dB")
+        }
+        let image = try #require(rgba.received.first)
+        let difference = ImageDifference(rgba: image.pixels, rgb: photo.pixels, width: 512, height: 512)
+        #expect(difference.meanAbsolute <= 3, "\(difference)")
+    }
+
     @Test("NV12 of the photo (made by ffmpeg), with padded rows, matches the photo")
     func nv12() async throws {
         let (image, photo, _) = try await capture(.nv12, data: swscale("nv12"), rowPadding: 64)

@@ -111,6 +111,35 @@ public enum EmulatedFrames {
                     for (index, value) in quad.enumerated() { bytes[offset + index] = value }
                 }
             }
+        case .p010:
+            // 10-bit codes (four times the 8-bit ones, as limited-range codes scale), in the high
+            // bits of little-endian words: Y', then Cb Cr pairs over 2x2 blocks.
+            func store(_ value: Float, at offset: Int) {
+                let word = Int(max(0, min(1023, (value * 4).rounded()))) << 6
+                bytes[offset] = UInt8(word & 0xFF)
+                bytes[offset + 1] = UInt8(word >> 8)
+            }
+            func mean(_ plane: [Float], _ x: Int, _ y: Int) -> Float {
+                var sum: Float = 0, count: Float = 0
+                for dy in 0..<2 where y + dy < height {
+                    for dx in 0..<2 where x + dx < width {
+                        sum += plane[(y + dy) * width + x + dx]
+                        count += 1
+                    }
+                }
+                return sum / max(1, count)
+            }
+            for y in 0..<height {
+                for x in 0..<width { store(luma[y * width + x], at: planes[0].offset + y * planes[0].bytesPerRow + 2 * x) }
+            }
+            let chroma = format.planeShape(1, width: width, height: height)
+            for cy in 0..<chroma.height {
+                for cx in 0..<chroma.width {
+                    let offset = planes[1].offset + cy * planes[1].bytesPerRow + cx * 4
+                    store(mean(cb, cx * 2, cy * 2), at: offset)
+                    store(mean(cr, cx * 2, cy * 2), at: offset + 2)
+                }
+            }
         case .gray8:
             for index in 0..<(width * height) { bytes[index] = byte(luma[index]) }
         case .rgb24:
