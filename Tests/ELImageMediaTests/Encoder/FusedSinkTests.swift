@@ -54,6 +54,31 @@ struct FusedSinkTests {
         }
     }
 
+    @Test("Raw RGBA file: the fused line converts and colours in one draw a frame (gray too), equal to the separate passes within one level",
+          arguments: [["brightness", "grayscale"], ["grayscale"], ["brightness", "contrast"], ["saturation"]])
+    func rawRGBA(names: [String]) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let context = try TestContexts.make()
+        let frames = try FusionFixtures.frames(.bt709)
+        var files: [[UInt8]] = []
+        var draws: [Int] = []
+        for fusing in [false, true] {
+            let path = folder.path("out-\(fusing).rgba")
+            let output = try FileOutput.rawRGBA(path: path)
+            draws.append(try await Self.run(frames, through: names, fusing: fusing, into: output, context: context))
+            #expect(try await output.finish() == frames.count)
+            files.append([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+        }
+        // Separate: the conversion, then one pass a node; fused: one pass a frame, read back as it is.
+        #expect(draws[1] == frames.count, "fused: \(draws[1]) draws, separate: \(draws[0])")
+        #expect(draws[0] == frames.count * (1 + names.count))
+        let first = try #require(frames.first)
+        #expect(files[1].count == frames.count * first.width * first.height * 4 && files[0].count == files[1].count)
+        let worst = zip(files[0], files[1]).map { abs(Int($0) - Int($1)) }.max() ?? 255
+        #expect(worst <= 1, "\(names): largest difference \(worst)")
+    }
+
     @Test("Encoder: a fused gray line records one draw a frame; ffmpeg decodes every frame with neutral chroma")
     func encoder() async throws {
         let folder = try TemporaryFolder()

@@ -1,18 +1,19 @@
 import CGLES
 
-/// Pass fusion across the graph: Y'CbCr planes → colour filters → a Y'CbCr sink, in fewer passes.
+/// Pass fusion across the graph: Y'CbCr planes → colour filters → a sink, in fewer passes.
 ///
 /// When a `RawDataInput` gets a Y'CbCr `PixelBuffer` and its graph is a straight line of per-pixel
 /// colour nodes (`ColorOperation` filters such as `Grayscale` or `Brightness`, `ColorChain`s,
-/// `FilterGroup`s made of them) ending in one `PackingSink` that packs I420 or YV12 (a
-/// `YUVDataOutput`, a Y4M file, the encoder), the plan runs the line as generated passes
-/// (`FusedConversionShader`) that read the uploaded planes:
-/// - gray output (the last operation `producesMonochrome`): the sink gets a picture whose packing
+/// `FilterGroup`s made of them) ending in one `PackingSink` (a `YUVDataOutput`, a `FrameStream`, a
+/// Y4M, raw RGBA or image file, the encoder) that packs 8-bit samples or RGBA, the plan runs the
+/// line as generated passes (`FusedConversionShader`) that read the uploaded planes:
+/// - gray output (the last operation `producesMonochrome`) into I420 or YV12: the sink gets a picture whose packing
 ///   is ONE pass writing the Y' rows of the packed frame it reads back (no RGBA frame in between;
 ///   the chroma rows are cleared to the neutral value), on the render thread as its own packing
 ///   would be, then its usual path (a readback here, or fence → queue → worker → readback);
-/// - colour output: one pass converting and colouring into an RGBA picture, then the ordinary pack
-///   (two passes instead of three). A single pass to Y'CbCr would convert every pixel again for
+/// - colour output (and gray into any other format): one pass converting and colouring into an
+///   RGBA picture, then the ordinary pack or readback (two passes instead of three; into RGBA, one
+///   instead of two). A single pass to Y'CbCr would convert every pixel again for
 ///   each chroma sample's filter taps (6 per sample): measured twice as slow as the separate passes
 ///   on llvmpipe.
 /// The result is the separate passes' result (same arithmetic, 8-bit rounding where they store
@@ -24,8 +25,8 @@ import CGLES
 /// Anything else runs the nodes as usual: no colour filter at all, fan-out to a second target that
 /// is not an observer,
 /// a filter that is not a colour operation (blur, scale, crop, a custom shader), a piece that
-/// samples a texture (lookup table), a `.full`-precision chain, a turned picture, RGB input, other
-/// output formats, sizes whose rows do not fit whole texels (width % 8, height % 4).
+/// samples a texture (lookup table), a `.full`-precision chain, a turned picture, RGB input, input
+/// or output of more than 8 bits, sizes whose rows do not fit whole texels (width % 8, height % 4).
 /// The line is walked once per wiring (`GraphPlan`), so the graph can be rewired while frames
 /// flow; this is what one picture on it costs.
 struct FusedConversionPlan: Sendable {
@@ -56,9 +57,8 @@ struct FusedConversionPlan: Sendable {
         guard PlaneTextureLayout(buffer.format).shaderLayout == 1 else {
             return .failure(NotFused(reason: "the input is \(buffer.format), not planar Y'CbCr with interleaved or separate chroma"))
         }
-        guard let packing = line.sink.packing, [.i420, .yv12].contains(packing.format) else {
-            return .failure(NotFused(reason: "\(NodeFailure.name(of: line.sink)) packs "
-                                     + (line.sink.packing.map { "\($0.format)" } ?? "RGBA") + ", not I420 or YV12"))
+        if let packing = line.sink.packing, packing.format.isHighDepth {
+            return .failure(NotFused(reason: "\(NodeFailure.name(of: line.sink)) packs \(packing.format) (worked on in half floats)"))
         }
         guard buffer.width % 8 == 0, buffer.height % 4 == 0 else {
             return .failure(NotFused(reason: "\(buffer.width)x\(buffer.height) is not a multiple of 8x4"))
@@ -71,7 +71,10 @@ struct FusedConversionPlan: Sendable {
 
     private init(line: FusableLine, buffer: PixelBuffer) {
         self.line = line
-        monochrome = line.operations.last?.producesMonochrome ?? false
+        // Gray output packs its Y' rows in one pass into I420 or YV12; into any other format
+        // (RGBA included) it takes the colour path.
+        let packsGray = line.sink.packing.map { [.i420, .yv12].contains($0.format) } ?? false
+        monochrome = packsGray && (line.operations.last?.producesMonochrome ?? false)
         sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
             : buffer.chromaLocation == .center ? 4 : 3
     }
@@ -81,7 +84,8 @@ struct FusedConversionPlan: Sendable {
         let pieces = line.pieces.map(\.name).joined(separator: " → ")
         return monochrome
             ? "1 pass from the uploaded planes: Y'CbCr → \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
-            : "1 pass from the uploaded planes: Y'CbCr → \(pieces) → RGBA, then \(NodeFailure.name(of: output)) packs it"
+            : "1 pass from the uploaded planes: Y'CbCr → \(pieces) → RGBA, then \(NodeFailure.name(of: output)) "
+                + (output.packing == nil ? "reads it back" : "packs it")
     }
 
     /// Uploads `buffer` and hands the sink the line's picture: gray output as a `FusedGrayPicture`
