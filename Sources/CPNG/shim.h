@@ -25,11 +25,14 @@ static void elimage_png_warning(png_structp png, png_const_charp text) {
 }
 
 /* Writes `height` rows of `width` pixels of `channels` (3: RGB, 4: RGBA) native-endian 16-bit
-   samples, `row_samples` apart, as a 16-bit PNG at `path`, with no colour chunk (the samples are
-   the file's own, sRGB-encoded by convention). Returns 0, or -1 with libpng's message (or
-   strerror's) in `message` (256 bytes). */
+   samples, `row_samples` apart, as a 16-bit PNG at `path`. Colour: with `cicp_transfer` 0 no
+   colour chunk (the samples are sRGB-encoded by convention); else a `cICP` chunk (PNG's third
+   edition) with these H.273 primaries and transfer, RGB, full range: how an HDR picture (PQ, HLG)
+   says what it holds. Returns 0, or -1 with libpng's message (or strerror's) in `message` (256
+   bytes). */
 static inline int elimage_png_write16(const char *path, const uint16_t *samples, uint32_t width, uint32_t height,
-                                      int channels, size_t row_samples, char *message) {
+                                      int channels, size_t row_samples, int cicp_primaries, int cicp_transfer,
+                                      char *message) {
     message[0] = 0;
     FILE *volatile file = fopen(path, "wb");
     if (!file) {
@@ -54,6 +57,10 @@ static inline int elimage_png_write16(const char *path, const uint16_t *samples,
     png_set_IHDR(png, info, width, height, 16, channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(png, info);
+    if (cicp_transfer != 0) {
+        png_byte cicp[4] = {(png_byte)cicp_primaries, (png_byte)cicp_transfer, 0, 1};
+        png_write_chunk(png, (png_const_bytep)"cICP", cicp, 4);
+    }
     png_set_swap(png);  /* PNG stores big-endian samples */
     for (uint32_t y = 0; y < height; y++) {
         png_write_row(png, (png_const_bytep)(samples + (size_t)y * row_samples));

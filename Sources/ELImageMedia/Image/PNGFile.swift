@@ -21,7 +21,7 @@ public enum PNGFile {
 
     /// Decodes `path` into a picture: 16-bit RGBA (`.rgba64`) for a 16-bit file without a colour
     /// chunk, whose samples are kept as they are; else 8-bit RGBA as `read` gives it. Colour
-    /// space: sRGB.
+    /// space: sRGB, or PQ/HLG with the primaries a 16-bit file's `cICP` chunk states.
     /// - Throws: as `read`.
     public static func readPicture(_ path: String) throws -> PixelBuffer {
         let data = try ImageFileData.read(path, kind: "PNG")
@@ -37,7 +37,8 @@ public enum PNGFile {
                 bytes[2 * index] = UInt8(truncatingIfNeeded: sample)
                 bytes[2 * index + 1] = UInt8(truncatingIfNeeded: sample >> 8)
             }
-            return try PixelBuffer(format: .rgba64, width: width, height: height, data: bytes, colorSpace: .srgb)
+            return try PixelBuffer(format: .rgba64, width: width, height: height, data: bytes,
+                                   colorSpace: PNGColorEncoding.statedHDR(in: data) ?? .srgb)
         }
     }
 
@@ -91,8 +92,9 @@ public enum PNGFile {
     }
 
     /// Encodes a 16-bit picture (`.rgba64`) as a 16-bit PNG at `path`: RGBA when any pixel is not
-    /// opaque, else RGB, with no colour chunk (the samples are stored as they are, sRGB-encoded as
-    /// `readPicture` takes them back). Written beside `path` and renamed into place.
+    /// opaque, else RGB, the samples stored as they are. An SDR picture gets no colour chunk
+    /// (sRGB-encoded, as `readPicture` takes it back); an HDR one (PQ, HLG) a `cICP` chunk with its
+    /// primaries and transfer. Written beside `path` and renamed into place.
     /// - Throws: `ELImageError.invalidInput` for another format; `ELImageError.io` when the file
     ///   cannot be written.
     public static func write(_ picture: PixelBuffer, to path: String) throws {
@@ -116,11 +118,13 @@ public enum PNGFile {
             samples = samples.enumerated().filter { $0.offset % 4 != 3 }.map(\.element)
         }
         let channels = opaque ? 3 : 4
+        let hdr = picture.colorSpace.isHDR  // stated in a cICP chunk
         let staging = StagedOutputFile(destination: path)
         var message = [CChar](repeating: 0, count: 256)
         let status = samples.withUnsafeBufferPointer { buffer in
             elimage_png_write16(staging.temporary, buffer.baseAddress, png_uint_32(width), png_uint_32(height),
-                                Int32(channels), width * channels, &message)
+                                Int32(channels), width * channels, Int32(hdr ? picture.colorSpace.primaries.rawValue : 0),
+                                Int32(hdr ? picture.colorSpace.transfer.rawValue : 0), &message)
         }
         guard status == 0 else {
             let code = errno

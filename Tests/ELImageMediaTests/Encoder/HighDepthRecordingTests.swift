@@ -289,6 +289,35 @@ struct HighDepthRecordingTests {
         #expect(collector.received.first?.pixels == picture.data)
     }
 
+    @Test("An HDR picture into a 16-bit PNG states PQ and BT.2020 in a cICP chunk, and reads back as PQ, which tone mapping maps")
+    func hdrPNG() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = try Self.hdrPicture(hlg: false, in: folder)
+        let output = folder.path("hdr.png")
+        let context = try TestContexts.make()
+        let failures = failureCollector(on: context)
+        let movie = try MovieInput(path: source)
+        let file = try FileOutput.imageSequence(pattern: output, format: .png16)
+        movie --> file
+        try await movie.run(on: context)
+        try await file.finish()
+        #expect(failures.count == 0)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+        let chunk = try #require(bytes.firstRange(of: Array("cICP".utf8)), "no cICP chunk")
+        #expect(Array(bytes[chunk.upperBound..<(chunk.upperBound + 4)]) == [9, 16, 0, 1])
+        let picture = try PNGFile.readPicture(output)
+        #expect(picture.format == .rgba64 && picture.colorSpace.transfer == .pq && picture.colorSpace.primaries == .bt2020)
+        // Back into a graph: tone mapping sees PQ and maps it.
+        let still = try StillImageInput(path: output)
+        let toneMapping = ToneMapping()
+        let sdr = FrameCollector()
+        still --> toneMapping --> sdr
+        try await still.run(on: try TestContexts.make())
+        #expect(toneMapping.statistics == ToneMapping.Statistics(mapped: 1, passedThrough: 0))
+        #expect(sdr.buffers.first?.colorSpace.transfer == .bt709)
+    }
+
     @Test("A 16-bit PNG through the graph into a 16-bit PNG: samples within one half-float step, >= 70 dB")
     func sixteenBitPNG() async throws {
         let folder = try TemporaryFolder()
