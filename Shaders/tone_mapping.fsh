@@ -11,8 +11,12 @@ in vec2 textureCoordinate;
 out vec4 fragColor;
 uniform sampler2D inputImageTexture;
 uniform int hlg;               // 1: HLG input; 0: PQ
-uniform float sourcePeak;      // cd/m² the source's brightest pixels reach
 uniform float targetPeak;      // cd/m² of SDR white (1.0 out)
+// The EETF's constants, worked out once a frame (ToneMapping): the source's peak in PQ, the
+// target's peak as a fraction of it, and the knee where the curve leaves the identity.
+uniform float sourcePeakPQ;
+uniform float maximumLevel;
+uniform float kneeLevel;
 uniform float hlgPeak;         // HLG: the nominal display peak its OOTF assumes (1000)
 uniform mat3 toOutputPrimaries;  // linear source RGB -> linear BT.709 RGB
 uniform vec3 sourceLumaWeights;  // the source primaries' luminance of R, G, B
@@ -45,16 +49,14 @@ vec3 hlgToScene(vec3 signal) {
 // BT.2390's EETF on a light level in cd/m²: identity up to the knee, then a Hermite spline in PQ
 // space that lands the source's peak on the target's.
 float eetf(float light) {
-    float sourcePQ = linearToPQ(sourcePeak / 10000.0);
-    float e = linearToPQ(light / 10000.0) / sourcePQ;
-    float maximum = linearToPQ(targetPeak / 10000.0) / sourcePQ;
-    float knee = 1.5 * maximum - 0.5;
-    if (e > knee && knee < 1.0) {
-        float t = (e - knee) / (1.0 - knee);
+    float e = linearToPQ(light / 10000.0) / sourcePeakPQ;
+    if (e > kneeLevel && kneeLevel < 1.0) {
+        float t = (e - kneeLevel) / (1.0 - kneeLevel);
         float t2 = t * t, t3 = t2 * t;
-        e = (2.0 * t3 - 3.0 * t2 + 1.0) * knee + (t3 - 2.0 * t2 + t) * (1.0 - knee) + (-2.0 * t3 + 3.0 * t2) * maximum;
+        e = (2.0 * t3 - 3.0 * t2 + 1.0) * kneeLevel + (t3 - 2.0 * t2 + t) * (1.0 - kneeLevel)
+            + (-2.0 * t3 + 3.0 * t2) * maximumLevel;
     }
-    return pqToLinear(min(e, 1.0) * sourcePQ) * 10000.0;
+    return pqToLinear(min(e, 1.0) * sourcePeakPQ) * 10000.0;
 }
 
 void main() {

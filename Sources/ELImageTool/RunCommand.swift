@@ -219,8 +219,7 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         let rate = options.frameRate ?? input.frameRate ?? 25
-        // Files keep a deep input's precision; live streams stay at 8 bits (what players take) unless told.
-        let depth = outputDepth ?? (input.bitsPerSample > 8 && !(outputKind?.isLive ?? false) ? 10 : 8)
+        let depth = bitDepth(of: outputKind, from: input)
         var encoder = options.encoder
         encoder.frameRate = rate
         encoder.bitDepth = depth
@@ -237,9 +236,10 @@ struct RunCommand: AsyncParsableCommand {
         }
         // --record: every frame into a file beside the stream (which may drop some), with its own sound.
         let recording = try streaming.record.map { path in
-            try OutputSink.make(try OutputKind(path: path), frameRate: rate, bitDepth: outputDepth ?? (input.bitsPerSample > 8 ? 10 : 8),
-                                encoder: { var file = options.encoder; file.frameRate = rate; file.bitDepth = outputDepth ?? (input.bitsPerSample > 8 ? 10 : 8); return file }(),
-                                audio: try audio.sound(for: input, output: try OutputKind(path: path), context: context, paced: true))
+            let kind = try OutputKind(path: path), fileDepth = bitDepth(of: kind, from: input)
+            return try OutputSink.make(kind, frameRate: rate, bitDepth: fileDepth,
+                                encoder: { var file = options.encoder; file.frameRate = rate; file.bitDepth = fileDepth; return file }(),
+                                audio: try audio.sound(for: input, output: kind, context: context, paced: true))
         }
         motionTrigger.withLock { $0 = sink?.trigger }
         let progress = Progress(total: limit == .max ? nil : input.expectedFrames.map { min($0, limit ?? .max) })
@@ -463,6 +463,12 @@ struct RunCommand: AsyncParsableCommand {
         default: break
         }
         throw UsageError("--fps \(text): write a rate such as 25 or 30000/1001")
+    }
+
+    /// Bits a sample of `output`: `--output-depth`, else 10 for an input of more than 8 bits (live
+    /// streams stay at 8, what players take), else 8.
+    func bitDepth(of output: OutputKind?, from input: MediaSource) -> Int {
+        outputDepth ?? (input.bitsPerSample > 8 && !(output?.isLive ?? false) ? 10 : 8)
     }
 
     /// Opens INPUT (or the first camera, or the bundled clip) as the head of the graph.

@@ -87,7 +87,7 @@ public enum EmulatedFrames {
         }
         func byte(_ value: Float) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
         /// The mean of a chroma plane over the block at (x, y) of `bw` x `bh` samples.
-        func average(_ plane: [Float], _ x: Int, _ y: Int, _ bw: Int, _ bh: Int) -> UInt8 {
+        func mean(_ plane: [Float], _ x: Int, _ y: Int, _ bw: Int, _ bh: Int) -> Float {
             var sum: Float = 0, count: Float = 0
             for dy in 0..<bh where y + dy < height {
                 for dx in 0..<bw where x + dx < width {
@@ -95,8 +95,9 @@ public enum EmulatedFrames {
                     count += 1
                 }
             }
-            return byte(sum / max(1, count))
+            return sum / max(1, count)
         }
+        func average(_ plane: [Float], _ x: Int, _ y: Int, _ bw: Int, _ bh: Int) -> UInt8 { byte(mean(plane, x, y, bw, bh)) }
         var bytes = [UInt8](repeating: 0, count: format.byteCount(width: width, height: height))
         let planes = PixelBuffer.packedPlanes(format: format, width: width, height: height)
         switch format {
@@ -119,16 +120,6 @@ public enum EmulatedFrames {
                 bytes[offset] = UInt8(word & 0xFF)
                 bytes[offset + 1] = UInt8(word >> 8)
             }
-            func mean(_ plane: [Float], _ x: Int, _ y: Int) -> Float {
-                var sum: Float = 0, count: Float = 0
-                for dy in 0..<2 where y + dy < height {
-                    for dx in 0..<2 where x + dx < width {
-                        sum += plane[(y + dy) * width + x + dx]
-                        count += 1
-                    }
-                }
-                return sum / max(1, count)
-            }
             for y in 0..<height {
                 for x in 0..<width { store(luma[y * width + x], at: planes[0].offset + y * planes[0].bytesPerRow + 2 * x) }
             }
@@ -136,8 +127,8 @@ public enum EmulatedFrames {
             for cy in 0..<chroma.height {
                 for cx in 0..<chroma.width {
                     let offset = planes[1].offset + cy * planes[1].bytesPerRow + cx * 4
-                    store(mean(cb, cx * 2, cy * 2), at: offset)
-                    store(mean(cr, cx * 2, cy * 2), at: offset + 2)
+                    store(mean(cb, cx * 2, cy * 2, 2, 2), at: offset)
+                    store(mean(cr, cx * 2, cy * 2, 2, 2), at: offset + 2)
                 }
             }
         case .gray8:

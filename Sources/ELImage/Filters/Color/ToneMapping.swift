@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// HDR to SDR: pictures whose transfer is PQ or HLG become BT.709 SDR (primaries, matrix and
@@ -47,6 +48,18 @@ public final class ToneMapping: FrameFilter, Sendable {
         ColorSpace(matrix: .bt709, range: source.range, primaries: .bt709, transfer: .bt709)
     }
 
+    /// BT.2390's constants for a source peak and a target peak (cd/m²): the source's peak in PQ,
+    /// the target's as a fraction of it, and the knee (1.5 maximum - 0.5).
+    static func curve(sourcePeak: Double, targetPeak: Double) -> (sourcePeakPQ: Double, maximum: Double, knee: Double) {
+        func pq(_ light: Double) -> Double {
+            let (m1, m2, c1, c2, c3) = (0.1593017578125, 78.84375, 0.8359375, 18.8515625, 18.6875)
+            let p = pow(max(light, 0) / 10000, m1)
+            return pow((c1 + c2 * p) / (1 + c3 * p), m2)
+        }
+        let source = pq(sourcePeak), maximum = pq(targetPeak) / source
+        return (source, maximum, 1.5 * maximum - 0.5)
+    }
+
     public func prepare(in context: isolated RenderContext) throws {
         _ = try context.program(named: "tone_mapping", fragment: EmbeddedShaders.toneMappingFsh)
     }
@@ -63,9 +76,12 @@ public final class ToneMapping: FrameFilter, Sendable {
                                            chromaLocation: frame.chromaLocation)
         let program = try context.program(named: "tone_mapping", fragment: EmbeddedShaders.toneMappingFsh)
         let sourcePrimaries = source.primaries == .unspecified ? ColorPrimaries.bt2020 : source.primaries
+        let curve = Self.curve(sourcePeak: source.transfer == .hlg ? 1000 : peak, targetPeak: targetPeak)
         try context.draw(program, into: output, inputs: [frame]) { program in
             program.set(.int(source.transfer == .hlg ? 1 : 0), for: "hlg")
-            program.set(.float(Float(source.transfer == .hlg ? 1000 : peak)), for: "sourcePeak")
+            program.set(.float(Float(curve.sourcePeakPQ)), for: "sourcePeakPQ")
+            program.set(.float(Float(curve.maximum)), for: "maximumLevel")
+            program.set(.float(Float(curve.knee)), for: "kneeLevel")
             program.set(.float(Float(targetPeak)), for: "targetPeak")
             program.set(.float(1000), for: "hlgPeak")
             program.set(.mat3(PrimariesConversion.matrix(from: sourcePrimaries, to: .bt709)), for: "toOutputPrimaries")
