@@ -24,16 +24,19 @@ public struct PrivateSoundServer: Sendable {
     /// Why the server did not start.
     public typealias StartFailure = ServerProcess.StartFailure
 
-    /// Starts pulseaudio with the native protocol on a private socket plus `modules` (each
-    /// "module-name arguments"), and waits (up to 10 s) until the socket takes connections.
+    /// Starts pulseaudio with `modules` (each "module-name arguments") plus the native protocol on
+    /// a private socket, and waits (up to 10 s) until the socket takes connections, by which time
+    /// the modules are loaded.
     /// - Throws: `StartFailure` when pulseaudio is not installed (`make deps` installs it), exits
     ///   (with the end of its log), or does not listen in time.
     public static func start(modules: [String]) throws(StartFailure) -> PrivateSoundServer {
         let binary = try ServerProcess.binary(["/usr/bin/pulseaudio", "/usr/local/bin/pulseaudio"], package: "pulseaudio")
         let folder = try ServerProcess.makeFolder("elimage-sound")  // 0700, as pulseaudio wants its runtime folder
         let socket = folder + "/pulse.sock"
-        let arguments = [binary, "--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no", "-F", "/dev/null", "--system=no",
-                         "--load=module-native-protocol-unix auth-anonymous=1 socket=\(socket)"] + modules.map { "--load=" + $0 }
+        // pulseaudio loads the modules in order: the protocol goes last, so a socket that takes
+        // connections means every module before it is loaded (a pipe source's FIFO exists).
+        let arguments = [binary, "--daemonize=no", "--exit-idle-time=-1", "-n", "--use-pid-file=no", "-F", "/dev/null", "--system=no"]
+            + modules.map { "--load=" + $0 } + ["--load=module-native-protocol-unix auth-anonymous=1 socket=\(socket)"]
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = folder
         environment["HOME"] = folder
