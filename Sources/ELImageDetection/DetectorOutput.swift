@@ -5,9 +5,10 @@ import Foundation
 /// slowing the video: the AVCaptureMetadataOutput of ELImage.
 ///
 /// On the render thread, each sampled frame is shrunk on the GPU to the analysis size and handed
-/// to a `ReadbackSink` (the path of every CPU sink), which converts it to luma and fences it; the
-/// sink's worker thread (`ELImage.detect`, with a shared GL context) waits for the fence, reads
-/// the luma image back and runs the detector.
+/// to a `ReadbackSink` (the path of every CPU sink), which converts it to the detector's
+/// `analysisFormat` (luma, or RGBA for colour models) and fences it; the sink's worker thread
+/// (`ELImage.detect`, with a shared GL context) waits for the fence, reads the image back and
+/// runs the detector.
 ///
 /// **Results arrive as they are found**: each analysed frame's `Metadata` (tagged with the
 /// frame's number and timestamp) goes to the handler and to `metadata` on the worker thread as
@@ -105,6 +106,10 @@ public final class DetectorOutput: ImageInput, ClosableNode {
             throw ELImageError.invalidInput(what: "detector rate \(rate)", hint: "give a positive number of analyses per second")
         }
         let size = settings.analysisSize ?? detector.preferredAnalysisSize
+        guard detector.analysisFormat == .gray8 || detector.analysisFormat == .rgba else {
+            throw ELImageError.invalidInput(what: "the \(detector.name) detector's analysis format \(detector.analysisFormat)",
+                                            hint: "analyse .gray8 (luma) or .rgba pictures")
+        }
         guard size.width >= 8, size.height >= 8 else {
             throw ELImageError.invalidInput(what: "analysis size \(size.width)x\(size.height)", hint: "use at least 8x8, e.g. 320x180")
         }
@@ -120,7 +125,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         // One image waits for the worker, the newest (or the render thread waits for the detector:
         // decided per frame, by its source, unless the settings say). However the run ends (also
         // by a failure, or deinit's safety net), `metadata` ends with it.
-        sink = ReadbackSink(.init(path: writer.path, threadName: "detect", format: .gray8, capacity: 1,
+        sink = ReadbackSink(.init(path: writer.path, threadName: "detect", format: detector.analysisFormat, capacity: 1,
                                   whenQueueFull: .replaceOldest),
                             open: { _ in writer },
                             onEnd: { _, _ in continuation.finish() })
@@ -139,7 +144,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
         }
     }
 
-    /// The luma image size for a `width`×`height` frame: inside the analysis size, aspect kept,
+    /// The analysis image size for a `width`×`height` frame: inside the analysis size, aspect kept,
     /// width a multiple of 4 (whole texels of the packed readback), never larger than the frame.
     public static func analysisSize(forFrame width: Int, _ height: Int, fittingIn box: (width: Int, height: Int))
         -> (width: Int, height: Int) {
@@ -210,7 +215,7 @@ public final class DetectorOutput: ImageInput, ClosableNode {
     }
 }
 
-/// Runs the detector on each luma image a `DetectorOutput`'s sink reads back, on its worker thread.
+/// Runs the detector on each analysis image a `DetectorOutput`'s sink reads back, on its worker thread.
 private final class DetectionWriter: FrameWriter, Sendable {
     /// "DetectorOutput(faces)", in failures.
     let path: String
@@ -239,7 +244,7 @@ private final class DetectionWriter: FrameWriter, Sendable {
         guard let size else {
             throw ELImageError.malformedMedia(file: path, frame: frame, reason: "the frame's size did not reach the detector")
         }
-        let image = LumaImage(picture: buffer, frame: frame, frameWidth: size.width, frameHeight: size.height)
+        let image = AnalysisImage(picture: buffer, frame: frame, frameWidth: size.width, frameHeight: size.height)
         do {
             deliver(image.metadata(try detector.detect(in: image), detector: detector.name))
         } catch {

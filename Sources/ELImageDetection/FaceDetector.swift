@@ -49,7 +49,7 @@ public final class FaceDetector: MetadataDetector {
         cascade = try Cascade(face: settings.faceCascade, eye: settings.eyeCascade)
     }
 
-    public func detect(in image: LumaImage) throws -> [Detection] {
+    public func detect(in image: AnalysisImage) throws -> [Detection] {
         let found = try cascade.detect(image, minimumSize: settings.minimumFaceSize)
         let boxes = found.map { face in
             CGRect(x: Double(face.x) / Double(image.width), y: Double(face.y) / Double(image.height),
@@ -96,7 +96,7 @@ public final class FaceDetector: MetadataDetector {
 
         deinit { el_face_cascade_destroy(handle) }
 
-        func detect(_ image: LumaImage, minimumSize: Int) throws -> [ELFaceResult] {
+        func detect(_ image: AnalysisImage, minimumSize: Int) throws -> [ELFaceResult] {
             try lock.withLock { _ in
                 var faces = [ELFaceResult](repeating: ELFaceResult(), count: 64)
                 var message = [CChar](repeating: 0, count: 512)

@@ -4,6 +4,7 @@ extension Metadata {
     /// One JSON object per detection (JSON Lines, no newline at the end of each), coordinates in
     /// the frame's pixels, e.g.
     /// `{"frame":12,"time":0.48,"type":"face","id":3,"bounds":[x,y,w,h],"confidence":0.93,"roll":-2.1,"yaw":5.0}`
+    /// (with `"landmarks":[[x,y],...]`, eyes, nose and mouth corners, from the landmark detector),
     /// `{"frame":0,"time":0,"type":"qr","text":"...","points":[[x,y],...]}` and
     /// `{"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]}`.
     public var jsonLines: [String] {
@@ -17,11 +18,11 @@ extension Metadata {
                     + "],\"confidence\":\(Self.number(face.confidence, digits: 3))"
                 if let roll = face.rollDegrees { line += ",\"roll\":\(Self.number(roll, digits: 1))" }
                 if let yaw = face.yawDegrees { line += ",\"yaw\":\(Self.number(yaw, digits: 1))" }
+                if let landmarks = face.landmarks { line += ",\"landmarks\":" + Self.points(landmarks.points) }
                 return line + "}"
             case let .code(code):
-                let points = code.pixelPoints.map { "[\(Self.number(Double($0.x), digits: 1)),\(Self.number(Double($0.y), digits: 1))]" }
                 return head + ",\"type\":\(Self.string(code.typeName)),\"format\":\(Self.string(code.format)),\"text\":"
-                    + Self.string(code.text) + ",\"points\":[" + points.joined(separator: ",") + "]}"
+                    + Self.string(code.text) + ",\"points\":" + Self.points(code.pixelPoints) + "}"
             case let .motion(motion):
                 let box = motion.pixelBounds
                 return head + ",\"type\":\"motion\",\"event\":\"\(motion.event.rawValue)\",\"area\":"
@@ -29,6 +30,11 @@ extension Metadata {
                     + [box.minX, box.minY, box.width, box.height].map { Self.number(Double($0), digits: 1) }.joined(separator: ",") + "]}"
             }
         }
+    }
+
+    /// `[[x,y],...]`, to a tenth of a pixel.
+    static func points(_ points: [CGPoint]) -> String {
+        "[" + points.map { "[\(number(Double($0.x), digits: 1)),\(number(Double($0.y), digits: 1))]" }.joined(separator: ",") + "]"
     }
 
     /// `value` rounded to `digits` decimals, without trailing zeros ("0.48", "12", "-3.5").

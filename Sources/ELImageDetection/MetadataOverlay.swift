@@ -89,6 +89,15 @@ public final class MetadataOverlay: SinglePassFilter {
                 canvas.polygon([CGPoint(x: box.minX, y: box.minY), CGPoint(x: box.maxX, y: box.minY),
                                 CGPoint(x: box.maxX, y: box.maxY), CGPoint(x: box.minX, y: box.maxY)].map(point),
                                thickness: thickness, colour: faceColour)
+                // Landmarks as small crosses, in the frame's pixels.
+                for landmark in face.landmarks?.points ?? [] {
+                    let centre = CGPoint(x: landmark.x * scale, y: landmark.y * scale)
+                    let arm = Double(2 * thickness + 1)
+                    canvas.line(from: CGPoint(x: centre.x - arm, y: centre.y), to: CGPoint(x: centre.x + arm, y: centre.y),
+                                thickness: thickness, colour: faceColour)
+                    canvas.line(from: CGPoint(x: centre.x, y: centre.y - arm), to: CGPoint(x: centre.x, y: centre.y + arm),
+                                thickness: thickness, colour: faceColour)
+                }
             }
             for code in metadata.codes {
                 canvas.polygon(code.points.map(point), thickness: thickness, colour: codeColour)

@@ -61,7 +61,7 @@ public final class MotionDetector: MetadataDetector {
         preferredAnalysisSize = analysisSize
     }
 
-    public func detect(in image: LumaImage) throws -> [Detection] {
+    public func detect(in image: AnalysisImage) throws -> [Detection] {
         let (width, height) = (image.width, image.height)
         let current = image.withRows { rows, bytesPerRow -> [UInt8] in
             guard let rows else { return [] }

@@ -4,15 +4,16 @@ import ELImageDetection
 import ELImageMedia
 import Foundation
 
-/// `elimage run --detect faces,codes,motion [--metadata FILE] [--overlay]`: detectors on a side
+/// `elimage run --detect faces,landmarks,codes,motion [--metadata FILE] [--overlay]`: detectors on a side
 /// branch of the input, one JSON line per detection per analysed frame, in the input's pixels; and
 /// `--trigger motion`, motion as the trigger of a pre-recording run.
 struct DetectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Detect faces, codes, motion or several (faces,codes): one JSON line per detection per analysed frame.",
+        "Detect faces, landmarks (faces with eyes, nose and mouth corners), codes, motion or several (faces,codes): one JSON line per detection per analysed frame.",
         discussion: """
             Lines go to standard output (messages then go to standard error), or to --metadata FILE. \
             Faces: {"frame":12,"time":0.48,"type":"face","id":3,"bounds":[x,y,w,h],"confidence":0.93,"roll":-2.1,"yaw":4.0}; \
+            landmarks: the same with "landmarks":[[x,y],...] (left eye, right eye, nose, mouth left, mouth right; MTCNN's networks, which `make deps` installs); \
             codes: {"frame":0,"time":0,"type":"qr","format":"QRCode","text":"...","points":[[x,y],...]}; \
             motion: {"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]} (event start, ongoing, end). \
             From a file every analysed frame is waited for; from a camera the detector takes the newest frame and skips what it cannot keep up with.
@@ -31,7 +32,7 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Analyse at most this many frames per second of the input's time (e.g. 5).")
     var detectRate: Double?
 
-    @Option(help: "The size frames are shrunk to for detection, WIDTHxHEIGHT (default: faces 320x320, codes 640x360, motion 160x160; the aspect is kept).")
+    @Option(help: "The size frames are shrunk to for detection, WIDTHxHEIGHT (default: faces and landmarks 320x320, codes 640x360, motion 160x160; the aspect is kept).")
     var detectSize: String?
 
     @Option(help: ArgumentHelp("What starts a --pre-record file besides SIGUSR1: motion (a motion event's start).",
@@ -109,16 +110,18 @@ struct DetectionOptions: ParsableArguments {
         }
     }
 
-    /// Adds the detectors to `source`'s targets; nil without --detect or --trigger. The faces found
-    /// seed the skin model of each filter in `beauties` (whose frames must have the input's
-    /// geometry); a motion event's start calls `motionStarted` (`--trigger motion`). The detectors
-    /// follow the library's default: every sampled frame of a file is analysed (and an overlay is
-    /// in step), a camera is never slowed.
-    func attach(to source: ImageOutput, beauties: [Beauty] = [],
+    /// Adds the detectors to `source`'s targets; nil without --detect, --trigger or a reshape
+    /// filter. The faces found seed the skin model of each filter in `beauties`, and the landmarks
+    /// found (a landmark detector is added for them when --detect does not ask for one) steer
+    /// each filter in `reshapes` (both kinds' frames must have the input's geometry); a motion
+    /// event's start calls `motionStarted` (`--trigger motion`). The detectors follow the
+    /// library's default: every sampled frame of a file is analysed (and an overlay and a reshape
+    /// are in step), a camera is never slowed.
+    func attach(to source: ImageOutput, beauties: [Beauty] = [], reshapes: [FaceReshape] = [],
                 motionStarted: (@Sendable (Metadata) -> Void)? = nil) throws -> Run? {
         try checkUsage()
         let triggersOnMotion = trigger != nil
-        guard detect != nil || triggersOnMotion else { return nil }
+        guard detect != nil || triggersOnMotion || !reshapes.isEmpty else { return nil }
         let size = try detectSize.map { text throws(UsageError) in
             try SizeArgument.parse(text, option: "--detect-size", minimum: 8, example: "640x360")
         }
@@ -127,10 +130,14 @@ struct DetectionOptions: ParsableArguments {
         for kind in (detect ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
             switch kind {
             case "faces", "face": detectors.append((try FaceDetector(), true))
+            case "landmarks": detectors.append((try FaceLandmarkDetector(), true))
             case "codes", "code": detectors.append((CodeDetector(), true))
             case "motion": detectors.append((try MotionDetector(settings: try motionSettings()), true))
-            default: throw UsageError("--detect \(kind): use faces, codes, motion or several (faces,codes)")
+            default: throw UsageError("--detect \(kind): use faces, landmarks, codes, motion or several (faces,codes)")
             }
+        }
+        if !reshapes.isEmpty, !detectors.contains(where: { $0.detector is FaceLandmarkDetector }) {
+            detectors.append((try FaceLandmarkDetector(), false))
         }
         if triggersOnMotion, !detectors.contains(where: { $0.detector is MotionDetector }) {
             detectors.append((try MotionDetector(settings: try motionSettings()), false))
@@ -142,7 +149,8 @@ struct DetectionOptions: ParsableArguments {
             try DetectorOutput(detector: detector, settings: settings) { found in
                 if writesLines { lines?.write(found.jsonLines) }
                 overlay?.show(found)
-                if detector is FaceDetector { Self.seed(beauties, with: found.faces) }
+                if detector is FaceDetector || detector is FaceLandmarkDetector { Self.seed(beauties, with: found.faces) }
+                if detector is FaceLandmarkDetector { Self.steer(reshapes, with: found) }
                 if triggersOnMotion, found.motion?.event == .start { motionStarted?(found) }
             }
         }
@@ -152,6 +160,11 @@ struct DetectionOptions: ParsableArguments {
 
     /// Gives the faces of the newest analysis to each beauty filter; with none found, the filters
     /// fall back on their own portrait prior.
+    private static func steer(_ reshapes: [FaceReshape], with found: Metadata) {
+        let faces = found.faces.compactMap { $0.landmarks?.reshapeFace(frameWidth: found.frameWidth, frameHeight: found.frameHeight) }
+        for reshape in reshapes { reshape.faces = faces }
+    }
+
     private static func seed(_ beauties: [Beauty], with faces: [Face]) {
         guard !beauties.isEmpty else { return }
         let regions = faces.map { face in

@@ -76,6 +76,9 @@ struct FilterCatalog: Sendable {
             beauty.showsSkinMask = (v["mask"] ?? 0) >= 0.5
             return beauty
         },
+        entry("reshape", "slimmer face, larger eyes (from face landmarks, found on the input)", [
+            p("slimming", 0...1, 0.5, "lower face narrowed"), p("eyes", 0...1, 0.5, "eyes enlarged"),
+        ]) { v in FaceReshape(slimming: Float(v["slimming"] ?? 0.5), eyeEnlargement: Float(v["eyes"] ?? 0.5)) },
         entry("crop", "a rectangle of the picture", [p("x", 0...16384, 0, ""), p("y", 0...16384, 0, ""),
                                                       p("width", 1...16384, 16384, ""), p("height", 1...16384, 16384, "")]) { v in
             Crop(Crop.Region(x: Int(v["x"] ?? 0), y: Int(v["y"] ?? 0), width: Int(v["width"] ?? 16384),

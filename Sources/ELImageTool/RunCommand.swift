@@ -213,7 +213,9 @@ struct RunCommand: AsyncParsableCommand {
         let input = try openInput(options, limit: limit)
         // A motion event's start pulls the pre-record trigger (--trigger motion): the sink is made below.
         let motionTrigger = Locked<(@Sendable () -> Duration?)?>(nil)
-        let detection = try self.detection.attach(to: input.node, beauties: Self.beautiesSeeingInputGeometry(options.filters)) { found in
+        let faceFilters = Self.faceFiltersSeeingInputGeometry(options.filters)
+        let detection = try self.detection.attach(to: input.node, beauties: faceFilters.compactMap { $0 as? Beauty },
+                                                  reshapes: faceFilters.compactMap { $0 as? FaceReshape }) { found in
             if let start = motionTrigger.withLock({ $0 })?() {
                 Terminal.say("motion at frame \(found.frame) (\(Self.seconds(found.time.seconds)) s): recording from \(Self.seconds(start)) s")
             }
@@ -329,18 +331,19 @@ struct RunCommand: AsyncParsableCommand {
         return run
     }
 
-    /// The beauty filters in `filters` that see the input's geometry (only colour filters or other
-    /// beauty filters before them), so that faces found in the input's frames fit their frames.
-    static func beautiesSeeingInputGeometry(_ filters: [FilterCatalog.Filter]) -> [Beauty] {
-        var beauties: [Beauty] = []
+    /// The beauty and reshape filters in `filters` that see the input's geometry (only colour
+    /// filters or other face filters before them), so that faces found in the input's frames fit
+    /// their frames.
+    static func faceFiltersSeeingInputGeometry(_ filters: [FilterCatalog.Filter]) -> [FilterCatalog.Filter] {
+        var found: [FilterCatalog.Filter] = []
         for filter in filters {
-            if let beauty = filter as? Beauty {
-                beauties.append(beauty)
+            if filter is Beauty || filter is FaceReshape {
+                found.append(filter)
             } else if !(filter is ColorOperation) {
                 break
             }
         }
-        return beauties
+        return found
     }
 
     /// "25", "30000/1001".

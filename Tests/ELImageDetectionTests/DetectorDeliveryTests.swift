@@ -14,7 +14,7 @@ final class GatedDetector: MetadataDetector {
     let started = Collector<Int>()
     private let gate = DispatchSemaphore(value: 0)
 
-    func detect(in image: LumaImage) throws -> [Detection] {
+    func detect(in image: AnalysisImage) throws -> [Detection] {
         started.append(image.frame)
         gate.wait()
         gate.signal()  // once open, it stays open

@@ -17,7 +17,7 @@ final class FailingDetector: MetadataDetector {
 
     init(failingFrame: Int) { self.failingFrame = failingFrame }
 
-    func detect(in image: LumaImage) throws -> [Detection] {
+    func detect(in image: AnalysisImage) throws -> [Detection] {
         seen.append(image.frame)
         if image.frame == failingFrame { throw Refusal() }
         return []

@@ -20,7 +20,7 @@ final class RecordingDetector: MetadataDetector {
         self.delay = delay
     }
 
-    func detect(in image: LumaImage) throws -> [Detection] {
+    func detect(in image: AnalysisImage) throws -> [Detection] {
         gate?.pass()
         if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
         seen.append((image.frame, image.time, image.width, image.height))

@@ -1,5 +1,6 @@
 // A plain C surface over the C++ detectors ELImageDetection uses: OpenCV's Haar cascades (faces,
-// eyes) and zxing-cpp (barcodes). Images are 8-bit luma, rows `stride` bytes apart. Errors come
+// eyes), MTCNN through OpenCV's DNN module (faces with landmarks) and zxing-cpp (barcodes). Images
+// are 8-bit luma (RGBA for the landmark networks), rows `stride` bytes apart. Errors come
 // back as a message in a caller's buffer; nothing here throws across the C boundary.
 #ifndef CDETECTORS_H
 #define CDETECTORS_H
@@ -38,6 +39,33 @@ int el_face_cascade_detect(ELFaceCascade *cascade, const uint8_t *luma, int widt
                            int minimumSize, ELFaceResult *faces, int capacity, char *error, size_t errorSize);
 
 void el_face_cascade_destroy(ELFaceCascade *cascade);
+
+// MARK: Faces with landmarks
+
+/// MTCNN's three networks (P-Net, R-Net, O-Net), loaded from ONNX files.
+typedef struct ELFaceLandmarkNet ELFaceLandmarkNet;
+
+/// One face with its five landmarks, in the image's pixels (origin top left; pixel i spans i...i+1).
+typedef struct {
+    float x, y, width, height;
+    /// O-Net's face probability, 0...1.
+    float score;
+    /// x, y pairs: the eye on the image's left, the eye on its right, the nose tip, the mouth corner
+    /// on the left, the mouth corner on the right.
+    float points[10];
+} ELFaceLandmarks;
+
+/// Loads the three networks. Returns NULL and writes a message naming the file into `error` when
+/// one cannot be read or is not an ONNX network OpenCV can run.
+ELFaceLandmarkNet *el_face_landmark_net_create(const char *proposalPath, const char *refinePath, const char *outputPath,
+                                               char *error, size_t errorSize);
+
+/// Finds faces at least `minimumSize` pixels wide in an RGBA image. Writes up to `capacity` faces
+/// into `faces` and returns how many were found (possibly more), or -1 with a message in `error`.
+int el_face_landmark_net_detect(ELFaceLandmarkNet *net, const uint8_t *rgba, int width, int height, int stride,
+                                int minimumSize, ELFaceLandmarks *faces, int capacity, char *error, size_t errorSize);
+
+void el_face_landmark_net_destroy(ELFaceLandmarkNet *net);
 
 // MARK: Codes
 

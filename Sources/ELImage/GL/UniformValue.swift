@@ -11,6 +11,8 @@ public enum UniformValue: Sendable, Equatable {
     case mat3([Float])
     /// Column-major 4x4 matrix (16 values).
     case mat4([Float])
+    /// An array of vec4 (`uniform vec4 name[N]`), from its first element on.
+    case vec4Array([SIMD4<Float>])
 
     func apply(at location: GLint) {
         switch self {
@@ -22,6 +24,10 @@ public enum UniformValue: Sendable, Equatable {
         case .mat3(let values) where values.count == 9: glUniformMatrix3fv(location, 1, GLboolean(GL_FALSE), values)
         case .mat4(let values) where values.count == 16: glUniformMatrix4fv(location, 1, GLboolean(GL_FALSE), values)
         case .mat3, .mat4: break
+        case .vec4Array(let values) where !values.isEmpty:
+            let flat = values.flatMap { [$0.x, $0.y, $0.z, $0.w] }
+            glUniform4fv(location, GLsizei(values.count), flat)
+        case .vec4Array: break
         }
     }
 }

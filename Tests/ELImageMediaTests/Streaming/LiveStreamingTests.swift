@@ -101,7 +101,8 @@ struct LiveStreamingTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
-        let movie = try Self.pacedSmallClip(in: folder, seconds: 6)
+        // 10 s: the live read (ffprobe over HTTP) must end before the stream does, also on a busy machine.
+        let movie = try Self.pacedSmallClip(in: folder, seconds: 10)
         let stream = try VideoEncoder(settings: Self.liveSettings(keyframeInterval: 25))
         movie --> stream
         var options = LiveStreamOptions()

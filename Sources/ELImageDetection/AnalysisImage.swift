@@ -2,9 +2,10 @@ import ELImage
 import Foundation
 
 /// The picture a detector looks at: a frame shrunk on the GPU to the detector's analysis size and
-/// read back as 8-bit luma (`.gray8`, top row first), with the frame it came from.
-public struct LumaImage: Sendable {
-    /// The luma picture; its timestamp is the frame's.
+/// read back in the detector's `analysisFormat` (8-bit luma, `.gray8`, or `.rgba`; top row first),
+/// with the frame it came from.
+public struct AnalysisImage: Sendable {
+    /// The picture; its timestamp is the frame's.
     public let picture: PixelBuffer
     /// The frame's number among those the detector node received.
     public let frame: Int
@@ -12,7 +13,7 @@ public struct LumaImage: Sendable {
     public let frameWidth: Int
     public let frameHeight: Int
 
-    /// `picture` is `.gray8` (made by `DetectorOutput`).
+    /// `picture` is `.gray8` or `.rgba` (made by `DetectorOutput`).
     init(picture: PixelBuffer, frame: Int, frameWidth: Int, frameHeight: Int) {
         self.picture = picture
         self.frame = frame
