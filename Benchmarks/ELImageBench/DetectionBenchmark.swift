@@ -9,8 +9,11 @@ import Foundation
 /// and code detectors (`DetectorOutput`, newest image wins) beside it, on every frame and on every
 /// 10th. Each timed frame is the
 /// entry's `receive` plus `glFinish`, on the render thread; the detectors' workers run on their
-/// own threads meanwhile, competing for the same cores. Blocks of 20 frames alternate after 20
-/// warm-up frames each.
+/// own threads meanwhile, competing for the same cores. Then the face detectors side by side, the
+/// render thread waiting for each analysis (as for a file's frames), so a frame's time holds its
+/// GPU shrink, readback and detection: the Haar cascades (luma) against the landmark networks
+/// (RGBA), and Beauty beside the landmarks with FaceReshape after it. Blocks of 20 frames
+/// alternate after 20 warm-up frames each.
 struct DetectionBenchmark {
     let width = 1280
     let height = 720
@@ -37,6 +40,24 @@ struct DetectionBenchmark {
                 : "beauty + faces,codes branch, every \(interval == 1 ? "" : "\(interval)th ")frame"
             pipelines.append((name, entry, detectors, []))
         }
+        // The face detectors compared, each analysis waited for.
+        let waiting = DetectorOutput.Settings(waitsForDetector: true)
+        for (name, detector) in [("beauty + Haar faces, waited for", try FaceDetector() as any MetadataDetector),
+                                 ("beauty + landmark faces, waited for", try FaceLandmarkDetector())] {
+            let entry = Passthrough()
+            entry --> Beauty() --> drain
+            let output = try DetectorOutput(detector: detector, settings: waiting)
+            entry --> output
+            pipelines.append((name, entry, [output], []))
+        }
+        let reshape = FaceReshape()
+        let steered = Passthrough()
+        let landmarks = try DetectorOutput(detector: try FaceLandmarkDetector(), settings: waiting) { found in
+            reshape.faces = found.faces.compactMap { $0.landmarks?.reshapeFace(frameWidth: found.frameWidth, frameHeight: found.frameHeight) }
+        }
+        steered --> landmarks
+        steered --> Beauty() --> reshape --> drain
+        pipelines.append(("beauty + reshape steered by landmarks, waited for", steered, [landmarks], []))
         let warmUp = 20
         while pipelines[0].times.count < frames + warmUp {
             for index in pipelines.indices {

@@ -4,16 +4,17 @@ import ELImageDetection
 import ELImageMedia
 import Foundation
 
-/// `elimage run --detect faces,landmarks,codes,motion [--metadata FILE] [--overlay]`: detectors on a side
+/// `elimage run --detect faces,codes,motion [--metadata FILE] [--overlay]`: detectors on a side
 /// branch of the input, one JSON line per detection per analysed frame, in the input's pixels; and
 /// `--trigger motion`, motion as the trigger of a pre-recording run.
 struct DetectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Detect faces, landmarks (faces with eyes, nose and mouth corners), codes, motion or several (faces,codes): one JSON line per detection per analysed frame.",
+        "Detect faces, codes, motion or several (faces,codes): one JSON line per detection per analysed frame.",
         discussion: """
             Lines go to standard output (messages then go to standard error), or to --metadata FILE. \
-            Faces: {"frame":12,"time":0.48,"type":"face","id":3,"bounds":[x,y,w,h],"confidence":0.93,"roll":-2.1,"yaw":4.0}; \
-            landmarks: the same with "landmarks":[[x,y],...] (left eye, right eye, nose, mouth left, mouth right; MTCNN's networks, which `make deps` installs); \
+            Faces: {"frame":12,"time":0.48,"type":"face","id":3,"bounds":[x,y,w,h],"confidence":0.93,"roll":-2.1,"yaw":4.0,"landmarks":[[x,y],...]} \
+            (landmarks: left eye, right eye, nose, mouth left, mouth right; MTCNN's networks, which `make deps` installs; \
+            `haar` instead of `faces`: OpenCV's Haar cascades, boxes without landmarks); \
             codes: {"frame":0,"time":0,"type":"qr","format":"QRCode","text":"...","points":[[x,y],...]}; \
             motion: {"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]} (event start, ongoing, end). \
             From a file every analysed frame is waited for; from a camera the detector takes the newest frame and skips what it cannot keep up with.
@@ -32,7 +33,7 @@ struct DetectionOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Analyse at most this many frames per second of the input's time (e.g. 5).")
     var detectRate: Double?
 
-    @Option(help: "The size frames are shrunk to for detection, WIDTHxHEIGHT (default: faces and landmarks 320x320, codes 640x360, motion 160x160; the aspect is kept).")
+    @Option(help: "The size frames are shrunk to for detection, WIDTHxHEIGHT (default: faces 320x320, codes 640x360, motion 160x160; the aspect is kept).")
     var detectSize: String?
 
     @Option(help: ArgumentHelp("What starts a --pre-record file besides SIGUSR1: motion (a motion event's start).",
@@ -129,11 +130,11 @@ struct DetectionOptions: ParsableArguments {
         var detectors: [(detector: any MetadataDetector, writesLines: Bool)] = []
         for kind in (detect ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) {
             switch kind {
-            case "faces", "face": detectors.append((try FaceDetector(), true))
-            case "landmarks": detectors.append((try FaceLandmarkDetector(), true))
+            case "faces", "face", "landmarks": detectors.append((try FaceLandmarkDetector(), true))
+            case "haar": detectors.append((try FaceDetector(), true))
             case "codes", "code": detectors.append((CodeDetector(), true))
             case "motion": detectors.append((try MotionDetector(settings: try motionSettings()), true))
-            default: throw UsageError("--detect \(kind): use faces, landmarks, codes, motion or several (faces,codes)")
+            default: throw UsageError("--detect \(kind): use faces, haar (faces by Haar cascades), codes, motion or several (faces,codes)")
             }
         }
         if !reshapes.isEmpty, !detectors.contains(where: { $0.detector is FaceLandmarkDetector }) {
