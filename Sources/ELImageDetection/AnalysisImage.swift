@@ -33,6 +33,23 @@ public struct AnalysisImage: Sendable {
         }
     }
 
+    /// Runs a C detector on this image's rows: `call` gets the first row, the width, height and
+    /// row distance, a buffer for up to `capacity` results and one for a message, and returns how
+    /// many it found, or -1 with a message (thrown naming `node` and this frame).
+    func detections<Result>(by node: String, empty: Result, capacity: Int = 64,
+                            _ call: (UnsafePointer<UInt8>?, Int32, Int32, Int32, UnsafeMutablePointer<Result>, Int32,
+                                     UnsafeMutablePointer<CChar>, Int) -> Int32) throws -> [Result] {
+        var results = [Result](repeating: empty, count: capacity)
+        var message = [CChar](repeating: 0, count: 512)
+        let count = withRows { rows, bytesPerRow in
+            call(rows, Int32(width), Int32(height), Int32(bytesPerRow), &results, Int32(capacity), &message, message.count)
+        }
+        guard count >= 0 else {
+            throw ELImageError.invalidState(node: node, reason: "frame \(frame): \(String(messageBuffer: message))")
+        }
+        return Array(results.prefix(Int(count)))
+    }
+
     /// Wraps what `detector` found in this image as the frame's `Metadata`.
     public func metadata(_ detections: [Detection], detector: String) -> Metadata {
         Metadata(detector: detector, frame: frame, time: time, frameWidth: frameWidth, frameHeight: frameHeight,

@@ -98,16 +98,9 @@ public final class FaceDetector: MetadataDetector {
 
         func detect(_ image: AnalysisImage, minimumSize: Int) throws -> [ELFaceResult] {
             try lock.withLock { _ in
-                var faces = [ELFaceResult](repeating: ELFaceResult(), count: 64)
-                var message = [CChar](repeating: 0, count: 512)
-                let count = image.withRows { rows, bytesPerRow in
-                    el_face_cascade_detect(handle, rows, Int32(image.width), Int32(image.height), Int32(bytesPerRow),
-                                           Int32(minimumSize), &faces, Int32(faces.count), &message, message.count)
+                try image.detections(by: "FaceDetector", empty: ELFaceResult()) { rows, width, height, stride, faces, capacity, message, size in
+                    el_face_cascade_detect(handle, rows, width, height, stride, Int32(minimumSize), faces, capacity, message, size)
                 }
-                guard count >= 0 else {
-                    throw ELImageError.invalidState(node: "FaceDetector", reason: "frame \(image.frame): \(String(messageBuffer: message))")
-                }
-                return Array(faces.prefix(Int(count)))
             }
         }
     }

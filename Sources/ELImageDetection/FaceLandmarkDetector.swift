@@ -110,16 +110,9 @@ public final class FaceLandmarkDetector: MetadataDetector {
 
         func detect(_ image: AnalysisImage, minimumSize: Int) throws -> [ELFaceLandmarks] {
             try lock.withLock { _ in
-                var faces = [ELFaceLandmarks](repeating: ELFaceLandmarks(), count: 64)
-                var message = [CChar](repeating: 0, count: 512)
-                let count = image.withRows { rows, bytesPerRow in
-                    el_face_landmark_net_detect(handle, rows, Int32(image.width), Int32(image.height), Int32(bytesPerRow),
-                                                Int32(minimumSize), &faces, Int32(faces.count), &message, message.count)
+                try image.detections(by: "FaceLandmarkDetector", empty: ELFaceLandmarks()) { rows, width, height, stride, faces, capacity, message, size in
+                    el_face_landmark_net_detect(handle, rows, width, height, stride, Int32(minimumSize), faces, capacity, message, size)
                 }
-                guard count >= 0 else {
-                    throw ELImageError.invalidState(node: "FaceLandmarkDetector", reason: "frame \(image.frame): \(String(messageBuffer: message))")
-                }
-                return Array(faces.prefix(Int(count)))
             }
         }
     }
