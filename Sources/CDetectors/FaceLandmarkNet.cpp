@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -248,7 +249,8 @@ ELFaceLandmarkNet *el_face_landmark_net_create(const char *proposalPath, const c
                                                char *error, size_t errorSize) {
     const char *current = proposalPath;
     try {
-        auto *net = new ELFaceLandmarkNet();
+        // Owned here until all three load: a network that fails to load throws.
+        auto net = std::make_unique<ELFaceLandmarkNet>();
         net->proposal = cv::dnn::readNetFromONNX(proposalPath);
         current = refinePath;
         net->refine = cv::dnn::readNetFromONNX(refinePath);
@@ -258,7 +260,7 @@ ELFaceLandmarkNet *el_face_landmark_net_create(const char *proposalPath, const c
             each->setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
             each->setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
         }
-        return net;
+        return net.release();
     } catch (const std::exception &exception) {
         if (error && errorSize > 0) snprintf(error, errorSize, "OpenCV cannot load the network %s: %s", current, exception.what());
         return nullptr;
