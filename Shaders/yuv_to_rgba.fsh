@@ -40,7 +40,9 @@ uniform vec3 colorOffset;
 #ifndef SAMPLE_BYTES
 #define SAMPLE_BYTES 1
 #endif
-uniform float inverseLargestSample;  // SAMPLE_BYTES 2: 1 / the largest stored sample (1023, 65472, 65535)
+#if SAMPLE_BYTES == 2
+uniform float inverseLargestSample;  // 1 / the largest stored sample (1023, 65472, 65535)
+#endif
 
 // Exactness on every driver: some (llvmpipe) convert unorm8 to float up to 0.1 level off, and
 // divide through an approximate reciprocal (3e-4 relative error, even for constant divisions).
@@ -52,21 +54,13 @@ vec4 fetch(sampler2D plane, ivec2 position) {
     return round(texelFetch(plane, position, 0) * 255.0) * inverse255;
 }
 
+// The 8-bit path is written out on its own, apart from the deep one below: llvmpipe ran the
+// same operations 30 % slower when they went through the helpers the two paths could share.
 #if SAMPLE_BYTES == 2
 // Two little-endian 16-bit words of a texel (bytes r g, then b a) as their integer values.
 vec2 words(vec4 texel) {
     vec4 bytes = round(texel * 255.0);
     return vec2(bytes.r + 256.0 * bytes.g, bytes.b + 256.0 * bytes.a);
-}
-#endif
-
-// The Y' sample at `pixel`, normalized.
-float lumaAt(ivec2 pixel) {
-#if SAMPLE_BYTES == 2
-    return words(texelFetch(inputImageTexture, pixel, 0)).x * inverseLargestSample;
-#else
-    return fetch(inputImageTexture, pixel).r;
-#endif
 }
 
 // `value` rounded to the nearest half float, so that storing it in a half-float frame is exact:
@@ -77,20 +71,6 @@ vec3 nearestHalf(vec3 value) {
     vec3 binade = floor(log2(max(abs(value), vec3(6.103515625e-05))));
     return round(value * exp2(10.0 - binade)) * exp2(binade - 10.0);
 }
-
-// The one or two chroma samples of a chroma texel, as stored (not normalized).
-vec2 chromaTexel(sampler2D plane, ivec2 position) {
-#if SAMPLE_BYTES == 2
-    return words(texelFetch(plane, position, 0));
-#else
-    return round(texelFetch(plane, position, 0).rg * 255.0);
-#endif
-}
-
-#if SAMPLE_BYTES == 2
-#define CHROMA_NORMALIZER inverseLargestSample
-#else
-#define CHROMA_NORMALIZER inverse255
 #endif
 
 // The four chroma samples around luma `position` (pixel edges; centres at n + 0.5) and the
@@ -113,13 +93,24 @@ ChromaFootprint chromaFootprint(vec2 position) {
 // Bilinear interpolation of a chroma plane's (one or two) channels over `footprint`, in float
 // from exact 8-bit samples.
 vec2 interpolate(sampler2D plane, ChromaFootprint footprint) {
-    vec2 a = chromaTexel(plane, footprint.first);
-    vec2 b = chromaTexel(plane, ivec2(footprint.last.x, footprint.first.y));
-    vec2 c = chromaTexel(plane, ivec2(footprint.first.x, footprint.last.y));
-    vec2 d = chromaTexel(plane, footprint.last);
+#if SAMPLE_BYTES == 2
+    // 16-bit words: one Cb Cr pair a texel.
+    vec2 a = words(texelFetch(plane, footprint.first, 0));
+    vec2 b = words(texelFetch(plane, ivec2(footprint.last.x, footprint.first.y), 0));
+    vec2 c = words(texelFetch(plane, ivec2(footprint.first.x, footprint.last.y), 0));
+    vec2 d = words(texelFetch(plane, footprint.last, 0));
     vec2 top = mix(a, b, footprint.weight.x);
     vec2 bottom = mix(c, d, footprint.weight.x);
-    return mix(top, bottom, footprint.weight.y) * CHROMA_NORMALIZER;
+    return mix(top, bottom, footprint.weight.y) * inverseLargestSample;
+#else
+    vec2 a = texelFetch(plane, footprint.first, 0).rg;
+    vec2 b = texelFetch(plane, ivec2(footprint.last.x, footprint.first.y), 0).rg;
+    vec2 c = texelFetch(plane, ivec2(footprint.first.x, footprint.last.y), 0).rg;
+    vec2 d = texelFetch(plane, footprint.last, 0).rg;
+    vec2 top = mix(round(a * 255.0), round(b * 255.0), footprint.weight.x);
+    vec2 bottom = mix(round(c * 255.0), round(d * 255.0), footprint.weight.x);
+    return mix(top, bottom, footprint.weight.y) * inverse255;
+#endif
 }
 
 // Chroma of packed 4:2:2 at pixel column x, interpolated between co-sited samples.
@@ -147,7 +138,11 @@ vec4 pictureColor(vec2 position) {
     samples = swapChroma == 1 ? samples.xzy : samples;
 #elif PLANE_LAYOUT == 1
     vec2 pair = interpolate(inputImageTexture2, chromaFootprint(position));
-    samples = vec3(lumaAt(pixel), swapChroma == 1 ? pair.yx : pair);
+#if SAMPLE_BYTES == 2
+    samples = vec3(words(texelFetch(inputImageTexture, pixel, 0)).x * inverseLargestSample, swapChroma == 1 ? pair.yx : pair);
+#else
+    samples = vec3(fetch(inputImageTexture, pixel).r, swapChroma == 1 ? pair.yx : pair);
+#endif
 #elif PLANE_LAYOUT == 2
     vec4 texel = fetch(inputImageTexture, ivec2(pixel.x / 2, pixel.y));
     bool odd = (pixel.x & 1) == 1;
