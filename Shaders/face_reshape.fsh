@@ -8,7 +8,8 @@
 //   of the lower face: content there moves by `move` towards the face's middle, fading out to
 //   nothing at radius R: read at p - w^2 move, w = (R^2 - d^2) / (R^2 - d^2 + |move|^2).
 // Outside every disc the input texel is copied exactly (texelFetch), so the background and
-// every straight line away from the faces stay as they were.
+// every straight line away from the faces stay as they were. Frames without faces are not drawn
+// at all (FaceReshape passes them on).
 precision highp float;
 in vec2 textureCoordinate;
 uniform sampler2D inputImageTexture;
@@ -17,10 +18,9 @@ out vec4 fragColor;
 #define MAXIMUM_FACES 8
 uniform int faceCount;
 uniform vec4 eyes[MAXIMUM_FACES];        // left eye centre xy, right eye centre xy (pixels)
-uniform vec4 eyeShape[MAXIMUM_FACES];    // radius (pixels), strength s (0...0.5), unused, unused
 uniform vec4 cheeks[MAXIMUM_FACES];      // left cheek centre xy, right cheek centre xy (pixels)
 uniform vec4 cheekMoves[MAXIMUM_FACES];  // left cheek move xy, right cheek move xy (pixels)
-uniform vec4 cheekRadius[MAXIMUM_FACES]; // radius (pixels), unused, unused, unused
+uniform vec4 shapes[MAXIMUM_FACES];      // eye radius (pixels), eye strength s, cheek radius (pixels), unused
 
 bool moved = false;
 
@@ -47,10 +47,10 @@ void main() {
     vec2 p = gl_FragCoord.xy;  // pixel centres; row 0 is the picture's top row, as the pictures are stored
     for (int k = 0; k < MAXIMUM_FACES; k++) {
         if (k >= faceCount) break;
-        p = pull(p, cheeks[k].xy, cheekRadius[k].x, cheekMoves[k].xy);
-        p = pull(p, cheeks[k].zw, cheekRadius[k].x, cheekMoves[k].zw);
-        p = bulge(p, eyes[k].xy, eyeShape[k].x, eyeShape[k].y);
-        p = bulge(p, eyes[k].zw, eyeShape[k].x, eyeShape[k].y);
+        p = pull(p, cheeks[k].xy, shapes[k].z, cheekMoves[k].xy);
+        p = pull(p, cheeks[k].zw, shapes[k].z, cheekMoves[k].zw);
+        p = bulge(p, eyes[k].xy, shapes[k].x, shapes[k].y);
+        p = bulge(p, eyes[k].zw, shapes[k].x, shapes[k].y);
     }
     if (!moved) {
         fragColor = texelFetch(inputImageTexture, ivec2(gl_FragCoord.xy), 0);

@@ -53,7 +53,7 @@ struct DetectionBenchmark {
         let reshape = FaceReshape()
         let steered = Passthrough()
         let landmarks = try DetectorOutput(detector: try FaceLandmarkDetector(), settings: waiting) { found in
-            reshape.faces = found.faces.compactMap { $0.landmarks?.reshapeFace(frameWidth: found.frameWidth, frameHeight: found.frameHeight) }
+            reshape.faces = found.reshapeFaces
         }
         steered --> landmarks
         steered --> Beauty() --> reshape --> drain

@@ -64,10 +64,12 @@ std::vector<Candidate> suppress(std::vector<Candidate> boxes, float threshold, b
     return kept;
 }
 
-/// Moves each box by its regression (in units of its own size, inclusive).
-void regress(std::vector<Candidate> &boxes) {
+/// Moves each box by its regression, in units of its own size: with the inclusive pixel (the
+/// later stages) or without it (the proposal stage, as the reference scales it).
+void regress(std::vector<Candidate> &boxes, bool inclusive = true) {
+    float pixel = inclusive ? 1 : 0;
     for (auto &box : boxes) {
-        float w = box.x2 - box.x1 + 1, h = box.y2 - box.y1 + 1;
+        float w = box.x2 - box.x1 + pixel, h = box.y2 - box.y1 + pixel;
         box.x1 += box.regression[0] * w;
         box.y1 += box.regression[1] * h;
         box.x2 += box.regression[2] * w;
@@ -187,12 +189,7 @@ std::vector<Candidate> propose(ELFaceLandmarkNet *net, const cv::Mat &rgb, int m
         all.insert(all.end(), found.begin(), found.end());
     }
     all = suppress(all, 0.7f, false);
-    // Stage 1 scales its regression by the box's size without the inclusive pixel.
-    for (auto &box : all) {
-        float w = box.x2 - box.x1, h = box.y2 - box.y1;
-        box.x1 += box.regression[0] * w; box.y1 += box.regression[1] * h;
-        box.x2 += box.regression[2] * w; box.y2 += box.regression[3] * h;
-    }
+    regress(all, false);
     square(all);
     truncate(all);
     return all;

@@ -64,3 +64,11 @@ extension FaceLandmarks {
                                 mouthLeft: unit(mouthLeft), mouthRight: unit(mouthRight))
     }
 }
+
+extension Metadata {
+    /// The landmarks of this frame's faces as `FaceReshape` takes them (faces without landmarks
+    /// left out): `reshape.faces = metadata.reshapeFaces` in a landmark detector's handler.
+    public var reshapeFaces: [FaceReshape.Face] {
+        faces.compactMap { $0.landmarks?.reshapeFace(frameWidth: frameWidth, frameHeight: frameHeight) }
+    }
+}

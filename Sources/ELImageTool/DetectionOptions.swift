@@ -162,7 +162,7 @@ struct DetectionOptions: ParsableArguments {
     /// Gives the faces of the newest analysis to each beauty filter; with none found, the filters
     /// fall back on their own portrait prior.
     private static func steer(_ reshapes: [FaceReshape], with found: Metadata) {
-        let faces = found.faces.compactMap { $0.landmarks?.reshapeFace(frameWidth: found.frameWidth, frameHeight: found.frameHeight) }
+        let faces = found.reshapeFaces
         for reshape in reshapes { reshape.faces = faces }
     }
 

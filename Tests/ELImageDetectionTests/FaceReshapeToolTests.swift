@@ -34,9 +34,7 @@ struct FaceReshapeToolTests {
         let face = try #require(metadata.faces.first)
         let landmarks = try #require(face.landmarks)
         let reshape = FaceReshape(slimming: 0.5, eyeEnlargement: 1)
-        reshape.faces = metadata.faces.compactMap {
-            $0.landmarks?.reshapeFace(frameWidth: metadata.frameWidth, frameHeight: metadata.frameHeight)
-        }
+        reshape.faces = metadata.reshapeFaces
         let pipeline = try EmbeddedPipeline(context: TestContexts.make()) { $0 --> reshape }
         let result = try await pipeline.render(portrait)
         #expect(reshape.statistics.framesReshaped == 1)

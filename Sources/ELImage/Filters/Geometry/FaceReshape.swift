@@ -4,7 +4,7 @@
 /// ```swift
 /// let reshape = FaceReshape(slimming: 0.5, eyeEnlargement: 0.5)
 /// let faces = try DetectorOutput(detector: try FaceLandmarkDetector()) { found in   // ELImageDetection
-///     reshape.faces = found.faces.compactMap { $0.landmarks?.reshapeFace(frameWidth: found.frameWidth, frameHeight: found.frameHeight) }
+///     reshape.faces = found.reshapeFaces
 /// }
 /// camera --> faces
 /// camera --> reshape --> encoder
@@ -14,9 +14,9 @@
 /// (the middle magnified up to 1.33× at `eyeEnlargement` 1), and on each side of the lower face,
 /// 1.0 D out from the face's middle line half way between the nose and the mouth, a local
 /// translation of radius 0.75 D moving the cheek in by up to 0.14 D (at `slimming` 1). Everything
-/// outside these discs is copied exactly. With no faces the frame passes unchanged (one copy),
-/// counted in `statistics.framesWithoutFaces`.
-public final class FaceReshape: SinglePassFilter {
+/// outside these discs is copied exactly. With no faces (or both strengths 0) the frame itself
+/// passes on, with no draw; a frame without faces is counted in `statistics.framesWithoutFaces`.
+public final class FaceReshape: FrameFilter {
     /// A face's five landmarks in 0...1 of the frame's width and height from the top-left corner.
     public struct Face: Sendable, Equatable {
         public var leftEye: SIMD2<Float>
@@ -47,7 +47,7 @@ public final class FaceReshape: SinglePassFilter {
     static let eyeRadius: Float = 0.42, largestEyeStrength: Float = 0.25
     static let cheekOffset: Float = 1.0, cheekRadius: Float = 0.75, largestCheekMove: Float = 0.14
 
-    public let pass = ShaderPass(name: "face_reshape", fragmentShader: EmbeddedShaders.faceReshapeFsh)
+    public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
     private struct State {
         var slimming: Float
@@ -87,31 +87,30 @@ public final class FaceReshape: SinglePassFilter {
 
     private static func unit(_ value: Float) -> Float { value.isNaN ? 0 : min(max(value, 0), 1) }
 
-    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+    public func prepare(in context: isolated RenderContext) throws {
+        _ = try context.program(named: "face_reshape", fragment: EmbeddedShaders.faceReshapeFsh)
+    }
+
+    public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
         let (faces, slimming, enlargement) = state.withLock { state in
             if state.faces.isEmpty { state.statistics.framesWithoutFaces += 1 } else { state.statistics.framesReshaped += 1 }
             return (state.faces, state.slimming, state.eyeEnlargement)
         }
-        let size = SIMD2(Float(input.width), Float(input.height))
-        var eyes: [SIMD4<Float>] = [], eyeShape: [SIMD4<Float>] = []
-        var cheeks: [SIMD4<Float>] = [], moves: [SIMD4<Float>] = [], cheekRadius: [SIMD4<Float>] = []
-        for face in faces {
-            let warp = Self.warp(for: face, in: size, slimming: slimming, eyeEnlargement: enlargement)
-            eyes.append(SIMD4(lowHalf: warp.leftEye, highHalf: warp.rightEye))
-            eyeShape.append(SIMD4(warp.eyeRadius, warp.eyeStrength, 0, 0))
-            cheeks.append(SIMD4(lowHalf: warp.leftCheek, highHalf: warp.rightCheek))
-            moves.append(SIMD4(lowHalf: warp.leftMove, highHalf: warp.rightMove))
-            cheekRadius.append(SIMD4(warp.cheekRadius, 0, 0, 0))
+        guard !faces.isEmpty, slimming > 0 || enlargement > 0 else { return frame }  // nothing moves
+        let size = SIMD2(Float(frame.width), Float(frame.height))
+        let warps = faces.map { Self.warp(for: $0, in: size, slimming: slimming, eyeEnlargement: enlargement) }
+        let output = try context.makeFrame(width: frame.width, height: frame.height, format: frame.workingFormat,
+                                           timestamp: frame.timestamp, colorSpace: frame.colorSpace,
+                                           chromaLocation: frame.chromaLocation)
+        let program = try context.program(named: "face_reshape", fragment: EmbeddedShaders.faceReshapeFsh)
+        try context.draw(program, into: output, inputs: [frame]) { program in
+            program.set(.int(Int32(warps.count)), for: "faceCount")
+            program.set(.vec4Array(warps.map { SIMD4(lowHalf: $0.leftEye, highHalf: $0.rightEye) }), for: "eyes")
+            program.set(.vec4Array(warps.map { SIMD4(lowHalf: $0.leftCheek, highHalf: $0.rightCheek) }), for: "cheeks")
+            program.set(.vec4Array(warps.map { SIMD4(lowHalf: $0.leftMove, highHalf: $0.rightMove) }), for: "cheekMoves")
+            program.set(.vec4Array(warps.map { SIMD4($0.eyeRadius, $0.eyeStrength, $0.cheekRadius, 0) }), for: "shapes")
         }
-        var uniforms: [String: UniformValue] = ["faceCount": .int(Int32(faces.count))]
-        if !faces.isEmpty {
-            uniforms["eyes"] = .vec4Array(eyes)
-            uniforms["eyeShape"] = .vec4Array(eyeShape)
-            uniforms["cheeks"] = .vec4Array(cheeks)
-            uniforms["cheekMoves"] = .vec4Array(moves)
-            uniforms["cheekRadius"] = .vec4Array(cheekRadius)
-        }
-        return uniforms
+        return output
     }
 
     /// One face's warps in pixels of a `size` frame.
