@@ -53,7 +53,7 @@ struct DetectionBenchmark {
         let reshape = FaceReshape()
         let steered = Passthrough()
         let landmarks = try DetectorOutput(detector: try FaceLandmarkDetector(), settings: waiting) { found in
-            reshape.faces = found.reshapeFaces
+            reshape.faces = found.facePoints
         }
         steered --> landmarks
         steered --> Beauty() --> reshape --> drain

@@ -55,20 +55,20 @@ public struct FaceLandmarks: Sendable, Equatable {
 }
 
 extension FaceLandmarks {
-    /// The points in 0...1 of a `frameWidth`×`frameHeight` frame, as `FaceReshape` takes them.
-    public func reshapeFace(frameWidth: Int, frameHeight: Int) -> FaceReshape.Face {
+    /// The points in 0...1 of a `frameWidth`×`frameHeight` frame, as `FaceReshape` and `Beauty` take them.
+    public func facePoints(frameWidth: Int, frameHeight: Int) -> FacePoints {
         func unit(_ point: CGPoint) -> SIMD2<Float> {
             SIMD2(Float(point.x / Double(max(1, frameWidth))), Float(point.y / Double(max(1, frameHeight))))
         }
-        return FaceReshape.Face(leftEye: unit(leftEye), rightEye: unit(rightEye), nose: unit(nose),
-                                mouthLeft: unit(mouthLeft), mouthRight: unit(mouthRight))
+        return FacePoints(leftEye: unit(leftEye), rightEye: unit(rightEye), nose: unit(nose),
+                          mouthLeft: unit(mouthLeft), mouthRight: unit(mouthRight))
     }
 }
 
 extension Metadata {
-    /// The landmarks of this frame's faces as `FaceReshape` takes them (faces without landmarks
-    /// left out): `reshape.faces = metadata.reshapeFaces` in a landmark detector's handler.
-    public var reshapeFaces: [FaceReshape.Face] {
-        faces.compactMap { $0.landmarks?.reshapeFace(frameWidth: frameWidth, frameHeight: frameHeight) }
+    /// The landmarks of this frame's faces as `FaceReshape` and `Beauty` take them (faces without
+    /// landmarks left out): `reshape.faces = metadata.facePoints` in a landmark detector's handler.
+    public var facePoints: [FacePoints] {
+        faces.compactMap { $0.landmarks?.facePoints(frameWidth: frameWidth, frameHeight: frameHeight) }
     }
 }

@@ -14,7 +14,8 @@ struct DetectionOptions: ParsableArguments {
             Lines go to standard output (messages then go to standard error), or to --metadata FILE. \
             Faces: {"frame":12,"time":0.48,"type":"face","id":3,"bounds":[x,y,w,h],"confidence":0.93,"roll":-2.1,"yaw":4.0,"landmarks":[[x,y],...]} \
             (landmarks: left eye, right eye, nose, mouth left, mouth right; MTCNN's networks, which `make deps` installs; \
-            `haar` instead of `faces`: OpenCV's Haar cascades, boxes without landmarks); \
+            `haar` instead of `faces`: OpenCV's Haar cascades, boxes without landmarks; a beauty filter \
+            on the input uses the faces: their skin colour, and with landmarks their folds, eyes and lips); \
             codes: {"frame":0,"time":0,"type":"qr","format":"QRCode","text":"...","points":[[x,y],...]}; \
             motion: {"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]} (event start, ongoing, end). \
             From a file every analysed frame is waited for; from a camera the detector takes the newest frame and skips what it cannot keep up with.
@@ -112,9 +113,10 @@ struct DetectionOptions: ParsableArguments {
     }
 
     /// Adds the detectors to `source`'s targets; nil without --detect, --trigger or a reshape
-    /// filter. The faces found seed the skin model of each filter in `beauties`, and the landmarks
-    /// found (a landmark detector is added for them when --detect does not ask for one) steer
-    /// each filter in `reshapes` (both kinds' frames must have the input's geometry); a motion
+    /// filter. The faces found seed the skin model of each filter in `beauties` (and with
+    /// --detect faces, their landmarks steer its fold smoothing); the landmarks found (a landmark
+    /// detector is added for them when --detect does not ask for one) steer each filter in
+    /// `reshapes` (both kinds' frames must have the input's geometry); a motion
     /// event's start calls `motionStarted` (`--trigger motion`). The detectors follow the
     /// library's default: every sampled frame of a file is analysed (and an overlay and a reshape
     /// are in step), a camera is never slowed.
@@ -150,7 +152,7 @@ struct DetectionOptions: ParsableArguments {
             try DetectorOutput(detector: detector, settings: settings) { found in
                 if writesLines { lines?.write(found.jsonLines) }
                 overlay?.show(found)
-                if detector is FaceDetector || detector is FaceLandmarkDetector { Self.seed(beauties, with: found.faces) }
+                if detector is FaceDetector || detector is FaceLandmarkDetector { Self.seed(beauties, with: found) }
                 if detector is FaceLandmarkDetector { Self.steer(reshapes, with: found) }
                 if triggersOnMotion, found.motion?.event == .start { motionStarted?(found) }
             }
@@ -159,20 +161,26 @@ struct DetectionOptions: ParsableArguments {
         return Run(outputs: outputs, overlay: overlay, lines: lines)
     }
 
-    /// Gives the faces of the newest analysis to each beauty filter; with none found, the filters
-    /// fall back on their own portrait prior.
+    /// Gives the landmarks of the newest analysis to each reshape filter.
     private static func steer(_ reshapes: [FaceReshape], with found: Metadata) {
-        let faces = found.reshapeFaces
+        let faces = found.facePoints
         for reshape in reshapes { reshape.faces = faces }
     }
 
-    private static func seed(_ beauties: [Beauty], with faces: [Face]) {
+    /// Gives the faces of the newest analysis to each beauty filter: their boxes seed the skin
+    /// model, their landmarks (from the landmark detector) steer fold smoothing; with none found,
+    /// the filters fall back on their own portrait prior.
+    private static func seed(_ beauties: [Beauty], with found: Metadata) {
         guard !beauties.isEmpty else { return }
-        let regions = faces.map { face in
+        let regions = found.faces.map { face in
             FaceRegion(x: Float(face.bounds.minX), y: Float(face.bounds.minY),
                        width: Float(face.bounds.width), height: Float(face.bounds.height))
         }
-        for beauty in beauties { beauty.faceRegions = regions }
+        let points = found.facePoints
+        for beauty in beauties {
+            beauty.faceRegions = regions
+            beauty.faces = points
+        }
     }
 }
 

@@ -67,9 +67,11 @@ struct FilterCatalog: Sendable {
         entry("beauty", "skin smoothing that keeps texture", [
             p("strength", 0...1, 0.7, "overall"), p("smoothing", 0...1, 1, "skin smoothing"),
             p("whitening", 0...1, 0.3, "brightening"), p("sharpness", 0...1, 0.3, "detail outside skin"),
+            p("folds", 0...1, 1, "deep folds filled in faces found by --detect faces"),
             p("mask", 0...1, 0, "1: output the skin mask (white = smoothed as skin)"),
         ]) { v in
             let beauty = Beauty(strength: Float(v["strength"] ?? 0.7))
+            if let folds = v["folds"] { beauty.folds = Float(folds) }
             if let smoothing = v["smoothing"] { beauty.smoothing = Float(smoothing) }
             if let whitening = v["whitening"] { beauty.whitening = Float(whitening) }
             if let sharpness = v["sharpness"] { beauty.sharpness = Float(sharpness) }

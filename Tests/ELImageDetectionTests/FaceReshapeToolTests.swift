@@ -34,7 +34,7 @@ struct FaceReshapeToolTests {
         let face = try #require(metadata.faces.first)
         let landmarks = try #require(face.landmarks)
         let reshape = FaceReshape(slimming: 0.5, eyeEnlargement: 1)
-        reshape.faces = metadata.reshapeFaces
+        reshape.faces = metadata.facePoints
         let pipeline = try EmbeddedPipeline(context: TestContexts.make()) { $0 --> reshape }
         let result = try await pipeline.render(portrait)
         #expect(reshape.statistics.framesReshaped == 1)
@@ -76,5 +76,53 @@ struct FaceReshapeToolTests {
         let run = try await elimage.run(["run", bars, "--filter", "reshape:slimming=1,eyes=1", "-o", folder.path("bars-out.png")])
         #expect(run.status == 0, "\(run.errors)")
         #expect((try picture(folder.path("bars-out.png"))).pixels == (try picture(bars)).pixels)
+    }
+
+    /// Variance of the 4-neighbour Laplacian of the BT.709 luma over a rectangle: fine texture.
+    static func laplacianVariance(_ image: RGBAImage, in rect: CGRect) -> Double {
+        func luma(_ x: Int, _ y: Int) -> Double {
+            let offset = (y * image.width + x) * 4
+            return 0.2126 * Double(image.pixels[offset]) + 0.7152 * Double(image.pixels[offset + 1]) + 0.0722 * Double(image.pixels[offset + 2])
+        }
+        var values: [Double] = []
+        for y in Int(rect.minY)..<Int(rect.maxY) {
+            for x in Int(rect.minX)..<Int(rect.maxX) {
+                values.append(luma(x - 1, y) + luma(x + 1, y) + luma(x, y - 1) + luma(x, y + 1) - 4 * luma(x, y))
+            }
+        }
+        let mean = values.reduce(0, +) / Double(values.count)
+        return values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count)
+    }
+
+    @Test("elimage run --filter beauty --detect faces: the landmarks found steer beauty, so grace_hopper's folds and neck smooth further than without")
+    func beautyWithLandmarks() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let portrait = Repository.path("Examples/Media/grace_hopper.jpg")
+        let steered = try await elimage.run(["run", portrait, "--filter", "beauty", "--detect", "faces", "--metadata", folder.path("faces.jsonl"),
+                                             "-o", folder.path("steered.png")])
+        #expect(steered.status == 0, "\(steered.errors)")
+        let unfolded = try await elimage.run(["run", portrait, "--filter", "beauty:folds=0", "--detect", "faces", "--metadata", folder.path("faces2.jsonl"),
+                                              "-o", folder.path("unfolded.png")])
+        #expect(unfolded.status == 0, "\(unfolded.errors)")
+        let plain = try await elimage.run(["run", portrait, "--filter", "beauty", "-o", folder.path("plain.png")])
+        #expect(plain.status == 0, "\(plain.errors)")
+        let input = try picture(portrait)
+        let lines = try String(contentsOfFile: folder.path("faces.jsonl"), encoding: .utf8)
+        #expect(lines.contains("\"landmarks\""), "\(lines)")
+        // The nasolabial folds and the neck's creases (docs/beauty/portraits.json).
+        let folds = [CGRect(x: 208, y: 246, width: 24, height: 44), CGRect(x: 300, y: 248, width: 24, height: 44),
+                     CGRect(x: 250, y: 336, width: 55, height: 50)]
+        func texture(_ path: String) throws -> [Double] {
+            let image = try picture(path)
+            return folds.map { Self.laplacianVariance(image, in: $0) / Self.laplacianVariance(input, in: $0) }
+        }
+        let steeredTexture = try texture(folder.path("steered.png")), plainTexture = try texture(folder.path("plain.png"))
+        let unfoldedTexture = try texture(folder.path("unfolded.png"))
+        print("beauty via the command line, fold texture after/before: steered \(steeredTexture), folds=0 \(unfoldedTexture), no faces \(plainTexture)")
+        for index in folds.indices {
+            #expect(steeredTexture[index] < 0.9 * plainTexture[index], "\(folds[index]): \(steeredTexture[index]) against \(plainTexture[index]) without faces")
+            #expect(steeredTexture[index] < unfoldedTexture[index], "\(folds[index]): \(steeredTexture[index]) against \(unfoldedTexture[index]) at folds=0")
+        }
     }
 }

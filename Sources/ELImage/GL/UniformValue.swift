@@ -4,6 +4,7 @@ import CGLES
 public enum UniformValue: Sendable, Equatable {
     case float(Float)
     case int(Int32)
+    case ivec2(SIMD2<Int32>)
     case vec2(SIMD2<Float>)
     case vec3(SIMD3<Float>)
     case vec4(SIMD4<Float>)
@@ -18,6 +19,7 @@ public enum UniformValue: Sendable, Equatable {
         switch self {
         case .float(let value): glUniform1f(location, value)
         case .int(let value): glUniform1i(location, value)
+        case .ivec2(let value): glUniform2i(location, value.x, value.y)
         case .vec2(let value): glUniform2f(location, value.x, value.y)
         case .vec3(let value): glUniform3f(location, value.x, value.y, value.z)
         case .vec4(let value): glUniform4f(location, value.x, value.y, value.z, value.w)

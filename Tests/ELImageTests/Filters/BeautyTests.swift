@@ -17,9 +17,31 @@ struct Portrait: Sendable, Decodable, CustomTestStringConvertible {
     let notSkin: [PatchRect]
     /// The crop shown in docs/beauty.
     let crop: PatchRect
+    /// Hand-marked landmarks in pixels: left eye, right eye, nose tip, mouth left, mouth right.
+    let landmarks: [[Float]]
+    /// Deep folds (nasolabial, marionette lines, neck creases), where marked.
+    var folds: [PatchRect] = []
     var testDescription: String { name }
 
-    private enum CodingKeys: String, CodingKey { case file, skin, details, notSkin, crop }
+    private enum CodingKeys: String, CodingKey { case file, skin, details, notSkin, crop, landmarks, folds }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        file = try container.decode(String.self, forKey: .file)
+        skin = try container.decode([PatchRect].self, forKey: .skin)
+        details = try container.decode([PatchRect].self, forKey: .details)
+        notSkin = try container.decode([PatchRect].self, forKey: .notSkin)
+        crop = try container.decode(PatchRect.self, forKey: .crop)
+        landmarks = try container.decode([[Float]].self, forKey: .landmarks)
+        folds = try container.decodeIfPresent([PatchRect].self, forKey: .folds) ?? []
+    }
+
+    /// The marked landmarks as `Beauty.faces` takes them, for a `width`×`height` picture.
+    func facePoints(width: Int, height: Int) -> FacePoints {
+        let size = SIMD2(Float(width), Float(height))
+        let points = landmarks.map { SIMD2($0[0], $0[1]) / size }
+        return FacePoints(leftEye: points[0], rightEye: points[1], nose: points[2], mouthLeft: points[3], mouthRight: points[4])
+    }
 
     /// The picture, decoded by ffmpeg (PNG or JPEG).
     func load() throws -> RGBAImage {
@@ -260,6 +282,15 @@ struct BeautyTests {
         beauty.faceRegions = [FaceRegion(x: .nan, y: 0, width: 1, height: 1), FaceRegion(x: -0.5, y: 0.5, width: 1, height: 1),
                               FaceRegion(x: 2, y: 0, width: 1, height: 1)]
         #expect(beauty.faceRegions == [FaceRegion(x: 0, y: 0.5, width: 0.5, height: 0.5)])
+        let face = FacePoints(leftEye: [0.4, 0.4], rightEye: [0.6, 0.4], nose: [0.5, 0.5], mouthLeft: [0.42, 0.6], mouthRight: [0.58, 0.6])
+        var broken = face
+        broken.nose.x = .nan
+        beauty.faces = [broken] + Array(repeating: face, count: 6)
+        #expect(beauty.faces == Array(repeating: face, count: Beauty.maximumFaces), "NaN faces left out, at most four")
+        beauty.folds = .nan
+        #expect(beauty.folds == 1)
+        beauty.folds = 3
+        #expect(beauty.folds == 1)
 
         // NaN settings render exactly what the defaults render.
         let image = crop(try Photos.astronaut(), x: 150, y: 40, width: 160, height: 160)
@@ -285,7 +316,7 @@ struct BeautyTests {
         }
     }
 
-    @Test("The whole filter is eight draws; strength 0 draws nothing")
+    @Test("The whole filter is eight draws (twelve with faces with landmarks); strength 0 draws nothing")
     func drawCalls() async throws {
         let context = try TestContexts.make()
         let image = randomImage(width: 64, height: 48, seed: 77)
@@ -299,6 +330,10 @@ struct BeautyTests {
         let afterTwo = await context.drawCallCount
         #expect(afterOne - before == 8)
         #expect(afterTwo == afterOne)
+        beauty.strength = 0.7
+        beauty.faces = [FacePoints(leftEye: [0.4, 0.4], rightEye: [0.6, 0.4], nose: [0.5, 0.5], mouthLeft: [0.42, 0.6], mouthRight: [0.58, 0.6])]
+        _ = try await render(image, through: beauty, on: context)
+        #expect(await context.drawCallCount - afterTwo == 12, "faces with landmarks add the four fold passes")
     }
 
     /// Writes before/after crops, the skin mask of each portrait and the measured figures to

@@ -12,10 +12,10 @@ struct FaceReshapeTests {
     static let width = 320, height = 240
 
     /// A face whose eyes are 60 px apart, in pixels of a 320×240 frame, offset by `dx`, `dy`.
-    static func face(dx: Float = 0, dy: Float = 0) -> FaceReshape.Face {
+    static func face(dx: Float = 0, dy: Float = 0) -> FacePoints {
         let size = SIMD2(Float(width), Float(height))
         func unit(_ x: Float, _ y: Float) -> SIMD2<Float> { SIMD2(x + dx, y + dy) / size }
-        return FaceReshape.Face(leftEye: unit(130, 100), rightEye: unit(190, 100), nose: unit(160, 130),
+        return FacePoints(leftEye: unit(130, 100), rightEye: unit(190, 100), nose: unit(160, 130),
                                 mouthLeft: unit(140, 160), mouthRight: unit(180, 160))
     }
 

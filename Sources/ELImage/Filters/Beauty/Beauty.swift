@@ -7,9 +7,11 @@
 /// camera --> beauty --> encoder
 /// beauty.strength = 0.4          // takes effect from the next frame
 /// beauty.faceRegions = faces     // optional: a detector's faces seed the skin colour
+/// beauty.faces = found.facePoints // or faces with landmarks: folds are filled too
 /// ```
 ///
-/// How it works (eight draws: three on tiny images, four at 1/f of the size, one at full size):
+/// How it works (eight draws: three on tiny images, four at 1/f of the size, one at full size;
+/// twelve with faces with landmarks):
 /// - Skin model (`beauty_skin_*.fsh`): 32x32 grid points over the frame, weighted by where a face
 ///   is (the `faceRegions` when given, otherwise a broad portrait prior); a 12x12 histogram of
 ///   their chroma; the most populated skin-like chroma relative to the frame's white, refined by
@@ -22,6 +24,13 @@
 /// - `beauty_apply` at full size: a Y + b on skin, eased off across the strongest local
 ///   gradients, plus a share of the finest detail so skin is not plastic; the same detail sharpens
 ///   what is not skin; skin is lifted by whitening.
+/// - Faces with landmarks (`faces`): four more passes at 1/f (`beauty_fold_closing`) take a grey
+///   closing of the luma over about a fifth of the eye distance, which fills dark valleys narrower
+///   than that and nothing else; in each face's lower half and its neck what lies below it is
+///   lifted towards it (`folds`), strong gradients are smoothed there too and shadowed skin counts as skin,
+///   with the zones feathered (the neck's widely) so that no boundary shows; eyes with their
+///   brows, the lips and the nostrils are kept sharp. The faces' boxes seed the skin model when
+///   `faceRegions` is empty.
 ///
 /// `strength` 0 returns the input frame untouched; the smoothing grows monotonically with
 /// `strength` and `smoothing` (the blend, ε and the texture taken away all grow with them).
@@ -45,6 +54,12 @@ public final class Beauty: FrameFilter, PlanDescribing {
         /// Faces in the frame (at most four are used): the skin colour is learnt from them. Empty:
         /// from a broad prior of where a portrait's face is.
         public var faceRegions: [FaceRegion] = []
+        /// Faces with landmarks (at most four are used): folds in their lower half and neck are
+        /// filled, their eyes, brows and lips kept sharp, and (without `faceRegions`) their boxes
+        /// seed the skin colour.
+        public var faces: [FacePoints] = []
+        /// How far the folds of `faces` are filled (0: not at all).
+        public var folds: Float = 1
         /// Renders the skin likelihood (white = skin) instead of the picture: what is smoothed.
         public var showsSkinMask = false
 
@@ -52,7 +67,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
     }
 
     package var planSummary: String {
-        "8 passes (skin model: 3 on tiny images; guided filter: 4 at reduced size; 1 at full size)"
+        "8 passes (skin model: 3 on tiny images; guided filter: 4 at reduced size; 1 at full size), 4 more at reduced size for faces with landmarks"
     }
 
     private let state = Locked(Settings())
@@ -70,6 +85,10 @@ public final class Beauty: FrameFilter, PlanDescribing {
     static let modelAdaptation: Float = 0.3
     /// The skin model's grid and histogram sizes (fixed in the shaders).
     static let gridSize = 32, histogramSize = 12
+    /// The closing's radius in eye distances: folds up to twice as wide are filled.
+    static let foldRadius: Float = 0.1
+    /// The most faces with landmarks used (the apply shader's arrays).
+    public static let maximumFaces = 4
 
     /// All settings at once (each clamped as its property is).
     public var settings: Settings {
@@ -116,6 +135,22 @@ public final class Beauty: FrameFilter, PlanDescribing {
         set { state.withLock { $0.faceRegions = Self.sanitizedRegions(newValue) } }
     }
 
+    /// Faces with landmarks in 0...1 from the top-left corner (at most four are used): folds in
+    /// their lower half and neck are filled, eyes, brows and lips kept sharp, and (when
+    /// `faceRegions` is empty) their boxes seed the skin colour. Faces with a value that is not
+    /// finite are left out.
+    public var faces: [FacePoints] {
+        get { settings.faces }
+        set { state.withLock { $0.faces = Self.sanitizedFaces(newValue) } }
+    }
+
+    /// 0...1 (default 1): how far the folds of `faces` are filled, scaled by `strength`. Clamped;
+    /// NaN means the default.
+    public var folds: Float {
+        get { settings.folds }
+        set { state.withLock { $0.folds = Self.clamp(newValue, neutral: Settings().folds) } }
+    }
+
     /// Renders the skin likelihood (white = skin) instead of the picture, at any strength.
     public var showsSkinMask: Bool {
         get { settings.showsSkinMask }
@@ -153,10 +188,13 @@ public final class Beauty: FrameFilter, PlanDescribing {
         }
         let reduced = try pass(.downsample, [frame], ["sampleOffset": .vec2(texel * Float(factor) / 4)])
         let grid = Float(Self.gridSize)
+        let size = SIMD2(Float(frame.width), Float(frame.height))
+        let axes = settings.faces.map { $0.axes(in: size) }
+        let regions = settings.faceRegions.isEmpty ? axes.map { Self.region(of: $0, in: size) } : settings.faceRegions
         let points = try pass(.skinSamples, [reduced], width: Self.gridSize, height: Self.gridSize, [
             "sampleOffset": .vec2(SIMD2(repeating: 1 / (4 * grid))),
-            "faceRegions": .mat4(Self.regionMatrix(settings.faceRegions)),
-            "faceCount": .int(Int32(min(settings.faceRegions.count, 4))),
+            "faceRegions": .mat4(Self.regionMatrix(regions)),
+            "faceCount": .int(Int32(min(regions.count, 4))),
         ])
         let histogram = try pass(.skinHistogram, [points], width: Self.histogramSize, height: Self.histogramSize)
         let contextID = ObjectIdentifier(context)
@@ -168,8 +206,20 @@ public final class Beauty: FrameFilter, PlanDescribing {
         let moments = try pass(.moments, [reduced])
         let coefficients = try pass(.coefficients, [moments, reduced, model, points], ["epsilon": .float(deviation * deviation)])
         let smoothed = try pass(.box, [coefficients], ["texelSize": .vec2(lowTexel)])
+        // Faces with landmarks: a closing of the block means' luma (four 1-D passes).
+        var closing = smoothed
+        if !axes.isEmpty {
+            let largest = axes.map(\.eyeDistance).max() ?? 0
+            let radius = Int32(min(max((Self.foldRadius * largest / Float(factor)).rounded(), 1), 16))
+            closing = reduced
+            for (stage, direction) in [SIMD2<Int32>(1, 0), SIMD2(0, 1), SIMD2(1, 0), SIMD2(0, 1)].enumerated() {
+                closing = try pass(.foldClosing, [closing], [
+                    "direction": .ivec2(direction), "radius": .int(radius), "stage": .int(Int32(stage)),
+                ])
+            }
+        }
         let blend = 1 - (1 - amount) * (1 - amount)
-        return try pass(.apply, [frame, smoothed, model], width: frame.width, height: frame.height, [
+        return try pass(.apply, [frame, smoothed, model, closing, reduced], width: frame.width, height: frame.height, [
             "texelSize": .vec2(texel),
             "smoothing": .float(blend),
             "textureAmount": .float(Self.textureAmount * (1 - amount)),
@@ -177,7 +227,29 @@ public final class Beauty: FrameFilter, PlanDescribing {
             "whitening": .float(whitening),
             "edgeRange": .vec2(Self.edgeRange),
             "showMask": .float(settings.showsSkinMask ? 1 : 0),
+            "folds": .float(settings.strength * settings.folds),
+            "faceCount": .int(Int32(axes.count)),
+            "faceAxes": .vec4Array(axes.map { SIMD4(lowHalf: $0.eyesMiddle, highHalf: $0.across) }),
+            "faceScales": .vec4Array(axes.map { SIMD4($0.eyeDistance, $0.mouthDistance, 0, 0) }),
+            "faceFeatures": .vec4Array(zip(settings.faces, axes).map { Self.features(of: $0, $1, in: size) }),
         ])
+    }
+
+    /// The mouth's middle (across) and half width, and the nose (across, down), in face units.
+    static func features(of face: FacePoints, _ axes: FaceAxes, in size: SIMD2<Float>) -> SIMD4<Float> {
+        let mouthLeft = axes.coordinates(of: face.mouthLeft * size), mouthRight = axes.coordinates(of: face.mouthRight * size)
+        let nose = axes.coordinates(of: face.nose * size)
+        return SIMD4((mouthLeft.x + mouthRight.x) / 2, abs(mouthRight.x - mouthLeft.x) / 2, nose.x, nose.y)
+    }
+
+    /// A face's box from its landmarks, for the skin model: one eye distance either side of the
+    /// middle, from 0.6 eye-to-mouth distances above the eyes to 1.6 below (the chin).
+    static func region(of axes: FaceAxes, in size: SIMD2<Float>) -> FaceRegion {
+        let corners = [(-1, -0.6), (1, -0.6), (-1, 1.6), (1, 1.6)].map { axes.point(across: Float($0.0), down: Float($0.1)) / size }
+        let low = corners.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
+        let high = corners.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
+        return FaceRegion(x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y).clippedToFrame
+            ?? FaceRegion(x: 0, y: 0, width: 1, height: 1)
     }
 
     /// Up to four regions as the columns of a 4x4 matrix (x, y, width, height each).
@@ -213,7 +285,13 @@ public final class Beauty: FrameFilter, PlanDescribing {
         result.sharpness = clamp(settings.sharpness, neutral: defaults.sharpness)
         result.radius = sanitizedRadius(settings.radius)
         result.faceRegions = sanitizedRegions(settings.faceRegions)
+        result.faces = sanitizedFaces(settings.faces)
+        result.folds = clamp(settings.folds, neutral: defaults.folds)
         return result
+    }
+
+    private static func sanitizedFaces(_ faces: [FacePoints]) -> [FacePoints] {
+        Array(faces.filter(\.isFinite).prefix(maximumFaces))
     }
 
     private static func sanitizedRegions(_ regions: [FaceRegion]) -> [FaceRegion] {
@@ -221,7 +299,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
     }
 
     private enum Pass: CaseIterable {
-        case downsample, skinSamples, skinHistogram, skinModel, moments, coefficients, box, apply
+        case downsample, skinSamples, skinHistogram, skinModel, moments, coefficients, box, foldClosing, apply
 
         var name: String {
             switch self {
@@ -232,6 +310,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
             case .moments: "beauty_moments"
             case .coefficients: "beauty_coefficients"
             case .box: "beauty_box"
+            case .foldClosing: "beauty_fold_closing"
             case .apply: "beauty_apply"
             }
         }
@@ -245,6 +324,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
             case .moments: EmbeddedShaders.beautyMomentsFsh
             case .coefficients: EmbeddedShaders.beautyCoefficientsFsh
             case .box: EmbeddedShaders.beautyBoxFsh
+            case .foldClosing: EmbeddedShaders.beautyFoldClosingFsh
             case .apply: EmbeddedShaders.beautyApplyFsh
             }
         }

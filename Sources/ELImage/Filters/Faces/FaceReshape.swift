@@ -4,7 +4,7 @@
 /// ```swift
 /// let reshape = FaceReshape(slimming: 0.5, eyeEnlargement: 0.5)
 /// let faces = try DetectorOutput(detector: try FaceLandmarkDetector()) { found in   // ELImageDetection
-///     reshape.faces = found.reshapeFaces
+///     reshape.faces = found.facePoints
 /// }
 /// camera --> faces
 /// camera --> reshape --> encoder
@@ -17,24 +17,6 @@
 /// outside these discs is copied exactly. With no faces (or both strengths 0) the frame itself
 /// passes on, with no draw; a frame without faces is counted in `statistics.framesWithoutFaces`.
 public final class FaceReshape: FrameFilter {
-    /// A face's five landmarks in 0...1 of the frame's width and height from the top-left corner.
-    public struct Face: Sendable, Equatable {
-        public var leftEye: SIMD2<Float>
-        public var rightEye: SIMD2<Float>
-        public var nose: SIMD2<Float>
-        public var mouthLeft: SIMD2<Float>
-        public var mouthRight: SIMD2<Float>
-
-        public init(leftEye: SIMD2<Float>, rightEye: SIMD2<Float>, nose: SIMD2<Float>,
-                    mouthLeft: SIMD2<Float>, mouthRight: SIMD2<Float>) {
-            (self.leftEye, self.rightEye, self.nose, self.mouthLeft, self.mouthRight) = (leftEye, rightEye, nose, mouthLeft, mouthRight)
-        }
-
-        var isFinite: Bool {
-            [leftEye, rightEye, nose, mouthLeft, mouthRight].allSatisfy { $0.x.isFinite && $0.y.isFinite }
-        }
-    }
-
     /// The frames seen so far: reshaped, and passed unchanged for want of a face.
     public struct Statistics: Sendable, Equatable {
         public var framesReshaped = 0
@@ -52,7 +34,7 @@ public final class FaceReshape: FrameFilter {
     private struct State {
         var slimming: Float
         var eyeEnlargement: Float
-        var faces: [Face] = []
+        var faces: [FacePoints] = []
         var statistics = Statistics()
     }
     private let state: Locked<State>
@@ -78,7 +60,7 @@ public final class FaceReshape: FrameFilter {
 
     /// The faces to reshape in the next frames (set it from a landmark detector's handler, from
     /// any thread); faces with a value that is not finite are left out.
-    public var faces: [Face] {
+    public var faces: [FacePoints] {
         get { state.withLock { $0.faces } }
         set { state.withLock { $0.faces = Array(newValue.filter(\.isFinite).prefix(Self.maximumFaces)) } }
     }
@@ -121,20 +103,14 @@ public final class FaceReshape: FrameFilter {
         var cheekRadius: Float
     }
 
-    static func warp(for face: Face, in size: SIMD2<Float>, slimming: Float, eyeEnlargement: Float) -> Warp {
-        let leftEye = face.leftEye * size, rightEye = face.rightEye * size
-        let nose = face.nose * size, mouth = (face.mouthLeft + face.mouthRight) * 0.5 * size
-        let across = rightEye - leftEye
-        let distance = max(1e-3, (across * across).sum().squareRoot())
-        let unitAcross = across / distance
-        // The middle line of the face runs through the eyes' midpoint, across's perpendicular.
-        let eyesMiddle = (leftEye + rightEye) * 0.5
-        let level = (nose + mouth) * 0.5
-        let along = ((level - eyesMiddle) * unitAcross).sum()
-        let onMiddleLine = level - along * unitAcross  // the cheek level, on the middle line
-        let offset = cheekOffset * distance * unitAcross
-        let move = largestCheekMove * slimming * distance * unitAcross
-        return Warp(leftEye: leftEye, rightEye: rightEye, eyeRadius: eyeRadius * distance,
+    static func warp(for face: FacePoints, in size: SIMD2<Float>, slimming: Float, eyeEnlargement: Float) -> Warp {
+        let axes = face.axes(in: size), distance = axes.eyeDistance
+        // The cheeks' level is half way between the nose and the mouth, on the face's middle line.
+        let level = (((face.nose * size - axes.eyesMiddle) * axes.down).sum() / axes.mouthDistance + 1) / 2
+        let onMiddleLine = axes.point(across: 0, down: level)
+        let offset = cheekOffset * distance * axes.across
+        let move = largestCheekMove * slimming * distance * axes.across
+        return Warp(leftEye: face.leftEye * size, rightEye: face.rightEye * size, eyeRadius: eyeRadius * distance,
                     eyeStrength: largestEyeStrength * eyeEnlargement,
                     leftCheek: onMiddleLine - offset, rightCheek: onMiddleLine + offset,
                     leftMove: move, rightMove: -move, cheekRadius: cheekRadius * distance)
