@@ -95,7 +95,7 @@ vec2 faceZones(vec2 pixel) {
         vec4 features = faceFeatures[k];
         float lower = ellipse(point, vec2(0.0, 1.0), vec2(1.0, 0.8), 0.3) * smoothstep(features.w - 0.15, features.w + 0.1, point.y);
         float neck = ellipse(point, vec2(0.0, 2.0), vec2(0.7, 0.75), 0.5);
-        float eyes = max(ellipse(point, vec2(-0.5, -0.12), vec2(0.32), 0.35), ellipse(point, vec2(0.5, -0.12), vec2(0.32), 0.35));
+        float eyes = max(ellipse(point, vec2(-0.5, -0.1), vec2(0.3, 0.26), 0.35), ellipse(point, vec2(0.5, -0.1), vec2(0.3, 0.26), 0.35));
         float lips = ellipse(point, vec2(features.x, 1.0), vec2(features.y + 0.12, 0.22), 0.4);
         float nostrils = ellipse(point, vec2(features.z, features.w + 0.1), vec2(0.26, 0.14), 0.4);
         zones = max(zones, vec2(max(lower, neck), max(eyes, max(lips, nostrils))));

@@ -4,8 +4,7 @@
 // a = var / (var + epsilon), b = mean (1 - a), so that a Y + b smooths where the window's
 // variance is small against epsilon and keeps edges where it is large.
 // Blue holds how skin-like the block's chroma is under this frame's skin model (skin model step 3):
-// a soft Mahalanobis distance to the skin's chroma (a block in shadow brought up to the skin's
-// luma first), times the model's confidence that there is
+// a soft Mahalanobis distance to the skin's chroma, times the model's confidence that there is
 // skin at all. Where the model says the chroma carries no information (grayscale), the spatial
 // prior of the grid points stands in for it. The luma limits follow per pixel in the last pass.
 // Alpha holds the window's mean luma (for whitening).
@@ -34,13 +33,6 @@ float skinLikelihood(vec3 rgb) {
     vec2 deviation = chromaScale * 0.25 * vec2(unpack16(texel2.rg), unpack16(texel2.ba));
     float correlation = 2.0 * texel3.r - 1.0;
 
-    // Skin in shadow keeps its chroma per unit of light: a block below 60 % of the skin's mean
-    // luma is brought up to it (at most 4x) before its chroma is compared, easing to no change at
-    // 80 % (the skin's own shading, which the model learnt as it is). Dark blocks that are not
-    // skin by luma (hair, pupils) are left out by the luma limits in the last pass.
-    float skinLuma = unpack16(texelFetch(inputImageTexture3, ivec2(1, 0), 0).rg);
-    float luma = dot(rgb, vec3(0.299, 0.587, 0.114));
-    rgb *= mix(min(skinLuma / max(luma, 1e-3), 4.0), 1.0, smoothstep(0.6 * skinLuma, 0.8 * skinLuma, luma));
     vec2 offset = vec2(dot(rgb, vec3(-0.168736, -0.331264, 0.5)), dot(rgb, vec3(0.5, -0.418688, -0.081312))) - meanChroma;
     float floor2 = chromaFloor * chromaFloor;
     float varianceCb = deviation.x * deviation.x + floor2;

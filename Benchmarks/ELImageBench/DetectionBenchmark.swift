@@ -12,7 +12,8 @@ import Foundation
 /// own threads meanwhile, competing for the same cores. Then the face detectors side by side, the
 /// render thread waiting for each analysis (as for a file's frames), so a frame's time holds its
 /// GPU shrink, readback and detection: the Haar cascades (luma) against the landmark networks
-/// (RGBA), and Beauty beside the landmarks with FaceReshape after it. Blocks of 20 frames
+/// (RGBA), Beauty beside the landmarks with FaceReshape after it, Beauty steered by them (its
+/// fold passes), and Beauty with fixed faces and no detector (the fold passes' own cost). Blocks of 20 frames
 /// alternate after 20 warm-up frames each.
 struct DetectionBenchmark {
     let width = 1280
@@ -58,6 +59,20 @@ struct DetectionBenchmark {
         steered --> landmarks
         steered --> Beauty() --> reshape --> drain
         pipelines.append(("beauty + reshape steered by landmarks, waited for", steered, [landmarks], []))
+        let foldBeauty = Beauty()
+        let folded = Passthrough()
+        let foldLandmarks = try DetectorOutput(detector: try FaceLandmarkDetector(), settings: waiting) { found in
+            foldBeauty.faces = found.facePoints
+        }
+        folded --> foldLandmarks
+        folded --> foldBeauty --> drain
+        pipelines.append(("beauty steered by landmarks (folds), waited for", folded, [foldLandmarks], []))
+        // The face path's own GPU cost: the portrait's marked points (FaceLandmarkTests), no detector.
+        let fixedBeauty = Beauty()
+        fixedBeauty.faces = [facePoints([(202.5, 101.75), (247.25, 102.5), (223.75, 126.25), (203.75, 141.25), (244.5, 142)])]
+        let fixed = Passthrough()
+        fixed --> fixedBeauty --> drain
+        pipelines.append(("beauty with fixed faces (folds), no detector", fixed, [], []))
         let warmUp = 20
         while pipelines[0].times.count < frames + warmUp {
             for index in pipelines.indices {
@@ -85,6 +100,12 @@ struct DetectionBenchmark {
             }
             return PipelineResult(name: name, size: size, latency: latency, ratioToBare: nil)
         }
+    }
+
+    /// Points in the portrait's pixels as `FacePoints` of the scene (the portrait sits at 100, 100).
+    private func facePoints(_ points: [(Float, Float)]) -> FacePoints {
+        let unit = points.map { SIMD2(($0.0 + 100) / Float(width), ($0.1 + 100) / Float(height)) }
+        return FacePoints(leftEye: unit[0], rightEye: unit[1], nose: unit[2], mouthLeft: unit[3], mouthRight: unit[4])
     }
 
     /// The portrait and the QR code on a grey 1280x720 frame, uploaded.

@@ -29,8 +29,7 @@
 ///   than that and nothing else; in each face's lower half and its neck what lies below it is
 ///   lifted towards it (`folds`), strong gradients are smoothed there too and shadowed skin counts as skin,
 ///   with the zones feathered (the neck's widely) so that no boundary shows; eyes with their
-///   brows, the lips and the nostrils are kept sharp. The faces' boxes seed the skin model when
-///   `faceRegions` is empty.
+///   brows, the lips and the nostrils are kept sharp.
 ///
 /// `strength` 0 returns the input frame untouched; the smoothing grows monotonically with
 /// `strength` and `smoothing` (the blend, ε and the texture taken away all grow with them).
@@ -55,8 +54,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
         /// from a broad prior of where a portrait's face is.
         public var faceRegions: [FaceRegion] = []
         /// Faces with landmarks (at most four are used): folds in their lower half and neck are
-        /// filled, their eyes, brows and lips kept sharp, and (without `faceRegions`) their boxes
-        /// seed the skin colour.
+        /// filled, their eyes, brows and lips kept sharp.
         public var faces: [FacePoints] = []
         /// How far the folds of `faces` are filled (0: not at all).
         public var folds: Float = 1
@@ -136,9 +134,9 @@ public final class Beauty: FrameFilter, PlanDescribing {
     }
 
     /// Faces with landmarks in 0...1 from the top-left corner (at most four are used): folds in
-    /// their lower half and neck are filled, eyes, brows and lips kept sharp, and (when
-    /// `faceRegions` is empty) their boxes seed the skin colour. Faces with a value that is not
-    /// finite are left out.
+    /// their lower half and neck are filled, eyes, brows and lips kept sharp (`faceRegions`, which
+    /// a detector's boxes give, seed the skin colour). Faces with a value that is not finite are
+    /// left out.
     public var faces: [FacePoints] {
         get { settings.faces }
         set { state.withLock { $0.faces = Self.sanitizedFaces(newValue) } }
@@ -190,11 +188,10 @@ public final class Beauty: FrameFilter, PlanDescribing {
         let grid = Float(Self.gridSize)
         let size = SIMD2(Float(frame.width), Float(frame.height))
         let axes = settings.faces.map { $0.axes(in: size) }
-        let regions = settings.faceRegions.isEmpty ? axes.map { Self.region(of: $0, in: size) } : settings.faceRegions
         let points = try pass(.skinSamples, [reduced], width: Self.gridSize, height: Self.gridSize, [
             "sampleOffset": .vec2(SIMD2(repeating: 1 / (4 * grid))),
-            "faceRegions": .mat4(Self.regionMatrix(regions)),
-            "faceCount": .int(Int32(min(regions.count, 4))),
+            "faceRegions": .mat4(Self.regionMatrix(settings.faceRegions)),
+            "faceCount": .int(Int32(min(settings.faceRegions.count, 4))),
         ])
         let histogram = try pass(.skinHistogram, [points], width: Self.histogramSize, height: Self.histogramSize)
         let contextID = ObjectIdentifier(context)
@@ -235,23 +232,6 @@ public final class Beauty: FrameFilter, PlanDescribing {
         ])
     }
 
-    /// The mouth's middle (across) and half width, and the nose (across, down), in face units.
-    static func features(of face: FacePoints, _ axes: FaceAxes, in size: SIMD2<Float>) -> SIMD4<Float> {
-        let mouthLeft = axes.coordinates(of: face.mouthLeft * size), mouthRight = axes.coordinates(of: face.mouthRight * size)
-        let nose = axes.coordinates(of: face.nose * size)
-        return SIMD4((mouthLeft.x + mouthRight.x) / 2, abs(mouthRight.x - mouthLeft.x) / 2, nose.x, nose.y)
-    }
-
-    /// A face's box from its landmarks, for the skin model: one eye distance either side of the
-    /// middle, from 0.6 eye-to-mouth distances above the eyes to 1.6 below (the chin).
-    static func region(of axes: FaceAxes, in size: SIMD2<Float>) -> FaceRegion {
-        let corners = [(-1, -0.6), (1, -0.6), (-1, 1.6), (1, 1.6)].map { axes.point(across: Float($0.0), down: Float($0.1)) / size }
-        let low = corners.reduce(SIMD2<Float>(repeating: .infinity)) { pointwiseMin($0, $1) }
-        let high = corners.reduce(SIMD2<Float>(repeating: -.infinity)) { pointwiseMax($0, $1) }
-        return FaceRegion(x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y).clippedToFrame
-            ?? FaceRegion(x: 0, y: 0, width: 1, height: 1)
-    }
-
     /// Up to four regions as the columns of a 4x4 matrix (x, y, width, height each).
     static func regionMatrix(_ regions: [FaceRegion]) -> [Float] {
         var values = [Float](repeating: 0, count: 16)
@@ -259,6 +239,13 @@ public final class Beauty: FrameFilter, PlanDescribing {
             values.replaceSubrange((index * 4)..<(index * 4 + 4), with: [region.x, region.y, region.width, region.height])
         }
         return values
+    }
+
+    /// The mouth's middle (across) and half width, and the nose (across, down), in face units.
+    static func features(of face: FacePoints, _ axes: FaceAxes, in size: SIMD2<Float>) -> SIMD4<Float> {
+        let mouthLeft = axes.coordinates(of: face.mouthLeft * size), mouthRight = axes.coordinates(of: face.mouthRight * size)
+        let nose = axes.coordinates(of: face.nose * size)
+        return SIMD4((mouthLeft.x + mouthRight.x) / 2, abs(mouthRight.x - mouthLeft.x) / 2, nose.x, nose.y)
     }
 
     /// The downsampling factor: the radius over 2.5 (the 5x5 window's half-width), at least 1.
