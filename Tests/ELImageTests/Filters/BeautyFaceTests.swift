@@ -68,6 +68,93 @@ struct BeautyFaceTests {
         }
     }
 
+    /// A copy of a portrait moved elsewhere: mirrored, scaled (bilinear) or its light changed; the
+    /// marked points and folds move with it.
+    enum Copy: String, CaseIterable, Sendable {
+        case mirrored, smaller, larger, warm, cool, darker
+
+        var scale: Double { self == .smaller ? 0.6 : (self == .larger ? 1.6 : 1) }
+
+        func apply(_ image: RGBAImage) -> RGBAImage {
+            switch self {
+            case .warm: return PortraitVariant.warm.apply(to: image)
+            case .cool: return PortraitVariant.cool.apply(to: image)
+            case .darker: return PortraitVariant.darker.apply(to: image)
+            case .mirrored:
+                var pixels = image.pixels
+                for y in 0..<image.height {
+                    for x in 0..<image.width {
+                        let from = (y * image.width + image.width - 1 - x) * 4, to = (y * image.width + x) * 4
+                        for channel in 0..<4 { pixels[to + channel] = image.pixels[from + channel] }
+                    }
+                }
+                return RGBAImage(width: image.width, height: image.height, pixels: pixels)
+            case .smaller, .larger:
+                let width = Int((Double(image.width) * scale).rounded()), height = Int((Double(image.height) * scale).rounded())
+                var pixels = [UInt8](repeating: 255, count: width * height * 4)
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let sx = min(max((Double(x) + 0.5) / scale - 0.5, 0), Double(image.width - 1))
+                        let sy = min(max((Double(y) + 0.5) / scale - 0.5, 0), Double(image.height - 1))
+                        let x0 = Int(sx), y0 = Int(sy), x1 = min(x0 + 1, image.width - 1), y1 = min(y0 + 1, image.height - 1)
+                        let fx = sx - Double(x0), fy = sy - Double(y0)
+                        for channel in 0..<4 {
+                            func at(_ px: Int, _ py: Int) -> Double { Double(image.pixels[(py * image.width + px) * 4 + channel]) }
+                            let top = at(x0, y0) * (1 - fx) + at(x1, y0) * fx, bottom = at(x0, y1) * (1 - fx) + at(x1, y1) * fx
+                            pixels[(y * width + x) * 4 + channel] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+                        }
+                    }
+                }
+                return RGBAImage(width: width, height: height, pixels: pixels)
+            }
+        }
+
+        /// A point of the original picture in the copy (pixels).
+        func move(_ point: SIMD2<Float>, width: Int) -> SIMD2<Float> {
+            self == .mirrored ? SIMD2(Float(width) - point.x, point.y) : point * Float(scale)
+        }
+
+        /// A rectangle of the original picture in the copy (pixels).
+        func move(_ patch: PatchRect, width: Int) -> PatchRect {
+            let corner = move(SIMD2(Float(patch.x), Float(patch.y)), width: width)
+            let size = SIMD2(Float(patch.width), Float(patch.height)) * Float(scale)
+            let x = self == .mirrored ? corner.x - Float(patch.width) : corner.x
+            return PatchRect(name: patch.name, x: Int(x.rounded()), y: Int(corner.y.rounded()),
+                             width: max(4, Int(size.x.rounded())), height: max(4, Int(size.y.rounded())))
+        }
+    }
+
+    @Test("The folds fall the same on copies of grace_hopper moved elsewhere: mirrored, 0.6x and 1.6x the size, warm, cool and darker light",
+          arguments: Copy.allCases)
+    func copies(_ copy: Copy) async throws {
+        let portrait = Portrait.graceHopper
+        let original = try portrait.load()
+        let image = copy.apply(original)
+        let marked = portrait.landmarks.map { copy.move(SIMD2($0[0], $0[1]), width: original.width) / SIMD2(Float(image.width), Float(image.height)) }
+        let folds = portrait.folds.map { copy.move($0, width: original.width) }
+        let context = try TestContexts.make()
+        let beauty = Beauty()
+        beauty.faces = [FacePoints(leftEye: copy == .mirrored ? marked[1] : marked[0], rightEye: copy == .mirrored ? marked[0] : marked[1],
+                                   nose: marked[2], mouthLeft: copy == .mirrored ? marked[4] : marked[3],
+                                   mouthRight: copy == .mirrored ? marked[3] : marked[4])]
+        let withFaces = try await render(image, through: beauty, on: context)
+        let without = try await render(image, through: Beauty(), on: context)
+        let lumaBefore = BeautyMetrics.luma(image)
+        func pooled(_ after: RGBAImage) -> Double {
+            let lumaAfter = BeautyMetrics.luma(after)
+            var sumBefore = 0.0, sumAfter = 0.0
+            for patch in folds {
+                let area = Double(patch.width * patch.height)
+                sumBefore += area * BeautyMetrics.laplacianVariance(lumaBefore, width: image.width, in: patch)
+                sumAfter += area * BeautyMetrics.laplacianVariance(lumaAfter, width: image.width, in: patch)
+            }
+            return sumAfter / sumBefore
+        }
+        let faces = pooled(withFaces), plain = pooled(without)
+        print("beauty folds on a \(copy.rawValue) copy: texture after/before \(faces) with faces, \(plain) without")
+        #expect(faces <= 0.6 && faces < 0.75 * plain, "\(copy.rawValue): \(faces) with faces, \(plain) without")
+    }
+
     /// The luma steps in grace_hopper's neck: for each row from the chin to the collar, the mean of
     /// the four rows below minus the four above, over the neck's middle columns, in levels 0...255.
     static func neckSteps(_ image: RGBAImage) -> [Double] {
