@@ -17,13 +17,19 @@ struct BeautyFaceTests {
         return beauty
     }
 
+    /// The portrait, and beauty's output at the defaults with its marked face and without.
+    static func rendered(_ portrait: Portrait) async throws -> (before: RGBAImage, withFaces: RGBAImage, without: RGBAImage) {
+        let before = try portrait.load()
+        let context = try TestContexts.make()
+        let withFaces = try await render(before, through: beauty(portrait, before, faces: true), on: context)
+        let without = try await render(before, through: beauty(portrait, before, faces: false), on: context)
+        return (before, withFaces, without)
+    }
+
     @Test("Folds: the texture over grace_hopper's folds falls by a quarter or more with faces, more than without, and the skin and detail measures still hold")
     func folds() async throws {
         let portrait = Portrait.graceHopper
-        let before = try portrait.load()
-        let context = try TestContexts.make()
-        let withFaces = try await render(before, through: Self.beauty(portrait, before, faces: true), on: context)
-        let without = try await render(before, through: Self.beauty(portrait, before, faces: false), on: context)
+        let (before, withFaces, without) = try await Self.rendered(portrait)
         try dump(["before": before, "faces": withFaces, "without": without], portrait)
         let lumaBefore = BeautyMetrics.luma(before)
         // Laplacian variance after / before, each fold and all together (area-weighted).
@@ -54,10 +60,7 @@ struct BeautyFaceTests {
 
     @Test("Eyes, glasses and mouth stay as sharp with faces as without (Sobel energy), and the portraits' measures hold", arguments: Portrait.all)
     func featuresSharp(_ portrait: Portrait) async throws {
-        let before = try portrait.load()
-        let context = try TestContexts.make()
-        let withFaces = try await render(before, through: Self.beauty(portrait, before, faces: true), on: context)
-        let without = try await render(before, through: Self.beauty(portrait, before, faces: false), on: context)
+        let (before, withFaces, without) = try await Self.rendered(portrait)
         let faces = BeautyReport(before: before, after: withFaces, portrait: portrait)
         let plain = BeautyReport(before: before, after: without, portrait: portrait)
         print("beauty with faces \(portrait.name): \(faces.summary)")
@@ -168,10 +171,7 @@ struct BeautyFaceTests {
     @Test("No boundary where the smoothing ends: across grace_hopper's chin shadow (where it ends without faces) and its collar (with faces) the luma step is no larger than in the input")
     func neckBoundary() async throws {
         let portrait = Portrait.graceHopper
-        let before = try portrait.load()
-        let context = try TestContexts.make()
-        let withFaces = try await render(before, through: Self.beauty(portrait, before, faces: true), on: context)
-        let without = try await render(before, through: Self.beauty(portrait, before, faces: false), on: context)
+        let (before, withFaces, without) = try await Self.rendered(portrait)
         let input = Self.neckSteps(before), faces = Self.neckSteps(withFaces), plain = Self.neckSteps(without)
         // The largest growth of a step's size over the input's, in levels, and its row.
         func excess(_ steps: [Double], rows: Range<Int>) -> (levels: Double, row: Int) {
