@@ -10,7 +10,8 @@
 //   strongest local gradients (eyelashes, lip and nostril lines);
 // - whitening lifts skin by w m (1 - m), m the local mean luma: the same lift for a pixel and its
 //   neighbours, so that it brightens without sharpening the texture back;
-// - faces with landmarks (`faceCount` > 0) shape it further, in each face's own units (eye
+// - faces with landmarks (compiled with FACES defined: Beauty runs that variant only for frames
+//   with faces, so the plain one pays nothing for them) shape it further, in each face's own units (eye
 //   distances across, eye-to-mouth distances down): in the lower face and the neck the luma's
 //   lower limit is relaxed (folds and the shadow under the chin are shadowed skin), strong
 //   gradients are smoothed too, and what lies below the closing of the luma (beauty_fold_closing)
@@ -24,8 +25,10 @@ in vec2 textureCoordinate;
 uniform sampler2D inputImageTexture;   // the input picture
 uniform sampler2D inputImageTexture2;  // pass 4: mean a, mean b, skin likelihood, mean luma
 uniform sampler2D inputImageTexture3;  // the skin model: its luma limits are applied per pixel
-uniform sampler2D inputImageTexture4;  // the closing of the luma (beauty_fold_closing), when faceCount > 0
+#ifdef FACES
+uniform sampler2D inputImageTexture4;  // the closing of the luma (beauty_fold_closing)
 uniform sampler2D inputImageTexture5;  // the block means (pass 1): a smooth colour for the hue of shadowed skin
+#endif
 out vec4 fragColor;
 
 uniform vec2 texelSize;
@@ -35,6 +38,7 @@ uniform float sharpness;
 uniform float whitening;
 uniform vec2 edgeRange;  // gradient magnitudes (per pixel, 0...1 units) where protection starts and is full
 uniform float showMask;
+#ifdef FACES
 uniform float folds;     // how much of the fold depth is filled inside faces
 const float maximumFill = 0.1;  // deeper valleys (the shadow under the chin) are lifted this much at most
 
@@ -43,6 +47,7 @@ uniform int faceCount;
 uniform vec4 faceAxes[MAXIMUM_FACES];      // the eyes' middle xy (pixels), the unit vector from the left eye to the right
 uniform vec4 faceScales[MAXIMUM_FACES];    // eye distance, eye-to-mouth distance (pixels), unused, unused
 uniform vec4 faceFeatures[MAXIMUM_FACES];  // the mouth's middle across, its half width, the nose across, down (face units)
+#endif
 
 const vec3 bt709 = vec3(0.2126, 0.7152, 0.0722);
 
@@ -54,7 +59,8 @@ float unpack16(vec2 pair) {
 // blurred over a few pixels): hair, pupils, lashes and brows below, glare above. `luma` is the
 // guided filter's output (BT.601 weights): smooth on skin, so that noise does not make the mask
 // flicker, and as sharp as the input on strong structure.
-// `relaxed` 1 (inside a face's lower half) moves the lower limit down to 20 % of the skin's luma.
+// With FACES, `relaxed` 1 (inside a face's lower half) moves the lower limit down to 20 % of the
+// skin's luma.
 float lumaLimits(float luma, float relaxed) {
     vec4 model = texelFetch(inputImageTexture3, ivec2(1, 0), 0);
     float meanLuma = unpack16(model.rg);
@@ -62,11 +68,15 @@ float lumaLimits(float luma, float relaxed) {
     // Margins relative to the skin's luma: darker skin has darker hair and lips, closer in luma.
     // Above, lit foreheads and cheekbones are skin too: the wider margin leaves eye whites and
     // teeth to the chroma.
-    float low = mix(meanLuma - 2.0 * lumaDeviation - 0.07 * meanLuma, 0.2 * meanLuma, relaxed);
+    float low = meanLuma - 2.0 * lumaDeviation - 0.07 * meanLuma;
+#ifdef FACES
+    low = mix(low, 0.2 * meanLuma, relaxed);
+#endif
     float high = meanLuma + 2.5 * lumaDeviation + 0.12 * meanLuma;
     return smoothstep(low - 0.07 * meanLuma, low, luma) * (1.0 - smoothstep(high, high + 0.1 * meanLuma, luma));
 }
 
+#ifdef FACES
 // How far a colour inside a face's lower half or neck is skin, lit or in shadow, by its hue
 // alone: shadows under the chin and in deep folds are darker and redder than the skin the model
 // learnt, but keep a skin hue (red above yellow, neither gray nor blue); the suit, the collar,
@@ -102,6 +112,7 @@ vec2 faceZones(vec2 pixel) {
     }
     return zones;
 }
+#endif
 
 void main() {
     vec4 color = texture(inputImageTexture, textureCoordinate);
@@ -115,11 +126,17 @@ void main() {
     vec3 detail = color.rgb - blur;
     float luma = dot(color.rgb, bt709);
     float guided = coefficients.x * luma + coefficients.y;
-    vec2 zones = faceCount > 0 ? faceZones(gl_FragCoord.xy) : vec2(0.0);
+#ifdef FACES
+    vec2 zones = faceZones(gl_FragCoord.xy);
     float face = zones.x * (1.0 - zones.y);
     float skin = coefficients.z * lumaLimits(guided + dot(color.rgb, vec3(0.299, 0.587, 0.114)) - luma, face);
-    if (face > 0.0) skin = max(skin, face * shadowedSkin(texture(inputImageTexture5, textureCoordinate).rgb));
+    skin = max(skin, face * shadowedSkin(texture(inputImageTexture5, textureCoordinate).rgb));
     float smoothed = skin * (1.0 - zones.y);
+#else
+    const float face = 0.0;
+    float skin = coefficients.z * lumaLimits(guided + dot(color.rgb, vec3(0.299, 0.587, 0.114)) - luma, face);
+    float smoothed = skin;
+#endif
     if (showMask > 0.5) {
         fragColor = vec4(vec3(smoothed), 1.0);
         return;
@@ -132,7 +149,9 @@ void main() {
     float target = guided + textureAmount * dot(detail, bt709);
     // Folds: what lies below the closing (the level of the skin around a narrow dark valley) rises
     // towards it, by at most maximumFill.
-    if (faceCount > 0) target += folds * face * clamp(texture(inputImageTexture4, textureCoordinate).r - guided, 0.0, maximumFill);
+#ifdef FACES
+    target += folds * face * clamp(texture(inputImageTexture4, textureCoordinate).r - guided, 0.0, maximumFill);
+#endif
 
     vec3 result = color.rgb + smoothing * smoothed * (1.0 - edge) * (target - luma);
     result += sharpness * (1.0 - smoothed) * (1.0 - face) * detail;

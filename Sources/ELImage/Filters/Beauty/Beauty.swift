@@ -204,11 +204,10 @@ public final class Beauty: FrameFilter, PlanDescribing {
         let coefficients = try pass(.coefficients, [moments, reduced, model, points], ["epsilon": .float(deviation * deviation)])
         let smoothed = try pass(.box, [coefficients], ["texelSize": .vec2(lowTexel)])
         // Faces with landmarks: a closing of the block means' luma (four 1-D passes).
-        var closing = smoothed
+        var closing = reduced
         if !axes.isEmpty {
             let largest = axes.map(\.eyeDistance).max() ?? 0
             let radius = Int32(min(max((Self.foldRadius * largest / Float(factor)).rounded(), 1), 16))
-            closing = reduced
             for (stage, direction) in [SIMD2<Int32>(1, 0), SIMD2(0, 1), SIMD2(1, 0), SIMD2(0, 1)].enumerated() {
                 closing = try pass(.foldClosing, [closing], [
                     "direction": .ivec2(direction), "radius": .int(radius), "stage": .int(Int32(stage)),
@@ -216,7 +215,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
             }
         }
         let blend = 1 - (1 - amount) * (1 - amount)
-        return try pass(.apply, [frame, smoothed, model, closing, reduced], width: frame.width, height: frame.height, [
+        var uniforms: [String: UniformValue] = [
             "texelSize": .vec2(texel),
             "smoothing": .float(blend),
             "textureAmount": .float(Self.textureAmount * (1 - amount)),
@@ -224,12 +223,16 @@ public final class Beauty: FrameFilter, PlanDescribing {
             "whitening": .float(whitening),
             "edgeRange": .vec2(Self.edgeRange),
             "showMask": .float(settings.showsSkinMask ? 1 : 0),
-            "folds": .float(settings.strength * settings.folds),
-            "faceCount": .int(Int32(axes.count)),
-            "faceAxes": .vec4Array(axes.map { SIMD4(lowHalf: $0.eyesMiddle, highHalf: $0.across) }),
-            "faceScales": .vec4Array(axes.map { SIMD4($0.eyeDistance, $0.mouthDistance, 0, 0) }),
-            "faceFeatures": .vec4Array(zip(settings.faces, axes).map { Self.features(of: $0, $1, in: size) }),
-        ])
+        ]
+        guard !axes.isEmpty else {
+            return try pass(.apply, [frame, smoothed, model], width: frame.width, height: frame.height, uniforms)
+        }
+        uniforms["folds"] = .float(settings.strength * settings.folds)
+        uniforms["faceCount"] = .int(Int32(axes.count))
+        uniforms["faceAxes"] = .vec4Array(axes.map { SIMD4(lowHalf: $0.eyesMiddle, highHalf: $0.across) })
+        uniforms["faceScales"] = .vec4Array(axes.map { SIMD4($0.eyeDistance, $0.mouthDistance, 0, 0) })
+        uniforms["faceFeatures"] = .vec4Array(zip(settings.faces, axes).map { Self.features(of: $0, $1, in: size) })
+        return try pass(.applyWithFaces, [frame, smoothed, model, closing, reduced], width: frame.width, height: frame.height, uniforms)
     }
 
     /// Up to four regions as the columns of a 4x4 matrix (x, y, width, height each).
@@ -286,7 +289,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
     }
 
     private enum Pass: CaseIterable {
-        case downsample, skinSamples, skinHistogram, skinModel, moments, coefficients, box, foldClosing, apply
+        case downsample, skinSamples, skinHistogram, skinModel, moments, coefficients, box, foldClosing, apply, applyWithFaces
 
         var name: String {
             switch self {
@@ -299,8 +302,13 @@ public final class Beauty: FrameFilter, PlanDescribing {
             case .box: "beauty_box"
             case .foldClosing: "beauty_fold_closing"
             case .apply: "beauty_apply"
+            case .applyWithFaces: Self.facesVariant.name
             }
         }
+
+        /// The final pass with the faces' zones compiled in (`#ifdef FACES`): run only for frames
+        /// with faces, so that the plain pass costs what it did before them.
+        private static let facesVariant = ShaderVariant("beauty_apply", source: EmbeddedShaders.beautyApplyFsh, defines: [("FACES", 1)])
 
         var source: String {
             switch self {
@@ -313,6 +321,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
             case .box: EmbeddedShaders.beautyBoxFsh
             case .foldClosing: EmbeddedShaders.beautyFoldClosingFsh
             case .apply: EmbeddedShaders.beautyApplyFsh
+            case .applyWithFaces: Self.facesVariant.source
             }
         }
     }
