@@ -11,8 +11,8 @@
 // - whitening lifts skin by w m (1 - m), m the local mean luma: the same lift for a pixel and its
 //   neighbours, so that it brightens without sharpening the texture back;
 // - faces with landmarks (compiled with FACES defined: Beauty runs that variant only for frames
-//   with faces, so the plain one pays nothing for them) shape it further, in each face's own units (eye
-//   distances across, eye-to-mouth distances down): in the lower face and the neck the luma's
+//   with faces, so the plain one pays nothing for them) shape it further, with the zones that
+//   beauty_fold_closing's last pass works out at the reduced size: in the lower face and the neck the luma's
 //   lower limit is relaxed (folds and the shadow under the chin are shadowed skin), strong
 //   gradients are smoothed too, and what lies below the closing of the luma (beauty_fold_closing)
 //   is lifted towards it, so deep folds fill; the zones' edges are feathered, the neck's widely, so that no
@@ -26,8 +26,7 @@ uniform sampler2D inputImageTexture;   // the input picture
 uniform sampler2D inputImageTexture2;  // pass 4: mean a, mean b, skin likelihood, mean luma
 uniform sampler2D inputImageTexture3;  // the skin model: its luma limits are applied per pixel
 #ifdef FACES
-uniform sampler2D inputImageTexture4;  // the closing of the luma (beauty_fold_closing)
-uniform sampler2D inputImageTexture5;  // the block means (pass 1): a smooth colour for the hue of shadowed skin
+uniform sampler2D inputImageTexture4;  // beauty_fold_closing's last pass: the closing, the faces' zones, skin hue
 #endif
 out vec4 fragColor;
 
@@ -41,12 +40,6 @@ uniform float showMask;
 #ifdef FACES
 uniform float folds;     // how much of the fold depth is filled inside faces
 const float maximumFill = 0.1;  // deeper valleys (the shadow under the chin) are lifted this much at most
-
-#define MAXIMUM_FACES 4
-uniform int faceCount;
-uniform vec4 faceAxes[MAXIMUM_FACES];      // the eyes' middle xy (pixels), the unit vector from the left eye to the right
-uniform vec4 faceScales[MAXIMUM_FACES];    // eye distance, eye-to-mouth distance (pixels), unused, unused
-uniform vec4 faceFeatures[MAXIMUM_FACES];  // the mouth's middle across, its half width, the nose across, down (face units)
 #endif
 
 const vec3 bt709 = vec3(0.2126, 0.7152, 0.0722);
@@ -76,43 +69,6 @@ float lumaLimits(float luma, float relaxed) {
     return smoothstep(low - 0.07 * meanLuma, low, luma) * (1.0 - smoothstep(high, high + 0.1 * meanLuma, luma));
 }
 
-#ifdef FACES
-// How far a colour inside a face's lower half or neck is skin, lit or in shadow, by its hue
-// alone: shadows under the chin and in deep folds are darker and redder than the skin the model
-// learnt, but keep a skin hue (red above yellow, neither gray nor blue); the suit, the collar,
-// gray hair and the background beside the neck do not.
-float shadowedSkin(vec3 rgb) {
-    float luma = dot(rgb, vec3(0.299, 0.587, 0.114));
-    vec2 chroma = vec2(dot(rgb, vec3(-0.168736, -0.331264, 0.5)), dot(rgb, vec3(0.5, -0.418688, -0.081312))) / max(luma, 0.02);
-    return smoothstep(0.02, 0.05, luma) * smoothstep(0.08, 0.15, chroma.y) * (1.0 - smoothstep(0.8, 1.0, chroma.y))
-        * smoothstep(0.0, 0.05, -chroma.x) * (1.0 - smoothstep(0.45, 0.6, -chroma.x));
-}
-
-// 1 inside the ellipse with these radii, 0 outside, falling smoothly over the outer `feather`.
-float ellipse(vec2 point, vec2 centre, vec2 radii, float feather) {
-    return 1.0 - smoothstep(1.0 - feather, 1.0, length((point - centre) / radii));
-}
-
-// x: how far this pixel is in a face's lower half or neck (where folds are); y: how far it is in
-// an eye with its brow, the lips or the nostrils (kept as they are).
-vec2 faceZones(vec2 pixel) {
-    vec2 zones = vec2(0.0);
-    for (int k = 0; k < MAXIMUM_FACES; k++) {
-        if (k >= faceCount) break;
-        vec2 offset = pixel - faceAxes[k].xy;
-        vec2 across = faceAxes[k].zw;
-        vec2 point = vec2(dot(offset, across) / faceScales[k].x, dot(offset, vec2(-across.y, across.x)) / faceScales[k].y);
-        vec4 features = faceFeatures[k];
-        float lower = ellipse(point, vec2(0.0, 1.0), vec2(1.0, 0.8), 0.3) * smoothstep(features.w - 0.15, features.w + 0.1, point.y);
-        float neck = ellipse(point, vec2(0.0, 2.0), vec2(0.7, 0.75), 0.5);
-        float eyes = max(ellipse(point, vec2(-0.5, -0.1), vec2(0.3, 0.26), 0.35), ellipse(point, vec2(0.5, -0.1), vec2(0.3, 0.26), 0.35));
-        float lips = ellipse(point, vec2(features.x, 1.0), vec2(features.y + 0.12, 0.22), 0.4);
-        float nostrils = ellipse(point, vec2(features.z, features.w + 0.1), vec2(0.26, 0.14), 0.4);
-        zones = max(zones, vec2(max(lower, neck), max(eyes, max(lips, nostrils))));
-    }
-    return zones;
-}
-#endif
 
 void main() {
     vec4 color = texture(inputImageTexture, textureCoordinate);
@@ -127,11 +83,11 @@ void main() {
     float luma = dot(color.rgb, bt709);
     float guided = coefficients.x * luma + coefficients.y;
 #ifdef FACES
-    vec2 zones = faceZones(gl_FragCoord.xy);
-    float face = zones.x * (1.0 - zones.y);
+    vec4 faces = texture(inputImageTexture4, textureCoordinate);  // closing, lower face and neck, features, skin hue
+    float face = faces.g * (1.0 - faces.b);
     float skin = coefficients.z * lumaLimits(guided + dot(color.rgb, vec3(0.299, 0.587, 0.114)) - luma, face);
-    skin = max(skin, face * shadowedSkin(texture(inputImageTexture5, textureCoordinate).rgb));
-    float smoothed = skin * (1.0 - zones.y);
+    skin = max(skin, face * faces.a);
+    float smoothed = skin * (1.0 - faces.b);
 #else
     const float face = 0.0;
     float skin = coefficients.z * lumaLimits(guided + dot(color.rgb, vec3(0.299, 0.587, 0.114)) - luma, face);
@@ -150,7 +106,7 @@ void main() {
     // Folds: what lies below the closing (the level of the skin around a narrow dark valley) rises
     // towards it, by at most maximumFill.
 #ifdef FACES
-    target += folds * face * clamp(texture(inputImageTexture4, textureCoordinate).r - guided, 0.0, maximumFill);
+    target += folds * face * clamp(faces.r - guided, 0.0, maximumFill);
 #endif
 
     vec3 result = color.rgb + smoothing * smoothed * (1.0 - edge) * (target - luma);

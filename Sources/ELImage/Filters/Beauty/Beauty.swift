@@ -203,19 +203,8 @@ public final class Beauty: FrameFilter, PlanDescribing {
         let moments = try pass(.moments, [reduced])
         let coefficients = try pass(.coefficients, [moments, reduced, model, points], ["epsilon": .float(deviation * deviation)])
         let smoothed = try pass(.box, [coefficients], ["texelSize": .vec2(lowTexel)])
-        // Faces with landmarks: a closing of the block means' luma (four 1-D passes).
-        var closing = reduced
-        if !axes.isEmpty {
-            let largest = axes.map(\.eyeDistance).max() ?? 0
-            let radius = Int32(min(max((Self.foldRadius * largest / Float(factor)).rounded(), 1), 16))
-            for (stage, direction) in [SIMD2<Int32>(1, 0), SIMD2(0, 1), SIMD2(1, 0), SIMD2(0, 1)].enumerated() {
-                closing = try pass(.foldClosing, [closing], [
-                    "direction": .ivec2(direction), "radius": .int(radius), "stage": .int(Int32(stage)),
-                ])
-            }
-        }
         let blend = 1 - (1 - amount) * (1 - amount)
-        var uniforms: [String: UniformValue] = [
+        let uniforms: [String: UniformValue] = [
             "texelSize": .vec2(texel),
             "smoothing": .float(blend),
             "textureAmount": .float(Self.textureAmount * (1 - amount)),
@@ -227,12 +216,30 @@ public final class Beauty: FrameFilter, PlanDescribing {
         guard !axes.isEmpty else {
             return try pass(.apply, [frame, smoothed, model], width: frame.width, height: frame.height, uniforms)
         }
-        uniforms["folds"] = .float(settings.strength * settings.folds)
-        uniforms["faceCount"] = .int(Int32(axes.count))
-        uniforms["faceAxes"] = .vec4Array(axes.map { SIMD4(lowHalf: $0.eyesMiddle, highHalf: $0.across) })
-        uniforms["faceScales"] = .vec4Array(axes.map { SIMD4($0.eyeDistance, $0.mouthDistance, 0, 0) })
-        uniforms["faceFeatures"] = .vec4Array(zip(settings.faces, axes).map { Self.features(of: $0, $1, in: size) })
-        return try pass(.applyWithFaces, [frame, smoothed, model, closing, reduced], width: frame.width, height: frame.height, uniforms)
+
+        // Faces with landmarks: a closing of the block means' luma (four 1-D passes), the last one
+        // also working out the faces' zones.
+        let largest = axes.map(\.eyeDistance).max() ?? 0
+        let radius = Int32(min(max((Self.foldRadius * largest / Float(factor)).rounded(), 1), 16))
+        var closing = reduced
+        for (stage, direction) in [SIMD2<Int32>(1, 0), SIMD2(0, 1), SIMD2(1, 0), SIMD2(0, 1)].enumerated() {
+            let closingUniforms: [String: UniformValue] = ["direction": .ivec2(direction), "radius": .int(radius), "stage": .int(Int32(stage))]
+            closing = stage < 3 ? try pass(.foldClosing, [closing], closingUniforms)
+                : try pass(.foldZones, [closing, reduced], closingUniforms.merging(Self.zoneUniforms(settings.faces, axes, size)) { $1 })
+        }
+        return try pass(.applyWithFaces, [frame, smoothed, model, closing], width: frame.width, height: frame.height,
+                        uniforms.merging(["folds": .float(settings.strength * settings.folds)]) { $1 })
+    }
+
+    /// The faces for the zones pass: their axes, scales and features, and the frame's size.
+    static func zoneUniforms(_ faces: [FacePoints], _ axes: [FaceAxes], _ size: SIMD2<Float>) -> [String: UniformValue] {
+        [
+            "frameSize": .vec2(size),
+            "faceCount": .int(Int32(axes.count)),
+            "faceAxes": .vec4Array(axes.map { SIMD4(lowHalf: $0.eyesMiddle, highHalf: $0.across) }),
+            "faceScales": .vec4Array(axes.map { SIMD4($0.eyeDistance, $0.mouthDistance, 0, 0) }),
+            "faceFeatures": .vec4Array(zip(faces, axes).map { features(of: $0, $1, in: size) }),
+        ]
     }
 
     /// Up to four regions as the columns of a 4x4 matrix (x, y, width, height each).
@@ -289,7 +296,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
     }
 
     private enum Pass: CaseIterable {
-        case downsample, skinSamples, skinHistogram, skinModel, moments, coefficients, box, foldClosing, apply, applyWithFaces
+        case downsample, skinSamples, skinHistogram, skinModel, moments, coefficients, box, foldClosing, foldZones, apply, applyWithFaces
 
         var name: String {
             switch self {
@@ -301,14 +308,23 @@ public final class Beauty: FrameFilter, PlanDescribing {
             case .coefficients: "beauty_coefficients"
             case .box: "beauty_box"
             case .foldClosing: "beauty_fold_closing"
+            case .foldZones: Self.zonesVariant.name
             case .apply: "beauty_apply"
             case .applyWithFaces: Self.facesVariant.name
             }
         }
 
-        /// The final pass with the faces' zones compiled in (`#ifdef FACES`): run only for frames
-        /// with faces, so that the plain pass costs what it did before them.
-        private static let facesVariant = ShaderVariant("beauty_apply", source: EmbeddedShaders.beautyApplyFsh, defines: [("FACES", 1)])
+        /// The final pass with the faces compiled in (`#ifdef FACES`): run only for frames with
+        /// faces, so that the plain pass costs what it did before them. (Name and text made once.)
+        private static let facesVariant = Compiled(ShaderVariant("beauty_apply", source: EmbeddedShaders.beautyApplyFsh, defines: [("FACES", 1)]))
+        /// The closing's last pass, which also works out the faces' zones (`#ifdef ZONES`).
+        private static let zonesVariant = Compiled(ShaderVariant("beauty_fold_closing", source: EmbeddedShaders.beautyFoldClosingFsh,
+                                                                 defines: [("ZONES", 1)]))
+
+        private struct Compiled {
+            let name: String, source: String
+            init(_ variant: ShaderVariant) { (name, source) = (variant.name, variant.source) }
+        }
 
         var source: String {
             switch self {
@@ -322,6 +338,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
             case .foldClosing: EmbeddedShaders.beautyFoldClosingFsh
             case .apply: EmbeddedShaders.beautyApplyFsh
             case .applyWithFaces: Self.facesVariant.source
+            case .foldZones: Self.zonesVariant.source
             }
         }
     }
