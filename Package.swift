@@ -189,7 +189,7 @@ let package = Package(
             path: "Examples/Record"),
         .executableTarget(
             name: "CameraAppExample",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImagePreview",
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImagePreview", "ELImageDetection",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/CameraApp"),
         .executableTarget(

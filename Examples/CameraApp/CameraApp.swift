@@ -1,5 +1,6 @@
 import ELImage
 import ELImageCamera
+import ELImageDetection
 import ELImageMedia
 import ELImagePreview
 import Foundation
@@ -8,8 +9,9 @@ import Synchronization
 /// The camera app's graph and its commands:
 ///
 ///     source --> beauty --> hub --> preview window
-///        \___(beauty off)__/  \--> video encoder (while recording), snapshot (photos),
-///                               live stream encoder (with --stream; s stops and starts it)
+///        |\___(beauty off)__/  \--> video encoder (while recording), snapshot (photos),
+///        |                       live stream encoder (with --stream; s stops and starts it)
+///        \--> face landmarks (five analyses a second at most, the newest frame winning): steer beauty
 ///
 /// Keys arrive on the window's thread and are queued as commands; `run()` handles them one at a
 /// time, so that photos and recordings finish before the program ends. The render context's
@@ -34,6 +36,11 @@ final class CameraApp: Sendable {
     /// starts a file that many seconds before it.
     private let preRecord: Duration?
     private let beautyOn = Atomic<Bool>(true)
+    /// The landmark detector whose faces steer beauty (its skin colour, folds, eyes and lips); nil
+    /// when its networks are missing (beauty then learns the skin without faces).
+    private let faces: DetectorOutput?
+    /// Faces in the newest analysis.
+    private let faceCount = Locked(0)
     /// The file of the recording started with r and not stopped yet (it may have ended by itself:
     /// end of stream).
     private let recording = Mutex<String?>(nil)
@@ -65,7 +72,9 @@ final class CameraApp: Sendable {
         }
         window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
         (commands, queue) = AsyncStream<Command>.makeStream()
+        faces = Self.faceBranch(steering: beauty, counting: faceCount)
         source.node --> beauty --> hub
+        if let faces { source.node --> faces }
         hub --> window
         hub --> encoder
         hub --> snapshot
@@ -145,7 +154,29 @@ final class CameraApp: Sendable {
         // A pre-record nobody triggered: nothing to keep.
         if encoder.currentState == .waitingForTrigger { await encoder.cancel() }
         await finishStream()
+        await faces?.close()
         say("camera-app: \(statusLine)")
+    }
+
+    /// A landmark detector beside the graph: each analysis gives beauty the faces found (their
+    /// boxes seed its skin colour, their landmarks its folds, eyes and lips) and says how many there
+    /// are when that changes. Without the networks (`make deps` installs them) it says so and
+    /// beauty works without faces.
+    private static func faceBranch(steering beauty: Beauty, counting count: Locked<Int>) -> DetectorOutput? {
+        do {
+            let settings = DetectorOutput.Settings(maximumRate: 5, waitsForDetector: false)
+            return try DetectorOutput(detector: try FaceLandmarkDetector(), settings: settings) { found in
+                beauty.faceRegions = found.faceRegions
+                beauty.faces = found.facePoints
+                let faces = found.facePoints.count
+                if count.withLock({ count in defer { count = faces }; return count }) != faces {
+                    say("beauty follows \(faces) face\(faces == 1 ? "" : "s") with landmarks")
+                }
+            }
+        } catch {
+            say("beauty without face landmarks: \(error)")
+            return nil
+        }
     }
 
     private func handle(_ command: Command) async {
@@ -247,7 +278,7 @@ final class CameraApp: Sendable {
         }
     }
 
-    /// "REC 0:04 | 29.9 fps | 3 dropped | beauty on | bundled clip".
+    /// "REC 0:04 | 29.9 fps | 3 dropped | beauty on (1 faces) | bundled clip".
     private var statusLine: String {
         let preview = window.statistics
         var parts: [String] = []
@@ -259,7 +290,8 @@ final class CameraApp: Sendable {
         if streamer?.currentState == .recording { parts.append("LIVE") }
         parts.append(String(format: "%.1f fps", previewRate.update(presented: preview.presented)))
         parts.append("\(preview.dropped + source.droppedFrames) dropped")
-        parts.append("beauty \(beautyOn.load(ordering: .relaxed) ? "on" : "off")")
+        parts.append("beauty \(beautyOn.load(ordering: .relaxed) ? "on" : "off")"
+                     + (faces == nil ? "" : " (\(faceCount.withLock { $0 }) faces)"))
         parts.append(source.name)
         return parts.joined(separator: " | ")
     }

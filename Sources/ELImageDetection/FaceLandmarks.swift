@@ -71,4 +71,12 @@ extension Metadata {
     public var facePoints: [FacePoints] {
         faces.compactMap { $0.landmarks?.facePoints(frameWidth: frameWidth, frameHeight: frameHeight) }
     }
+
+    /// This frame's face boxes as `Beauty.faceRegions` takes them (0...1 of the frame).
+    public var faceRegions: [FaceRegion] {
+        faces.map { face in
+            FaceRegion(x: Float(face.bounds.minX), y: Float(face.bounds.minY),
+                       width: Float(face.bounds.width), height: Float(face.bounds.height))
+        }
+    }
 }

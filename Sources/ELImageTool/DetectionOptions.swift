@@ -172,11 +172,7 @@ struct DetectionOptions: ParsableArguments {
     /// the filters fall back on their own portrait prior.
     private static func seed(_ beauties: [Beauty], with found: Metadata) {
         guard !beauties.isEmpty else { return }
-        let regions = found.faces.map { face in
-            FaceRegion(x: Float(face.bounds.minX), y: Float(face.bounds.minY),
-                       width: Float(face.bounds.width), height: Float(face.bounds.height))
-        }
-        let points = found.facePoints
+        let regions = found.faceRegions, points = found.facePoints
         for beauty in beauties {
             beauty.faceRegions = regions
             beauty.faces = points

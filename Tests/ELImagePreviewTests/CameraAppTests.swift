@@ -44,6 +44,26 @@ struct CameraAppTests {
         #expect(run.output.contains("recorded \(frames) frames"), "\(run.output)")
     }
 
+    @Test("Beauty follows the faces the landmark branch finds: on a portrait clip it says one face, the title shows it, q quits")
+    func beautyFollowsFaces() async throws {
+        let server = try await DisplayServer(.xvfb)
+        defer { server.stop() }
+        let saved = try TemporaryFolder()
+        defer { saved.remove() }
+        let clip = saved.path("portrait.mp4")
+        try runTool("ffmpeg", ["-v", "error", "-y", "-loop", "1", "-i", Repository.path("Examples/Media/grace_hopper.jpg"),
+                               "-t", "2", "-r", "25", "-pix_fmt", "yuv420p", "-c:v", "libx264", clip])
+        let run = try SignalledRun(program: BuiltProgram(name: "camera-app"), arguments: [clip, "--folder", saved.url.path],
+                                   environment: server.clientEnvironment)
+        let window = try await server.window(titled: "ELImage camera", while: { run.process.isRunning })
+        let id = try #require(window, "no camera-app window appeared: \(run.output) \(run.errors)")
+        #expect(try await run.waitUntilSaid("beauty follows 1 face with landmarks"), "\(run.output) \(run.errors)")
+        try server.press("q", in: id)
+        #expect(await run.waitForExit(), "camera-app did not quit on q")
+        #expect(run.process.terminationStatus == 0, "\(run.output) \(run.errors)")
+        #expect(run.output.contains("beauty on (1 faces)"), "the last status line: \(run.output)")
+    }
+
     @Test("--stream rtmp://…: streams from the start, s stops the stream (every frame sent arrived) and starts a second one, q ends it")
     func streamKey() async throws {
         let display = try await DisplayServer(.xvfb)
