@@ -85,7 +85,7 @@ public final class Beauty: FrameFilter, PlanDescribing {
     static let gridSize = 32, histogramSize = 12
     /// The closing's radius in eye distances: folds up to twice as wide are filled.
     static let foldRadius: Float = 0.1
-    /// The most faces with landmarks used (the apply shader's arrays).
+    /// The most faces with landmarks used (the zones shader's arrays).
     public static let maximumFaces = 4
 
     /// All settings at once (each clamped as its property is).
