@@ -118,7 +118,7 @@ struct ToolTests {
         (["run", "--filter", "nosuchfilter"], "unknown filter 'nosuchfilter'"),
         (["run", "--filter", "scale:width=abc"], "'width' has value 'abc'"),
         (["run", "--filter", "scale:width"], "'width' has no value"),
-        (["run", "--filter", "beauty=0.5"], "'beauty=VALUE' is for a filter with one parameter (it has 5: strength, smoothing"),
+        (["run", "--filter", "beauty=0.5"], "'beauty=VALUE' is for a filter with one parameter (it has 6: strength, smoothing"),
         (["run", "--filter", "grayscale=1"], "'grayscale=VALUE' is for a filter with one parameter (it takes none)"),
         (["run", "--filter", "saturation=lots"], "the value 'lots' is not a number"),
         (["run", "--filter", "saturation=9"], "saturation=9.0 is outside 0.0...4.0"),
