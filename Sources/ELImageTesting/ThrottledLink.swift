@@ -23,6 +23,7 @@ public final class ThrottledLink: Sendable {
     private let listener: Int32
     private let rate: Locked<Int?>
     private let forwarded = Locked(0)
+    private let relaying = Locked(0)
     private let stopping = Locked(false)
     private let threads = Locked<[JoinableThread]>([])
 
@@ -70,6 +71,11 @@ public final class ThrottledLink: Sendable {
     /// Bytes relayed from clients to the server so far.
     public var bytesForwarded: Int { forwarded.withLock { $0 } }
 
+    /// Connections being relayed. One ends when its client or the server closes, after what the
+    /// client sent before closing has gone on: 0 after a client closed means the server has
+    /// everything (wait for it before `stop()`, which cuts connections short).
+    public var openConnections: Int { relaying.withLock { $0 } }
+
     /// Closes the link and its connections, and joins its threads. Idempotent.
     public func stop() {
         let first = stopping.withLock { stopping in
@@ -99,12 +105,14 @@ public final class ThrottledLink: Sendable {
                 if server >= 0 { close(server) }
                 continue
             }
+            relaying.withLock { $0 += 1 }
             let thread = JoinableThread(name: "ELImageTesting.link.relay", group: nil) { [self] in
                 relay(client: client, server: server)
             }
             if (try? thread.start()) != nil {
                 threads.withLock { $0.append(thread) }
             } else {
+                relaying.withLock { $0 -= 1 }
                 close(client)
                 close(server)
             }
@@ -116,6 +124,7 @@ public final class ThrottledLink: Sendable {
         defer {
             close(client)
             close(server)
+            relaying.withLock { $0 -= 1 }
         }
         var buffer = [UInt8](repeating: 0, count: 4096)
         var sent = 0.0

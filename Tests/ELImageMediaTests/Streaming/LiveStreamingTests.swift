@@ -241,6 +241,9 @@ struct LiveStreamingTests {
         try await run.value
         let summary = try await stream.finish()
         let sent = try #require(summary.statistics.stream)
+        // The link still holds what the stream wrote last: let it reach the server before stopping.
+        let drained = await waitUntil(timeout: .seconds(20)) { link.openConnections == 0 }
+        #expect(drained, "the link still relays \(link.openConnections) connection(s) 20 s after the stream ended")
         link.stop()
         server.stopKeepingFiles()
 
