@@ -14,7 +14,6 @@
 precision highp float;
 in vec2 textureCoordinate;
 uniform sampler2D inputImageTexture;   // stage 0: the block means; later stages: the stage before
-uniform sampler2D inputImageTexture2;  // ZONES: the block means (the colour for the skin hue)
 out vec4 fragColor;
 
 uniform ivec2 direction;  // (1, 0) across or (0, 1) down
@@ -22,6 +21,7 @@ uniform int radius;       // in texels, 1...16
 uniform int stage;        // 0, 1: largest; 2, 3: smallest (3: the ZONES variant)
 
 #ifdef ZONES
+uniform sampler2D inputImageTexture2;  // the block means (the colour for the skin hue)
 #define MAXIMUM_FACES 4
 uniform vec2 frameSize;                    // the full frame's size in pixels
 uniform int faceCount;

@@ -166,12 +166,14 @@ final class CameraApp: Sendable {
         do {
             let settings = DetectorOutput.Settings(maximumRate: 5, waitsForDetector: false)
             return try DetectorOutput(detector: try FaceLandmarkDetector(), settings: settings) { found in
-                beauty.faceRegions = found.faceRegions
-                beauty.faces = found.facePoints
+                beauty.follow(found)
                 let faces = found.facePoints.count
-                if count.withLock({ count in defer { count = faces }; return count }) != faces {
-                    say("beauty follows \(faces) face\(faces == 1 ? "" : "s") with landmarks")
+                let changed = count.withLock { count in
+                    guard count != faces else { return false }
+                    count = faces
+                    return true
                 }
+                if changed { say("beauty follows \(faces) face\(faces == 1 ? "" : "s") with landmarks") }
             }
         } catch {
             say("beauty without face landmarks: \(error)")

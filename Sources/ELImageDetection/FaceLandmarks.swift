@@ -80,3 +80,13 @@ extension Metadata {
         }
     }
 }
+
+extension Beauty {
+    /// Takes the faces of a face detector's analysis: their boxes seed the skin colour
+    /// (`faceRegions`), their landmarks, when the detector gives them, steer the folds, eyes and
+    /// lips (`faces`). With none found, beauty falls back on its own portrait prior.
+    public func follow(_ found: Metadata) {
+        faceRegions = found.faceRegions
+        faces = found.facePoints
+    }
+}

@@ -152,7 +152,7 @@ struct DetectionOptions: ParsableArguments {
             try DetectorOutput(detector: detector, settings: settings) { found in
                 if writesLines { lines?.write(found.jsonLines) }
                 overlay?.show(found)
-                if detector is FaceDetector || detector is FaceLandmarkDetector { Self.seed(beauties, with: found) }
+                if detector is FaceDetector || detector is FaceLandmarkDetector { for beauty in beauties { beauty.follow(found) } }
                 if detector is FaceLandmarkDetector { Self.steer(reshapes, with: found) }
                 if triggersOnMotion, found.motion?.event == .start { motionStarted?(found) }
             }
@@ -165,18 +165,6 @@ struct DetectionOptions: ParsableArguments {
     private static func steer(_ reshapes: [FaceReshape], with found: Metadata) {
         let faces = found.facePoints
         for reshape in reshapes { reshape.faces = faces }
-    }
-
-    /// Gives the faces of the newest analysis to each beauty filter: their boxes seed the skin
-    /// model, their landmarks (from the landmark detector) steer fold smoothing; with none found,
-    /// the filters fall back on their own portrait prior.
-    private static func seed(_ beauties: [Beauty], with found: Metadata) {
-        guard !beauties.isEmpty else { return }
-        let regions = found.faceRegions, points = found.facePoints
-        for beauty in beauties {
-            beauty.faceRegions = regions
-            beauty.faces = points
-        }
     }
 }
 
