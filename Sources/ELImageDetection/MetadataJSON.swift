@@ -5,8 +5,10 @@ extension Metadata {
     /// the frame's pixels, e.g.
     /// `{"frame":12,"time":0.48,"type":"face","id":3,"bounds":[x,y,w,h],"confidence":0.93,"roll":-2.1,"yaw":5.0}`
     /// (with `"landmarks":[[x,y],...]`, eyes, nose and mouth corners, from the landmark detector),
-    /// `{"frame":0,"time":0,"type":"qr","text":"...","points":[[x,y],...]}` and
-    /// `{"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]}`.
+    /// `{"frame":0,"time":0,"type":"qr","text":"...","points":[[x,y],...]}`,
+    /// `{"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]}` and
+    /// `{"frame":3,"time":0.12,"type":"people","coverage":0.41,"bounds":[x,y,w,h]}` (the share of
+    /// the frame that is person and the box around it; no box when nobody is there).
     public var jsonLines: [String] {
         let head = "{\"frame\":\(frame),\"time\":\(Self.number(time.seconds, digits: 6))"
         return detections.map { detection in
@@ -28,6 +30,13 @@ extension Metadata {
                 return head + ",\"type\":\"motion\",\"event\":\"\(motion.event.rawValue)\",\"area\":"
                     + Self.number(motion.area, digits: 4) + ",\"bounds\":["
                     + [box.minX, box.minY, box.width, box.height].map { Self.number(Double($0), digits: 1) }.joined(separator: ",") + "]}"
+            case let .person(mask):
+                var line = head + ",\"type\":\"people\",\"coverage\":" + Self.number(mask.coverage, digits: 4)
+                if let box = mask.bounds?.scaled(Double(frameWidth), Double(frameHeight)) {
+                    line += ",\"bounds\":[" + [box.minX, box.minY, box.width, box.height].map { Self.number(Double($0), digits: 1) }
+                        .joined(separator: ",") + "]"
+                }
+                return line + "}"
             }
         }
     }

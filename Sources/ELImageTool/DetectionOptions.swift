@@ -17,7 +17,9 @@ struct DetectionOptions: ParsableArguments {
             `haar` instead of `faces`: OpenCV's Haar cascades, boxes without landmarks; a beauty filter \
             on the input uses the faces: their skin colour, and with landmarks their folds, eyes and lips); \
             codes: {"frame":0,"time":0,"type":"qr","format":"QRCode","text":"...","points":[[x,y],...]}; \
-            motion: {"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]} (event start, ongoing, end). \
+            motion: {"frame":50,"time":2,"type":"motion","event":"start","area":0.0342,"bounds":[x,y,w,h]} (event start, ongoing, end); \
+            people: {"frame":3,"time":0.12,"type":"people","coverage":0.41,"bounds":[x,y,w,h]} (MediaPipe's selfie segmentation, \
+            which `make deps` installs; the background filters on the input follow it, and add it by themselves when not asked for). \
             From a file every analysed frame is waited for; from a camera the detector takes the newest frame and skips what it cannot keep up with.
             """))
     var detect: String?
@@ -112,8 +114,9 @@ struct DetectionOptions: ParsableArguments {
         }
     }
 
-    /// Adds the detectors to `source`'s targets; nil without --detect, --trigger or a reshape
-    /// filter. The faces found seed the skin model of each filter in `beauties` (and with
+    /// Adds the detectors to `source`'s targets; nil without --detect, --trigger, a reshape or a
+    /// people filter. The masks found (a segmenter is added for them when --detect does not ask
+    /// for one) steer each filter in `people`. The faces found seed the skin model of each filter in `beauties` (and with
     /// --detect faces, their landmarks steer its fold smoothing); the landmarks found (a landmark
     /// detector is added for them when --detect does not ask for one) steer each filter in
     /// `reshapes` (both kinds' frames must have the input's geometry); a motion
@@ -121,10 +124,11 @@ struct DetectionOptions: ParsableArguments {
     /// library's default: every sampled frame of a file is analysed (and an overlay and a reshape
     /// are in step), a camera is never slowed.
     func attach(to source: ImageOutput, beauties: [Beauty] = [], reshapes: [FaceReshape] = [],
+                people: [any PersonMaskFollowing] = [],
                 motionStarted: (@Sendable (Metadata) -> Void)? = nil) throws -> Run? {
         try checkUsage()
         let triggersOnMotion = trigger != nil
-        guard detect != nil || triggersOnMotion || !reshapes.isEmpty else { return nil }
+        guard detect != nil || triggersOnMotion || !reshapes.isEmpty || !people.isEmpty else { return nil }
         let size = try detectSize.map { text throws(UsageError) in
             try SizeArgument.parse(text, option: "--detect-size", minimum: 8, example: "640x360")
         }
@@ -136,11 +140,15 @@ struct DetectionOptions: ParsableArguments {
             case "haar": detectors.append((try FaceDetector(), true))
             case "codes", "code": detectors.append((CodeDetector(), true))
             case "motion": detectors.append((try MotionDetector(settings: try motionSettings()), true))
-            default: throw UsageError("--detect \(kind): use faces, haar (faces by Haar cascades), codes, motion or several (faces,codes)")
+            case "people", "person": detectors.append((try PersonSegmenter(), true))
+            default: throw UsageError("--detect \(kind): use faces, haar (faces by Haar cascades), codes, motion, people or several (faces,codes)")
             }
         }
         if !reshapes.isEmpty, !detectors.contains(where: { $0.detector is FaceLandmarkDetector }) {
             detectors.append((try FaceLandmarkDetector(), false))
+        }
+        if !people.isEmpty, !detectors.contains(where: { $0.detector is PersonSegmenter }) {
+            detectors.append((try PersonSegmenter(), false))
         }
         if triggersOnMotion, !detectors.contains(where: { $0.detector is MotionDetector }) {
             detectors.append((try MotionDetector(settings: try motionSettings()), false))
@@ -154,6 +162,7 @@ struct DetectionOptions: ParsableArguments {
                 overlay?.show(found)
                 if detector is FaceDetector || detector is FaceLandmarkDetector { for beauty in beauties { beauty.follow(found) } }
                 if detector is FaceLandmarkDetector { Self.steer(reshapes, with: found) }
+                if detector is PersonSegmenter { for filter in people { filter.follow(found) } }
                 if triggersOnMotion, found.motion?.event == .start { motionStarted?(found) }
             }
         }

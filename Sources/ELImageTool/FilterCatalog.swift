@@ -81,6 +81,13 @@ struct FilterCatalog: Sendable {
         entry("reshape", "slimmer face, larger eyes (from face landmarks, found on the input)", [
             p("slimming", 0...1, 0.5, "lower face narrowed"), p("eyes", 0...1, 0.5, "eyes enlarged"),
         ]) { v in FaceReshape(slimming: Float(v["slimming"] ?? 0.5), eyeEnlargement: Float(v["eyes"] ?? 0.5)) },
+        entry("backgroundblur", "blurs what is not a person (people found on the input)", [
+            p("strength", 0...1, 0.7, "blur: strength x 3 % of the frame's height"),
+        ]) { v in BackgroundBlur(strength: Float(v["strength"] ?? 0.7)) },
+        entry("backgroundreplace", "puts the people found on the input over --background PICTURE", [
+            p("wrap", 0...1, 0.35, "the new background's light at the person's edge"),
+        ]) { v in try BackgroundReplace(wrap: Float(v["wrap"] ?? 0.35)) },
+        entry("personmask", "the people found on the input as a mask: white person, black background", []) { _ in PersonMaskFilter() },
         entry("crop", "a rectangle of the picture", [p("x", 0...16384, 0, ""), p("y", 0...16384, 0, ""),
                                                       p("width", 1...16384, 16384, ""), p("height", 1...16384, 16384, "")]) { v in
             Crop(Crop.Region(x: Int(v["x"] ?? 0), y: Int(v["y"] ?? 0), width: Int(v["width"] ?? 16384),

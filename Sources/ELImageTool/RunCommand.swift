@@ -34,6 +34,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The output file.")
     var output: String?
 
+    @Option(help: "The new background of --filter backgroundreplace: a PNG or JPEG picture (it fills the frame, centred).")
+    var background: String?
+
     // `.unconditional`: `--frames -3` reaches validate() (which names the problem) instead of being
     // taken for an option, which left "--frames" without a value.
     @Option(parsing: .unconditional, help: "Stop after this many frames.")
@@ -215,7 +218,8 @@ struct RunCommand: AsyncParsableCommand {
         let motionTrigger = Locked<(@Sendable () -> Duration?)?>(nil)
         let faceFilters = Self.faceFiltersSeeingInputGeometry(options.filters)
         let detection = try self.detection.attach(to: input.node, beauties: faceFilters.compactMap { $0 as? Beauty },
-                                                  reshapes: faceFilters.compactMap { $0 as? FaceReshape }) { found in
+                                                  reshapes: faceFilters.compactMap { $0 as? FaceReshape },
+                                                  people: faceFilters.compactMap { $0 as? any PersonMaskFollowing }) { found in
             if let start = motionTrigger.withLock({ $0 })?() {
                 Terminal.say("motion at frame \(found.frame) (\(Self.seconds(found.time.seconds)) s): recording from \(Self.seconds(start)) s")
             }
@@ -331,13 +335,13 @@ struct RunCommand: AsyncParsableCommand {
         return run
     }
 
-    /// The beauty and reshape filters in `filters` that see the input's geometry (only colour
-    /// filters or other face filters before them), so that faces found in the input's frames fit
-    /// their frames.
+    /// The beauty, reshape and people filters in `filters` that see the input's geometry (only
+    /// colour filters or other such filters before them), so that faces and people found in the
+    /// input's frames fit their frames.
     static func faceFiltersSeeingInputGeometry(_ filters: [FilterCatalog.Filter]) -> [FilterCatalog.Filter] {
         var found: [FilterCatalog.Filter] = []
         for filter in filters {
-            if filter is Beauty || filter is FaceReshape {
+            if filter is Beauty || filter is FaceReshape || filter is any PersonMaskFollowing {
                 found.append(filter)
             } else if !(filter is ColorOperation) {
                 break
@@ -418,10 +422,36 @@ struct RunCommand: AsyncParsableCommand {
         let catalog = FilterCatalog.standard
         var made: [FilterCatalog.Filter] = []
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
+        try applyBackground(to: made)
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotate, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrix, range: range), size: parsedSize,
                        pixelFormat: format, encoder: encoder, segments: segments, preRecord: preRecordDuration,
                        live: try streaming.liveOptions())
+    }
+
+    /// Gives --background's picture to each backgroundreplace filter; refuses one without it, and
+    /// --background without such a filter.
+    private func applyBackground(to filters: [FilterCatalog.Filter]) throws(UsageError) {
+        let replacements = filters.compactMap { $0 as? BackgroundReplace }
+        guard let background else {
+            if !replacements.isEmpty {
+                throw UsageError("--filter backgroundreplace needs --background PICTURE (a PNG or JPEG file), e.g. --background beach.jpg")
+            }
+            return
+        }
+        guard !replacements.isEmpty else {
+            throw UsageError("--background \(background): the new background of --filter backgroundreplace; add that filter")
+        }
+        let lowered = background.lowercased()
+        guard lowered.hasSuffix(".png") || lowered.hasSuffix(".jpg") || lowered.hasSuffix(".jpeg") else {
+            throw UsageError("--background \(background): give a PNG or JPEG picture")
+        }
+        do {
+            let picture = lowered.hasSuffix(".png") ? try PNGFile.read(background) : try JPEGFile.read(background)
+            for replacement in replacements { try replacement.setBackground(picture) }
+        } catch {
+            throw UsageError("--background \(background): \(userMessage(for: error))")
+        }
     }
 
     /// Refuses a run that writes nowhere (no -o, --preview or --detect), before anything is opened:

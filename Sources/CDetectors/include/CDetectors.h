@@ -1,5 +1,6 @@
 // A plain C surface over the C++ detectors ELImageDetection uses: OpenCV's Haar cascades (faces,
-// eyes), MTCNN through OpenCV's DNN module (faces with landmarks) and zxing-cpp (barcodes). Images
+// eyes), MTCNN through OpenCV's DNN module (faces with landmarks), MediaPipe's selfie
+// segmentation through it (people) and zxing-cpp (barcodes). Images
 // are 8-bit luma (RGBA for the landmark networks), rows `stride` bytes apart. Errors come
 // back as a message in a caller's buffer; nothing here throws across the C boundary.
 #ifndef CDETECTORS_H
@@ -66,6 +67,24 @@ int el_face_landmark_net_detect(ELFaceLandmarkNet *net, const uint8_t *rgba, int
                                 int minimumSize, ELFaceLandmarks *faces, int capacity, char *error, size_t errorSize);
 
 void el_face_landmark_net_destroy(ELFaceLandmarkNet *net);
+
+// MARK: People
+
+/// A person segmentation network, loaded from its ONNX file.
+typedef struct ELPersonSegmenter ELPersonSegmenter;
+
+/// Loads the network, whose input and output are `width` x `height`. Returns NULL and writes a
+/// message naming the file into `error` when it cannot be read or is not an ONNX network OpenCV
+/// can run.
+ELPersonSegmenter *el_person_segmenter_create(const char *modelPath, int width, int height, char *error, size_t errorSize);
+
+/// Finds the people in an RGBA image: writes the network's width x height bytes into `mask`
+/// (rows top first, 0 background ... 255 person, the whole image stretched to it).
+/// Returns 0, or -1 with a message in `error`.
+int el_person_segmenter_run(ELPersonSegmenter *segmenter, const uint8_t *rgba, int width, int height, int stride,
+                            uint8_t *mask, char *error, size_t errorSize);
+
+void el_person_segmenter_destroy(ELPersonSegmenter *segmenter);
 
 // MARK: Codes
 

@@ -1,0 +1,80 @@
+/// The GPU side of every filter steered by a person mask: keeps the newest `PersonMask`, uploads
+/// it when it changes, and refines it for each frame (`Shaders/person_mask_refine.fsh`): at half
+/// the frame's size, its edge moved onto the frame's colour edges (joint bilateral upsampling
+/// guided by the frame) and smoothed over time against the previous frame's refined mask, so a
+/// mask found a few times a second on a small picture neither shows its staircase nor shimmers.
+final class PersonMaskRefiner: Sendable {
+    /// The refined mask values where the person's alpha starts and ends rising (a soft threshold
+    /// at one half: the model's soft edge becomes an anti-aliased one).
+    static let edge = SIMD2<Float>(0.3, 0.7)
+    /// The colour distance at which a mask texel's weight falls to 0.6 (RGB in 0...1).
+    static let rangeSigma: Float = 0.12
+    /// How much of the previous refined mask stays where it agrees with the new one.
+    static let keep: Float = 0.6
+
+    private struct Incoming {
+        var mask: PersonMask?
+        var version = 0
+    }
+
+    /// What the render thread keeps between frames.
+    private struct Rendered {
+        let context: RenderContext
+        var uploaded: TextureFrame
+        var version: Int
+        var previous: TextureFrame?
+    }
+
+    private let incoming = Locked(Incoming())
+    private let rendered = Locked<Rendered?>(nil)
+
+    /// The newest mask (any thread).
+    var mask: PersonMask? {
+        get { incoming.withLock { $0.mask } }
+        set { incoming.withLock { $0.mask = newValue; $0.version += 1 } }
+    }
+
+    static func prepare(in context: isolated RenderContext) throws {
+        _ = try context.program(named: "person_mask_refine", fragment: EmbeddedShaders.personMaskRefineFsh)
+        _ = try context.program(named: "detector_downsample", fragment: EmbeddedShaders.detectorDownsampleFsh)
+    }
+
+    /// The refined mask for `frame` (person in .r), at half its size; nil while no mask has come.
+    func refined(for frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame? {
+        let (newest, version) = incoming.withLock { ($0.mask, $0.version) }
+        guard let newest else { return nil }
+        var state = try uploaded(newest, version: version, in: context)
+        let guide = try context.renderPass(
+            "detector_downsample", fragment: EmbeddedShaders.detectorDownsampleFsh, inputs: [frame],
+            width: newest.width, height: newest.height, like: frame,
+            uniforms: ["outputTexel": .vec2([1 / Float(newest.width), 1 / Float(newest.height)])])
+        let (width, height) = (max(newest.width, (frame.width + 1) / 2), max(newest.height, (frame.height + 1) / 2))
+        let previous = state.previous.flatMap { $0.width == width && $0.height == height ? $0 : nil }
+        let refined = try context.renderPass(
+            "person_mask_refine", fragment: EmbeddedShaders.personMaskRefineFsh,
+            inputs: [frame, state.uploaded, guide, previous ?? state.uploaded], width: width, height: height,
+            like: frame, format: .r8,
+            uniforms: ["maskSize": .vec2([Float(newest.width), Float(newest.height)]),
+                       "rangeSigma": .float(Self.rangeSigma), "keep": .float(previous == nil ? 0 : Self.keep)])
+        state.previous = refined
+        rendered.withLock { $0 = state }
+        return refined
+    }
+
+    /// The render state with `mask` uploaded (once per version and context).
+    private func uploaded(_ mask: PersonMask, version: Int, in context: isolated RenderContext) throws -> Rendered {
+        if let state = rendered.withLock({ $0 }), state.context === context, state.version == version { return state }
+        let kept = rendered.withLock { $0 }.flatMap { $0.context === context ? $0 : nil }
+        let texture = try kept.flatMap { $0.uploaded.width == mask.width && $0.uploaded.height == mask.height ? $0.uploaded : nil }
+            ?? context.makeFrame(width: mask.width, height: mask.height, format: .r8, timestamp: mask.time)
+        try mask.values.withUnsafeBytes { try context.upload($0, bytesPerRow: mask.width, into: texture) }
+        let state = Rendered(context: context, uploaded: texture, version: version, previous: kept?.previous)
+        rendered.withLock { $0 = state }
+        return state
+    }
+
+    /// Forgets the previous frame's mask (a cut, a new stream): the next frame starts afresh.
+    func restart() {
+        rendered.withLock { $0?.previous = nil }
+    }
+}
