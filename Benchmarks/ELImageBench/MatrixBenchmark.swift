@@ -50,6 +50,9 @@ struct MatrixBenchmark {
         case "crop": FloorChoice(filter: .none, note: "default: the whole picture, same output as none")
         case "scale": FloorChoice(filter: .none, note: "default: the input's size, same output as none")
         case "reshape": FloorChoice(filter: .none, note: "nearest: none (one warp pass; the landmark networks run on a worker beside it)")
+        case "backgroundblur": FloorChoice(filter: .gauss13, note: "nearest: a separable blur (at 1/4 size, with the mask refined; the segmentation network runs on every frame, the render thread waiting for it)")
+        case "backgroundreplace", "personmask":
+            FloorChoice(filter: .none, note: "nearest: none (the mask refined and composited; the segmentation network runs on every frame, the render thread waiting for it)")
         default: FloorChoice(filter: .none, note: "not mapped: compared with none")
         }
     }
@@ -128,6 +131,7 @@ struct MatrixBenchmark {
         let floorPath = folder.appendingPathComponent("matrix-floor.\(output.rawValue)").path
         var arguments = ["run", clip.path, "--filter", filter, "-o", outputPath]
         if output == .mp4 { arguments += ["--preset", preset] }
+        if filter == "backgroundreplace" { arguments += ["--background", try backgroundPicture()] }
         var estimates: [Double] = [], floorTimes: [Double] = []
         var long: [Double] = [], short: [Double] = []
         for _ in 0..<repeats {
@@ -151,6 +155,15 @@ struct MatrixBenchmark {
                                       latency: framework, ratioToBare: framework.p50 / floor.p50, note: runs),
             floor: PipelineResult(name: Self.floorName(choice.filter, output), size: clip.sizeName, latency: floor,
                                   ratioToBare: nil))
+    }
+
+    /// The picture backgroundreplace puts behind the people (FFmpeg's test pattern, made once).
+    private func backgroundPicture() throws -> String {
+        let path = folder.appendingPathComponent("background.png").path
+        if !FileManager.default.fileExists(atPath: path) {
+            try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1280x720", "-frames:v", "1", path])
+        }
+        return path
     }
 
     /// Wall time in ms of one `elimage` run, start to exit; checks the output's size.

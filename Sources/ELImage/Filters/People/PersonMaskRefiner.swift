@@ -1,8 +1,10 @@
 /// The GPU side of every filter steered by a person mask: keeps the newest `PersonMask`, uploads
 /// it when it changes, and refines it for each frame (`Shaders/person_mask_refine.fsh`): at half
-/// the frame's size, its edge moved onto the frame's colour edges (joint bilateral upsampling
-/// guided by the frame) and smoothed over time against the previous frame's refined mask, so a
-/// mask found a few times a second on a small picture neither shows its staircase nor shimmers.
+/// the frame's size (at most 2.5 times the mask's), its edge moved onto the frame's colour edges
+/// (joint bilateral upsampling guided by the frame) and smoothed over time against the previous
+/// frame's refined mask, so a mask found a few times a second on a small picture neither shows
+/// its staircase nor shimmers. 2 passes: the frame shrunk to the mask's size packed beside it,
+/// then the refinement.
 final class PersonMaskRefiner: Sendable {
     /// The refined mask values where the person's alpha starts and ends rising (a soft threshold
     /// at one half: the model's soft edge becomes an anti-aliased one).
@@ -35,30 +37,38 @@ final class PersonMaskRefiner: Sendable {
     }
 
     static func prepare(in context: isolated RenderContext) throws {
+        _ = try context.program(named: "person_mask_pack", fragment: EmbeddedShaders.personMaskPackFsh)
         _ = try context.program(named: "person_mask_refine", fragment: EmbeddedShaders.personMaskRefineFsh)
-        _ = try context.program(named: "detector_downsample", fragment: EmbeddedShaders.detectorDownsampleFsh)
     }
 
-    /// The refined mask for `frame` (person in .r), at half its size; nil while no mask has come.
+    /// The refined mask for `frame` (person in .r); nil while no mask has come.
     func refined(for frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame? {
         let (newest, version) = incoming.withLock { ($0.mask, $0.version) }
         guard let newest else { return nil }
         var state = try uploaded(newest, version: version, in: context)
-        let guide = try context.renderPass(
-            "detector_downsample", fragment: EmbeddedShaders.detectorDownsampleFsh, inputs: [frame],
-            width: newest.width, height: newest.height, like: frame,
+        let packed = try context.renderPass(
+            "person_mask_pack", fragment: EmbeddedShaders.personMaskPackFsh, inputs: [frame, state.uploaded],
+            width: newest.width, height: newest.height, like: frame, format: .rgba8,
             uniforms: ["outputTexel": .vec2([1 / Float(newest.width), 1 / Float(newest.height)])])
-        let (width, height) = (max(newest.width, (frame.width + 1) / 2), max(newest.height, (frame.height + 1) / 2))
+        let (width, height) = Self.refinedSize(frame: (frame.width, frame.height), mask: (newest.width, newest.height))
         let previous = state.previous.flatMap { $0.width == width && $0.height == height ? $0 : nil }
         let refined = try context.renderPass(
             "person_mask_refine", fragment: EmbeddedShaders.personMaskRefineFsh,
-            inputs: [frame, state.uploaded, guide, previous ?? state.uploaded], width: width, height: height,
+            inputs: [frame, packed, previous ?? state.uploaded], width: width, height: height,
             like: frame, format: .r8,
             uniforms: ["maskSize": .vec2([Float(newest.width), Float(newest.height)]),
                        "rangeSigma": .float(Self.rangeSigma), "keep": .float(previous == nil ? 0 : Self.keep)])
         state.previous = refined
         rendered.withLock { $0 = state }
         return refined
+    }
+
+    /// The refined mask's size: half the frame's, at most 2.5 times the mask's (finer would not
+    /// follow the frame's edges any closer: the guide is the frame at the mask's size), never
+    /// below the mask's; the frame's aspect.
+    static func refinedSize(frame: (width: Int, height: Int), mask: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        let scale = min(0.5, 2.5 * Double(max(mask.width, mask.height)) / Double(max(frame.width, frame.height)))
+        return (max(1, Int((Double(frame.width) * scale).rounded())), max(1, Int((Double(frame.height) * scale).rounded())))
     }
 
     /// The render state with `mask` uploaded (once per version and context).
