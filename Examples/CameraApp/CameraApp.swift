@@ -8,17 +8,18 @@ import Synchronization
 
 /// The camera app's graph and its commands:
 ///
-///     source --> beauty --> hub --> preview window
-///        |\___(beauty off)__/  \--> video encoder (while recording), snapshot (photos),
-///        |                       live stream encoder (with --stream; s stops and starts it)
-///        \--> face landmarks (five analyses a second at most, the newest frame winning): steer beauty
+///     source --> beauty --> background blur --> hub --> preview window
+///        |\___(beauty off)__/                    \--> video encoder (while recording), snapshot (photos),
+///        |                                         live stream encoder (with --stream; s stops and starts it)
+///        |--> face landmarks (five analyses a second at most, the newest frame winning): steer beauty
+///        \--> people (while g has the blur on; ten analyses a second at most): steer the blur
 ///
 /// Keys arrive on the window's thread and are queued as commands; `run()` handles them one at a
 /// time, so that photos and recordings finish before the program ends. The render context's
 /// events (`sayEvents(_:)`) tell failures and ends: a recording that ended by itself is finished then.
 final class CameraApp: Sendable {
     enum Command: Sendable {
-        case record, photo, switchCamera, toggleBeauty, toggleStream, tick, quit
+        case record, photo, switchCamera, toggleBeauty, toggleBackgroundBlur, toggleStream, tick, quit
         /// The recording to this file ended by itself (end of stream, a limit, a failure).
         case recordingEnded(String)
     }
@@ -26,6 +27,8 @@ final class CameraApp: Sendable {
     private let context: RenderContext
     private let source: AppSource
     private let beauty = Beauty()
+    /// Off (strength 0, no draw) until g; then steered by `people`.
+    private let backgroundBlur = BackgroundBlur(strength: 0)
     private let hub = Passthrough()
     private let encoder: VideoEncoder
     private let snapshot = Snapshot()
@@ -41,6 +44,9 @@ final class CameraApp: Sendable {
     private let faces: DetectorOutput?
     /// Faces in the newest analysis.
     private let faceCount = Locked(0)
+    /// The person segmenter whose masks steer the background blur, connected while it is on; nil
+    /// when its networks are missing (g then says so).
+    private let people: DetectorOutput?
     /// The file of the recording started with r and not stopped yet (it may have ended by itself:
     /// end of stream).
     private let recording = Mutex<String?>(nil)
@@ -73,7 +79,8 @@ final class CameraApp: Sendable {
         window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
         (commands, queue) = AsyncStream<Command>.makeStream()
         faces = Self.faceBranch(steering: beauty, counting: faceCount)
-        source.node --> beauty --> hub
+        people = Self.peopleBranch(steering: backgroundBlur)
+        source.node --> beauty --> backgroundBlur --> hub
         if let faces { source.node --> faces }
         hub --> window
         hub --> encoder
@@ -120,11 +127,12 @@ final class CameraApp: Sendable {
             case .character("p"): queue.yield(.photo)
             case .character("c"): queue.yield(.switchCamera)
             case .character("b"): queue.yield(.toggleBeauty)
+            case .character("g"): queue.yield(.toggleBackgroundBlur)
             case .character("s"): queue.yield(.toggleStream)
             default: break
             }
         }
-        say("camera-app: showing \(source.name); keys: r record, p photo, c camera, b beauty, "
+        say("camera-app: showing \(source.name); keys: r record, p photo, c camera, b beauty, g background blur, "
             + (streamer == nil ? "" : "s stream, ") + "f fullscreen, q quit")
         armPreRecord()
         startStream()
@@ -155,6 +163,7 @@ final class CameraApp: Sendable {
         if encoder.currentState == .waitingForTrigger { await encoder.cancel() }
         await finishStream()
         await faces?.close()
+        await people?.close()
         say("camera-app: \(statusLine)")
     }
 
@@ -177,6 +186,18 @@ final class CameraApp: Sendable {
             }
         } catch {
             say("beauty without face landmarks: \(error)")
+            return nil
+        }
+    }
+
+    /// A person segmenter for the background blur (connected by g): each analysis gives the blur
+    /// the newest mask. Without the networks (`make deps` installs them) nil, and g says so.
+    private static func peopleBranch(steering blur: BackgroundBlur) -> DetectorOutput? {
+        do {
+            let settings = DetectorOutput.Settings(maximumRate: 10, waitsForDetector: false)
+            return try DetectorOutput(detector: try PersonSegmenter(), settings: settings) { blur.follow($0) }
+        } catch {
+            say("no background blur: \(error)")
             return nil
         }
     }
@@ -221,13 +242,28 @@ final class CameraApp: Sendable {
             let on = !beautyOn.load(ordering: .relaxed)
             beautyOn.store(on, ordering: .relaxed)
             if on {
-                source.node.removeTarget(hub)
+                source.node.removeTarget(backgroundBlur)
                 source.node.addTarget(beauty)
             } else {
                 source.node.removeTarget(beauty)
-                source.node.addTarget(hub)
+                source.node.addTarget(backgroundBlur)
             }
             say("beauty \(on ? "on" : "off")")
+        case .toggleBackgroundBlur:
+            guard let people else {
+                say("no background blur: the person segmentation networks are missing (make deps installs them)")
+                return
+            }
+            if backgroundBlur.strength > 0 {
+                source.node.removeTarget(people)
+                backgroundBlur.strength = 0
+                say("background blur off")
+            } else {
+                backgroundBlur.personMask = nil  // no stale mask: the blur starts with the next analysis
+                source.node.addTarget(people)
+                backgroundBlur.strength = 0.7
+                say("background blur on")
+            }
         case .toggleStream:
             if streamer?.currentState == .recording { await finishStream() } else { startStream() }
         case .tick:
@@ -294,6 +330,10 @@ final class CameraApp: Sendable {
         parts.append("\(preview.dropped + source.droppedFrames) dropped")
         parts.append("beauty \(beautyOn.load(ordering: .relaxed) ? "on" : "off")"
                      + (faces == nil ? "" : " (\(faceCount.withLock { $0 }) faces)"))
+        if backgroundBlur.strength > 0 {
+            let blurred = backgroundBlur.statistics.framesBlurred
+            parts.append("background blur on (\(blurred) frames)")
+        }
         parts.append(source.name)
         return parts.joined(separator: " | ")
     }

@@ -3,7 +3,8 @@
 //
 //     r  start / stop recording (MP4)      p  still photo (PNG)
 //     c  next camera                       b  beauty on / off
-//     f  fullscreen                        q, Escape or closing the window: quit
+//     g  background blur on / off          f  fullscreen
+//     q, Escape or closing the window: quit
 //     s  stop / start the live stream (with --stream)
 //
 //     swift run camera-app [INPUT] [--folder out] [--frames N] [--stream rtmp://HOST/APP/KEY]
@@ -21,7 +22,7 @@ import Foundation
 struct CameraAppCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "camera-app",
-        abstract: "Live camera preview through beauty, with recording (r), photos (p), camera switch (c) and beauty toggle (b).")
+        abstract: "Live camera preview through beauty, with recording (r), photos (p), camera switch (c), beauty toggle (b) and background blur (g).")
 
     @Argument(help: "A camera (/dev/videoN) or a movie to show; none: the first camera, else the bundled clip (looping).")
     var input: String?

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageMedia
 import ELImageTestSupport
 import ELImageTesting
 import Foundation
@@ -62,6 +63,57 @@ struct CameraAppTests {
         #expect(await run.waitForExit(), "camera-app did not quit on q")
         #expect(run.process.terminationStatus == 0, "\(run.output) \(run.errors)")
         #expect(run.output.contains("beauty on (1 faces)"), "the last status line: \(run.output)")
+    }
+
+    @Test("g blurs the background: a photo after g has the flag behind the portrait blurred and the face kept; g again turns it off, q quits")
+    func backgroundBlurKey() async throws {
+        let server = try await DisplayServer(.xvfb)
+        defer { server.stop() }
+        let saved = try TemporaryFolder()
+        defer { saved.remove() }
+        let clip = saved.path("portrait.mp4")
+        try runTool("ffmpeg", ["-v", "error", "-y", "-loop", "1", "-i", Repository.path("Examples/Media/grace_hopper.jpg"),
+                               "-t", "10", "-r", "25", "-vf", "scale=308:360,pad=640:360:166:0:color=0x3060a0",
+                               "-pix_fmt", "yuv420p", "-c:v", "libx264", clip])
+        let run = try SignalledRun(program: BuiltProgram(name: "camera-app"), arguments: [clip, "--folder", saved.url.path],
+                                   environment: server.clientEnvironment)
+        let window = try await server.window(titled: "ELImage camera", while: { run.process.isRunning })
+        let id = try #require(window, "no camera-app window appeared: \(run.output) \(run.errors)")
+        // Beauty settles on the face first, so that the two photos differ by the blur alone.
+        #expect(try await run.waitUntilSaid("beauty follows 1 face with landmarks"), "\(run.output) \(run.errors)")
+        try await Task.sleep(for: .seconds(1))
+        try server.press("p", in: id)
+        #expect(try await run.waitUntilSaid("photo saved"), "\(run.output)")
+        try server.press("g", in: id)
+        #expect(try await run.waitUntilSaid("background blur on"), "\(run.output) \(run.errors)")
+        // The title shows blurred frames once a mask has come.
+        let blurring = try await server.window(titled: "background blur on \\([1-9]", while: { run.process.isRunning }) != nil
+        #expect(blurring, "the title never showed blurred frames: \(run.output)")
+        try await Task.sleep(for: .milliseconds(500))
+        try server.press("p", in: id)
+        let second = await waitUntil(timeout: .seconds(10)) { run.output.components(separatedBy: "photo saved").count == 3 }
+        #expect(second, "\(run.output)")
+        try server.press("g", in: id)
+        #expect(try await run.waitUntilSaid("background blur off"), "\(run.output)")
+        try server.press("q", in: id)
+        #expect(await run.waitForExit(), "camera-app did not quit on q")
+        #expect(run.process.terminationStatus == 0, "\(run.output) \(run.errors)")
+
+        let photos = try FileManager.default.contentsOfDirectory(atPath: saved.url.path).filter { $0.hasSuffix(".png") }.sorted()
+        if let dump = ProcessInfo.processInfo.environment["ELIMAGE_DUMP"] { for photo in photos { try? FileManager.default.copyItem(atPath: saved.path(photo), toPath: dump + "/" + photo) } }
+        try #require(photos.count == 2, "\(photos)")
+        let (before, after) = (try PNGFile.read(saved.path(photos[0])), try PNGFile.read(saved.path(photos[1])))
+        func variance(_ image: RGBAImage, x: Range<Int>, y: Range<Int>) -> Double {
+            let values = y.flatMap { row in x.map { Double(image[$0, row].x) } }
+            let mean = values.reduce(0, +) / Double(values.count)
+            return values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(values.count)
+        }
+        // The flag, left of the hat (the photo is the clip's 640×360).
+        let flagBefore = variance(before, x: 172..<230, y: 10..<120), flagAfter = variance(after, x: 172..<230, y: 10..<120)
+        #expect(flagAfter < 0.5 * flagBefore, "flag variance \(flagBefore) → \(flagAfter)")
+        var face = 0.0
+        for y in 120..<180 { for x in 290..<350 { face += abs(Double(after[x, y].x) - Double(before[x, y].x)) } }
+        #expect(face / 3600 < 2, "the face changed by \(face / 3600) levels on average")
     }
 
     @Test("--stream rtmp://…: streams from the start, s stops the stream (every frame sent arrived) and starts a second one, q ends it")
