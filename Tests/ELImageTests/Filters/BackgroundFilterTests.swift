@@ -178,3 +178,34 @@ struct BackgroundFilterTests {
         #expect(try await level(after: try uniform(0)) == 0)  // a large change: followed at once
     }
 }
+
+extension BackgroundFilterTests {
+    @Test("Background replacement swaps the old background's share of the edge for the new one: a gray person's soft edge on blue, replaced by green, keeps no blue fringe")
+    func replaceSwapsTheEdgesOldBackground() async throws {
+        // A gray person left of column 60, blue right of 68, a linear alpha ramp between; the mask is that alpha.
+        func alpha(_ x: Int) -> Double { min(1, max(0, Double(68 - x) / 8)) }
+        var pixels = [UInt8](repeating: 255, count: Self.width * Self.height * 4)
+        for y in 0..<Self.height {
+            for x in 0..<Self.width {
+                let a = alpha(x)
+                for (channel, value) in [(0, a * 200 + (1 - a) * 20), (1, a * 200 + (1 - a) * 20), (2, a * 200 + (1 - a) * 220)] {
+                    pixels[(y * Self.width + x) * 4 + channel] = UInt8(value.rounded())
+                }
+            }
+        }
+        let frame = RGBAImage(width: Self.width, height: Self.height, pixels: pixels)
+        let green = RGBAImage(width: 64, height: 36, pixels: (0..<(64 * 36)).flatMap { _ in [20, 200, 20, 255] as [UInt8] })
+        let filter = try BackgroundReplace(background: green, wrap: 0)
+        filter.personMask = try PersonMask(width: 256, height: 144, values: (0..<(256 * 144)).map { index in
+            UInt8((alpha(((index % 256) * Self.width + Self.width / 2) / 256) * 255).rounded())
+        })
+        let output = try await render(frame, through: filter)
+        // Blue over red: 0 for gray mixed with green; the input's edge holds up to 200 of it.
+        let fringe = (54..<74).map { x in Self.mean(output, columns: x..<(x + 1), channel: 2) - Self.mean(output, columns: x..<(x + 1), channel: 0) }
+        let input = (54..<74).map { x in Self.mean(frame, columns: x..<(x + 1), channel: 2) - Self.mean(frame, columns: x..<(x + 1), channel: 0) }
+        print(String(format: "background replacement: blue over red across the edge at most %.1f levels (the input's %.1f)",
+                     fringe.max() ?? 0, input.max() ?? 0))
+        #expect((fringe.max() ?? 0) <= 20, "\(fringe)")  // a tenth of the input's; 51 when the edge is composited as it is
+        #expect((input.max() ?? 0) >= 150)
+    }
+}

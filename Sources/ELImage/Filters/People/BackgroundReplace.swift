@@ -9,9 +9,11 @@
 /// ```
 ///
 /// The background fills the frame, centred and cropped to its aspect. The newest mask is refined
-/// for each frame (`PersonMaskRefiner`), and at the person's edge some of the new background,
-/// blurred, is laid over the person ("light wrap", `wrap`), so the edge takes on the new scene's
-/// light instead of keeping a rim of the old one. 5 passes. Until a mask and a background are
+/// for each frame (`PersonMaskRefiner`). Where the person's alpha is partial (the edge, hair) the
+/// frame holds some of the old background: that share is swapped for the new background's (the
+/// old one estimated beside the person, as `BackgroundBlur` estimates it), so no fringe of the old
+/// scene stays; and at the edge some of the new background, blurred, is laid over the person
+/// ("light wrap", `wrap`), so the edge takes on the new scene's light. 8 passes. Until a mask and a background are
 /// there, the frame passes on unchanged, with no draw, counted in `statistics.framesWithoutMask`.
 public final class BackgroundReplace: FrameFilter, PersonMaskFollowing, PlanDescribing {
     /// The frames seen so far.
@@ -29,6 +31,9 @@ public final class BackgroundReplace: FrameFilter, PersonMaskFollowing, PlanDesc
 
     /// The light wrap's blur, as a share of the frame's height.
     static let wrapSigma: Float = 0.012
+    /// How far beside the person the old background is estimated (its blur), as a share of the
+    /// frame's height: far enough that background pixels outweigh the edge's mixed ones.
+    static let oldBackgroundSigma: Float = 0.015
 
     /// Input 0: the frames with the person; input 1 (optional): the background's frames.
     public let inputSlots = InputSlots(count: 2)
@@ -88,11 +93,12 @@ public final class BackgroundReplace: FrameFilter, PersonMaskFollowing, PlanDesc
 
     public var statistics: Statistics { state.withLock { $0.statistics } }
 
-    package var planSummary: String { "5 passes (mask refined, light wrap at 1/4 blurred, composited)" }
+    package var planSummary: String { "8 passes (mask refined, old background and light wrap at 1/4 blurred, composited)" }
 
     public func prepare(in context: isolated RenderContext) throws {
         try PersonMaskRefiner.prepare(in: context)
         try SeparableKernel.prepare(in: context)
+        _ = try context.program(named: "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh)
         _ = try context.program(named: "background_wrap_source", fragment: EmbeddedShaders.backgroundWrapSourceFsh)
         _ = try context.program(named: "background_replace_composite", fragment: EmbeddedShaders.backgroundReplaceCompositeFsh)
     }
@@ -117,11 +123,18 @@ public final class BackgroundReplace: FrameFilter, PersonMaskFollowing, PlanDesc
             "background_wrap_source", fragment: EmbeddedShaders.backgroundWrapSourceFsh, inputs: [background, mask],
             width: width, height: height, like: frame,
             uniforms: ["fit": .vec4(fit), "outputTexel": .vec2([1 / Float(width), 1 / Float(height)]), "edge": edge])
-        let sigma = Double(Self.wrapSigma) * Double(frame.height) / 4
-        let blurred = try SeparableKernel.gaussian(sigma: max(0.5, sigma)).apply(to: source, in: context)
+        let kernel = SeparableKernel.gaussian(sigma: max(0.5, Double(Self.wrapSigma) * Double(frame.height) / 4))
+        let blurred = try kernel.apply(to: source, in: context)
+        // The old background beside the person, as the background blur weighs it (half float: the weight divides).
+        let weighted = try context.renderPass(
+            "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh, inputs: [frame, mask],
+            width: width, height: height, like: frame, format: .rgba16f,
+            uniforms: ["outputTexel": .vec2([1 / Float(width), 1 / Float(height)]), "edge": edge])
+        let oldBackground = try SeparableKernel.gaussian(sigma: max(1, Double(Self.oldBackgroundSigma) * Double(frame.height) / 4))
+            .apply(to: weighted, in: context)
         let output = try context.renderPass(
             "background_replace_composite", fragment: EmbeddedShaders.backgroundReplaceCompositeFsh,
-            inputs: [frame, mask, background, blurred], width: frame.width, height: frame.height, like: frame,
+            inputs: [frame, mask, background, blurred, oldBackground], width: frame.width, height: frame.height, like: frame,
             uniforms: ["fit": .vec4(fit), "edge": edge, "wrap": .float(wrap)])
         state.withLock { $0.statistics.framesReplaced += 1 }
         return output
