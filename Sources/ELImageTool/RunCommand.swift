@@ -423,6 +423,7 @@ struct RunCommand: AsyncParsableCommand {
         var made: [FilterCatalog.Filter] = []
         for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
         try applyBackground(to: made)
+        try requirePeopleFiltersSeeTheInput(made)
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotate, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrix, range: range), size: parsedSize,
                        pixelFormat: format, encoder: encoder, segments: segments, preRecord: preRecordDuration,
@@ -451,6 +452,18 @@ struct RunCommand: AsyncParsableCommand {
             for replacement in replacements { try replacement.setBackground(picture) }
         } catch {
             throw UsageError("--background \(background): \(userMessage(for: error))")
+        }
+    }
+
+    /// Refuses a people filter after a filter that may change the picture's geometry: the people
+    /// are found in the input's frames, and the mask would not fit (the filter would pass every
+    /// frame on unchanged, waiting for a mask that never comes).
+    private func requirePeopleFiltersSeeTheInput(_ filters: [FilterCatalog.Filter]) throws(UsageError) {
+        let seeing = Self.faceFiltersSeeingInputGeometry(filters)
+        for (index, filter) in filters.enumerated() where filter is any PersonMaskFollowing {
+            guard !seeing.contains(where: { $0 === filter }) else { continue }
+            throw UsageError("--filter \(self.filters[index]): the people are found in the input's frames, so put it before "
+                             + "filters other than colour, beauty and reshape ones (it comes after --filter \(self.filters[index - 1]))")
         }
     }
 

@@ -111,5 +111,9 @@ struct PeopleToolTests {
         #expect(unused.status != 0 && unused.errors.contains("backgroundreplace"), "\(unused.errors)")
         let wrongKind = try await elimage.run(["run", still, "--filter", "backgroundreplace", "--background", folder.path("none.gif"), "-o", folder.path("z.png")])
         #expect(wrongKind.status != 0 && wrongKind.errors.contains("PNG or JPEG"), "\(wrongKind.errors)")
+        let afterCrop = try await elimage.run(["run", still, "--filter", "crop:width=320", "--filter", "backgroundblur", "-o", folder.path("c.png")])
+        #expect(afterCrop.status != 0 && afterCrop.errors.contains("put it before") && afterCrop.errors.contains("crop:width=320"),
+                "\(afterCrop.errors)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("c.png")))
     }
 }
