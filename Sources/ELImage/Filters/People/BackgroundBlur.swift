@@ -60,8 +60,6 @@ public final class BackgroundBlur: FrameFilter, PersonMaskFollowing, PlanDescrib
 
     public func prepare(in context: isolated RenderContext) throws {
         try PersonMaskRefiner.prepare(in: context)
-        try SeparableKernel.prepare(in: context)
-        _ = try context.program(named: "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh)
         _ = try context.program(named: "background_blur_composite", fragment: EmbeddedShaders.backgroundBlurCompositeFsh)
     }
 
@@ -71,19 +69,12 @@ public final class BackgroundBlur: FrameFilter, PersonMaskFollowing, PlanDescrib
             state.withLock { $0.statistics.framesWithoutMask += 1 }
             return frame
         }
-        let (width, height) = (max(1, (frame.width + 3) / 4), max(1, (frame.height + 3) / 4))
-        let edge = UniformValue.vec2(PersonMaskRefiner.edge)
-        // Half float: the weight divides the colour, and 8 bits would band in the background's dark parts.
-        let weighted = try context.renderPass(
-            "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh, inputs: [frame, mask],
-            width: width, height: height, like: frame, format: .rgba16f,
-            uniforms: ["outputTexel": .vec2([1 / Float(width), 1 / Float(height)]), "edge": edge])
         let sigma = Double(strength * Self.largestSigma) * Double(frame.height) / 4
-        let blurred = try SeparableKernel.gaussian(sigma: max(0.5, sigma)).apply(to: weighted, in: context)
+        let blurred = try PersonMaskRefiner.blurredBackground(of: frame, mask: mask, sigma: sigma, in: context)
         let output = try context.renderPass(
             "background_blur_composite", fragment: EmbeddedShaders.backgroundBlurCompositeFsh,
             inputs: [frame, mask, blurred], width: frame.width, height: frame.height, like: frame,
-            uniforms: ["edge": edge])
+            uniforms: ["edge": .vec2(PersonMaskRefiner.edge)])
         state.withLock { $0.statistics.framesBlurred += 1 }
         return output
     }

@@ -97,8 +97,6 @@ public final class BackgroundReplace: FrameFilter, PersonMaskFollowing, PlanDesc
 
     public func prepare(in context: isolated RenderContext) throws {
         try PersonMaskRefiner.prepare(in: context)
-        try SeparableKernel.prepare(in: context)
-        _ = try context.program(named: "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh)
         _ = try context.program(named: "background_wrap_source", fragment: EmbeddedShaders.backgroundWrapSourceFsh)
         _ = try context.program(named: "background_replace_composite", fragment: EmbeddedShaders.backgroundReplaceCompositeFsh)
     }
@@ -118,20 +116,15 @@ public final class BackgroundReplace: FrameFilter, PersonMaskFollowing, PlanDesc
         }
         let fit = Self.fit(background: (background.width, background.height), frame: (frame.width, frame.height))
         let edge = UniformValue.vec2(PersonMaskRefiner.edge)
-        let (width, height) = (max(1, (frame.width + 3) / 4), max(1, (frame.height + 3) / 4))
+        let (width, height) = PersonMaskRefiner.quarterSize(of: frame)
         let source = try context.renderPass(
             "background_wrap_source", fragment: EmbeddedShaders.backgroundWrapSourceFsh, inputs: [background, mask],
             width: width, height: height, like: frame,
             uniforms: ["fit": .vec4(fit), "outputTexel": .vec2([1 / Float(width), 1 / Float(height)]), "edge": edge])
-        let kernel = SeparableKernel.gaussian(sigma: max(0.5, Double(Self.wrapSigma) * Double(frame.height) / 4))
-        let blurred = try kernel.apply(to: source, in: context)
-        // The old background beside the person, as the background blur weighs it (half float: the weight divides).
-        let weighted = try context.renderPass(
-            "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh, inputs: [frame, mask],
-            width: width, height: height, like: frame, format: .rgba16f,
-            uniforms: ["outputTexel": .vec2([1 / Float(width), 1 / Float(height)]), "edge": edge])
-        let oldBackground = try SeparableKernel.gaussian(sigma: max(1, Double(Self.oldBackgroundSigma) * Double(frame.height) / 4))
-            .apply(to: weighted, in: context)
+        let blurred = try SeparableKernel.gaussian(sigma: max(0.5, Double(Self.wrapSigma) * Double(frame.height) / 4))
+            .apply(to: source, in: context)
+        let oldBackground = try PersonMaskRefiner.blurredBackground(
+            of: frame, mask: mask, sigma: max(1, Double(Self.oldBackgroundSigma) * Double(frame.height) / 4), in: context)
         let output = try context.renderPass(
             "background_replace_composite", fragment: EmbeddedShaders.backgroundReplaceCompositeFsh,
             inputs: [frame, mask, background, blurred, oldBackground], width: frame.width, height: frame.height, like: frame,

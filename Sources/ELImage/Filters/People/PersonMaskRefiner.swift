@@ -39,6 +39,8 @@ final class PersonMaskRefiner: Sendable {
     static func prepare(in context: isolated RenderContext) throws {
         _ = try context.program(named: "person_mask_pack", fragment: EmbeddedShaders.personMaskPackFsh)
         _ = try context.program(named: "person_mask_refine", fragment: EmbeddedShaders.personMaskRefineFsh)
+        _ = try context.program(named: "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh)
+        try SeparableKernel.prepare(in: context)
     }
 
     /// The refined mask for `frame` (person in .r); nil while no mask has come.
@@ -64,27 +66,40 @@ final class PersonMaskRefiner: Sendable {
     }
 
     /// The refined mask's size: half the frame's, at most 2.5 times the mask's (finer would not
-    /// follow the frame's edges any closer: the guide is the frame at the mask's size), never
-    /// below the mask's; the frame's aspect.
+    /// follow the frame's edges any closer: the guide is the frame at the mask's size); the
+    /// frame's aspect.
     static func refinedSize(frame: (width: Int, height: Int), mask: (width: Int, height: Int)) -> (width: Int, height: Int) {
         let scale = min(0.5, 2.5 * Double(max(mask.width, mask.height)) / Double(max(frame.width, frame.height)))
         return (max(1, Int((Double(frame.width) * scale).rounded())), max(1, Int((Double(frame.height) * scale).rounded())))
     }
 
-    /// The render state with `mask` uploaded (once per version and context).
+    /// The render state with `mask` uploaded (once per version and context; the texture of the
+    /// last upload is reused when the size is the same). Stored by `refined(for:in:)`.
     private func uploaded(_ mask: PersonMask, version: Int, in context: isolated RenderContext) throws -> Rendered {
-        if let state = rendered.withLock({ $0 }), state.context === context, state.version == version { return state }
         let kept = rendered.withLock { $0 }.flatMap { $0.context === context ? $0 : nil }
+        if let kept, kept.version == version { return kept }
         let texture = try kept.flatMap { $0.uploaded.width == mask.width && $0.uploaded.height == mask.height ? $0.uploaded : nil }
             ?? context.makeFrame(width: mask.width, height: mask.height, format: .r8, timestamp: mask.time)
         try mask.values.withUnsafeBytes { try context.upload($0, bytesPerRow: mask.width, into: texture) }
-        let state = Rendered(context: context, uploaded: texture, version: version, previous: kept?.previous)
-        rendered.withLock { $0 = state }
-        return state
+        return Rendered(context: context, uploaded: texture, version: version, previous: kept?.previous)
     }
 
-    /// Forgets the previous frame's mask (a cut, a new stream): the next frame starts afresh.
-    func restart() {
-        rendered.withLock { $0?.previous = nil }
+    /// The background beside the person, blurred: the frame shrunk to a quarter with each pixel
+    /// weighted by how much it is background (`Shaders/background_weight.fsh`, half float: the
+    /// weight divides), then blurred by `sigma` quarter pixels. rgb / a is the background's own
+    /// colour, even right beside the person. 3 passes (`BackgroundBlur`, `BackgroundReplace`).
+    static func blurredBackground(of frame: TextureFrame, mask: TextureFrame, sigma: Double,
+                                  in context: isolated RenderContext) throws -> TextureFrame {
+        let (width, height) = quarterSize(of: frame)
+        let weighted = try context.renderPass(
+            "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh, inputs: [frame, mask],
+            width: width, height: height, like: frame, format: .rgba16f,
+            uniforms: ["outputTexel": .vec2([1 / Float(width), 1 / Float(height)]), "edge": .vec2(edge)])
+        return try SeparableKernel.gaussian(sigma: max(0.5, sigma)).apply(to: weighted, in: context)
+    }
+
+    /// A quarter of the frame's size (rounded up), where the background filters blur.
+    static func quarterSize(of frame: TextureFrame) -> (width: Int, height: Int) {
+        (max(1, (frame.width + 3) / 4), max(1, (frame.height + 3) / 4))
     }
 }
