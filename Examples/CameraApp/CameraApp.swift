@@ -76,10 +76,13 @@ final class CameraApp: Sendable {
         } else {
             streamer = nil
         }
-        window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
-        (commands, queue) = AsyncStream<Command>.makeStream()
+        // The networks load before the window shows, and the keys are taken from the moment it
+        // shows (queued until `run()` handles them): a key pressed at once is not lost.
         faces = Self.faceBranch(steering: beauty, counting: faceCount)
         people = Self.peopleBranch(steering: backgroundBlur)
+        (commands, queue) = AsyncStream<Command>.makeStream()
+        window = try PreviewWindow(context: context, display: display, options: .init(title: "ELImage camera"))
+        Self.takeKeys(of: window, into: queue)
         source.node --> beauty --> backgroundBlur --> hub
         if let faces { source.node --> faces }
         hub --> window
@@ -120,18 +123,6 @@ final class CameraApp: Sendable {
     /// Shows the source until `q`, the close button, Ctrl-C, the end of the input or the frame limit.
     func run() async throws {
         let queue = self.queue
-        window.onCloseRequest = { queue.yield(.quit) }
-        window.onKey = { key in
-            switch key {
-            case .character("r"): queue.yield(.record)
-            case .character("p"): queue.yield(.photo)
-            case .character("c"): queue.yield(.switchCamera)
-            case .character("b"): queue.yield(.toggleBeauty)
-            case .character("g"): queue.yield(.toggleBackgroundBlur)
-            case .character("s"): queue.yield(.toggleStream)
-            default: break
-            }
-        }
         say("camera-app: showing \(source.name); keys: r record, p photo, c camera, b beauty, g background blur, "
             + (streamer == nil ? "" : "s stream, ") + "f fullscreen, q quit")
         armPreRecord()
@@ -165,6 +156,22 @@ final class CameraApp: Sendable {
         await faces?.close()
         await people?.close()
         say("camera-app: \(statusLine)")
+    }
+
+    /// Queues the window's keys and close button as commands.
+    private static func takeKeys(of window: PreviewWindow, into queue: AsyncStream<Command>.Continuation) {
+        window.onCloseRequest = { queue.yield(.quit) }
+        window.onKey = { key in
+            switch key {
+            case .character("r"): queue.yield(.record)
+            case .character("p"): queue.yield(.photo)
+            case .character("c"): queue.yield(.switchCamera)
+            case .character("b"): queue.yield(.toggleBeauty)
+            case .character("g"): queue.yield(.toggleBackgroundBlur)
+            case .character("s"): queue.yield(.toggleStream)
+            default: break
+            }
+        }
     }
 
     /// A landmark detector beside the graph: each analysis gives beauty the faces found (their
