@@ -51,6 +51,9 @@ public actor RenderContext {
     public var poolStatistics: FramePool.Statistics { framePool.statistics }
 
     private var emptyVertexArray: GLuint = 0
+    /// The framebuffer of draws into several targets at once (`draw(_:into:inputs:rows:setUniforms:)`
+    /// with more than one target); its attachments are set for each such draw and removed after it.
+    private var multipleTargetFramebuffer: GLuint = 0
     /// Where failures, drops and ends go (`events`, `setErrorHandler`).
     private nonisolated let eventHub = EventHub()
 
@@ -189,6 +192,8 @@ public actor RenderContext {
         resources.deleteAll()
         if emptyVertexArray != 0 { glDeleteVertexArrays(1, &emptyVertexArray) }
         emptyVertexArray = 0
+        if multipleTargetFramebuffer != 0 { glDeleteFramebuffers(1, &multipleTargetFramebuffer) }
+        multipleTargetFramebuffer = 0
         egl.releaseCurrent()
         egl.destroy()
         egl.display.release()
@@ -352,12 +357,29 @@ public actor RenderContext {
         _ program: ShaderProgram, into target: TextureFrame, inputs: [TextureFrame], rows: Range<Int>? = nil,
         setUniforms: (ShaderProgram) throws -> Void = { _ in }
     ) throws {
+        try draw(program, into: [target], inputs: inputs, rows: rows, setUniforms: setUniforms)
+    }
+
+    /// Draws one full-frame triangle into several targets at once: the program's output at
+    /// `layout(location = i)` goes to `targets[i]`. The targets may differ in size and format; the
+    /// draw covers the first target's width and `rows` (default: all its rows), which every target
+    /// must hold.
+    package func draw(
+        _ program: ShaderProgram, into targets: [TextureFrame], inputs: [TextureFrame], rows: Range<Int>? = nil,
+        setUniforms: (ShaderProgram) throws -> Void = { _ in }
+    ) throws {
+        guard let target = targets.first else { return }
         if emptyVertexArray == 0 {
             glGenVertexArrays(1, &emptyVertexArray)
             glDisable(GLenum(GL_DITHER))  // on by default; it would perturb exact 8-bit results
         }
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
         let rows = rows ?? 0..<target.height
+        if targets.count == 1 {
+            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), target.framebuffer)
+        } else {
+            try bindMultipleTargets(targets, covering: target.width, rows: rows)
+        }
+        defer { if targets.count > 1 { unbindMultipleTargets(count: targets.count) } }
         glViewport(0, GLint(rows.lowerBound), GLsizei(target.width), GLsizei(rows.count))
         program.use()
         for (unit, input) in inputs.enumerated() {
@@ -371,6 +393,44 @@ public actor RenderContext {
         drawCallCount += 1
         let error = glGetError()
         if error != GL_NO_ERROR { throw ELImageError.gl(call: "glDrawArrays(\(program.name))", code: error) }
+    }
+
+    /// Attaches `targets` as colour attachments 0, 1, ... of the multiple-target framebuffer and
+    /// binds it for drawing into all of them.
+    private func bindMultipleTargets(_ targets: [TextureFrame], covering width: Int, rows: Range<Int>) throws {
+        for (index, target) in targets.enumerated() where target.width < width || target.height < rows.upperBound {
+            throw ELImageError.invalidState(
+                node: "RenderContext", reason: "draw target \(index) is \(target.width)x\(target.height), smaller than the "
+                    + "\(width) columns and \(rows.upperBound) rows drawn into all targets")
+        }
+        if multipleTargetFramebuffer == 0 { glGenFramebuffers(1, &multipleTargetFramebuffer) }
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), multipleTargetFramebuffer)
+        for (index, target) in targets.enumerated() {
+            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0 + Int32(index)),
+                                   GLenum(GL_TEXTURE_2D), target.texture, 0)
+        }
+        let buffers = targets.indices.map { GLenum(GL_COLOR_ATTACHMENT0 + Int32($0)) }
+        glDrawBuffers(GLsizei(buffers.count), buffers)
+        let status = glCheckFramebufferStatus(GLenum(GL_FRAMEBUFFER))
+        if status != GLenum(GL_FRAMEBUFFER_COMPLETE) {
+            unbindMultipleTargets(count: targets.count)
+            throw ELImageError.gl(call: "glCheckFramebufferStatus(\(targets.count) targets: "
+                                  + targets.map { "\($0.width)x\($0.height) \($0.format)" }.joined(separator: ", ") + ")",
+                                  code: status)
+        }
+    }
+
+    /// Detaches the multiple-target framebuffer's textures (they go back to the pool and may be
+    /// deleted), leaving it bound to nothing.
+    private func unbindMultipleTargets(count: Int) {
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), multipleTargetFramebuffer)
+        for index in 0..<count {
+            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0 + Int32(index)),
+                                   GLenum(GL_TEXTURE_2D), 0, 0)
+        }
+        var first = GLenum(GL_COLOR_ATTACHMENT0)
+        glDrawBuffers(1, &first)
+        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
     }
 }
 

@@ -19,6 +19,9 @@ public struct PackedPlanes: Sendable {
     /// Whether `textures` is one W/4 x 3H/2 texture holding the whole 4:2:0 frame's bytes (Y',
     /// then the two chroma planes), read back with one call.
     var isWholeFrame = false
+    /// Texel columns of `textures[0]` on either side of the Y' plane (`MatchedPack420` draws the
+    /// chroma sites beyond the picture's edges there): the plane is read from this column on.
+    var lumaColumnOffset = 0
 
     /// Reads every plane into `buffer` (which must have this format and size), honouring each plane's
     /// offset and stride. Call where the render context or one of its shared contexts is current.
@@ -45,7 +48,9 @@ public struct PackedPlanes: Sendable {
         for (index, texture) in textures.enumerated() {
             glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
                                    texture.texture, 0)
-            try Self.readBoundFramebuffer(width: texture.width, height: texture.height, plane: index, of: &buffer)
+            let margin = index == 0 ? lumaColumnOffset : 0
+            try Self.readBoundFramebuffer(x: margin, width: texture.width - 2 * margin, height: texture.height,
+                                          plane: index, of: &buffer)
         }
         glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
     }
@@ -91,8 +96,10 @@ public struct PackedPlanes: Sendable {
     }
 
     /// Reads the bound framebuffer (RGBA texels holding a plane's bytes) into plane `index` of
-    /// `buffer`: straight into place when the plane's stride allows, else through a scratch buffer.
-    private static func readBoundFramebuffer(width: Int, height: Int, plane index: Int, of buffer: inout PixelBuffer) throws {
+    /// `buffer` (`width` texels from column `x`): straight into place when the plane's stride allows,
+    /// else through a scratch buffer.
+    private static func readBoundFramebuffer(x: Int, width: Int, height: Int, plane index: Int,
+                                             of buffer: inout PixelBuffer) throws {
         let plane = buffer.planes[index]
         let rowBytes = buffer.shape(ofPlane: index).rowBytes
         let readRowBytes = width * 4
@@ -102,14 +109,14 @@ public struct PackedPlanes: Sendable {
         if fitsInPlace {
             glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), GLint(plane.bytesPerRow / 4))
             buffer.withUnsafeMutableData { bytes in
-                glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE),
+                glReadPixels(GLint(x), 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE),
                              bytes.baseAddress.map { $0 + plane.offset })
             }
             glPixelStorei(GLenum(GL_PACK_ROW_LENGTH), 0)
         } else {
             var scratch = [UInt8](repeating: 0, count: readRowBytes * height)
             scratch.withUnsafeMutableBytes { bytes in
-                glReadPixels(0, 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE),
+                glReadPixels(GLint(x), 0, GLsizei(width), GLsizei(height), GLenum(GL_RGBA), GLenum(GL_UNSIGNED_BYTE),
                              bytes.baseAddress)
             }
             buffer.withUnsafeMutableData { destination in
@@ -146,6 +153,10 @@ extension RenderContext {
                                  width: frame.width, height: frame.height, like: frame, format: .rgba8)
             return PackedPlanes(textures: [picture], format: format, width: frame.width, height: frame.height,
                                 colorSpace: colorSpace, chromaLocation: chromaLocation)
+        }
+        if !frame.isMonochrome, MatchedPack420.applies(to: format, width: frame.width, height: frame.height,
+                                                       chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling) {
+            return try MatchedPack420.pack(frame, as: format, colorSpace: colorSpace, chromaLocation: chromaLocation, in: self)
         }
         let conversion = YCbCrConversion.fromRGB(colorSpace, bitsPerSample: format.bitsPerSample)
         let depthDefines = [("SAMPLE_BYTES", format.bytesPerSample), ("PICTURE_SNAP", frame.format == .rgba8 ? 1 : 0)]

@@ -22,7 +22,9 @@ enum FusedConversionShader {
     /// `pieces` in order, and writing the plane part `defines` select (rgba_to_yuv.fsh's
     /// `PLANE_KIND`, chroma subsampling, siting and filter). `FUSED_CHROMA_COLUMNS` (3 or 4) among
     /// them lets the Y' pass read the chroma columns four pixels share once (subsampled sources).
-    /// Without `PLANE_KIND` the shader writes the coloured RGBA picture instead (colour output).
+    /// With `PACK_PASS` instead it is the first pass of `MatchedPack420` (pack_420.fsh: Y' and the
+    /// chroma averages of 4:2:0 from the coloured pixels). Without either the shader writes the
+    /// coloured RGBA picture (colour output into any other format).
     static func fragmentSource(for pieces: [ColorPiece], defines: [(String, Int)]) -> String {
         var lines = [
             "#version 300 es",
@@ -45,7 +47,28 @@ enum FusedConversionShader {
         lines.append("    return round(color.rgb * 255.0) * 0.003921568627450980;  // the frame the pack reads is 8-bit")
         lines.append("}")
         lines.append("vec3 fusedRGB(ivec2 pixel) { return fusedColor(pictureColor(vec2(pixel) + 0.5)); }")
-        if defines.contains(where: { $0.0 == "PLANE_KIND" }) {
+        if defines.contains(where: { $0.0 == "PACK_PASS" }) {  // the first pass of MatchedPack420
+            lines += [
+                "// Four pixels of a row from first.x on; a block beyond the picture's edges is its edge pixel.",
+                "void fusedRow(ivec2 first, out vec3 four[4]) {",
+                "    int width = int(lumaSize.x);",
+                "    if (first.x < 0 || first.x >= width) {",
+                "        vec3 edge = fusedRGB(ivec2(clamp(first.x, 0, width - 1), first.y));",
+                "        for (int k = 0; k < 4; k++) { four[k] = edge; }",
+                "        return;",
+                "    }",
+            ]
+            if defines.contains(where: { $0.0 == "FUSED_CHROMA_COLUMNS" }) {
+                lines += ["    vec4 colors[4];",
+                          "    pictureColorsInRow(first, colors);  // sharing their chroma reads",
+                          "    for (int k = 0; k < 4; k++) { four[k] = fusedColor(colors[k]); }"]
+            } else {
+                lines.append("    for (int k = 0; k < 4; k++) { four[k] = fusedRGB(first + ivec2(k, 0)); }")
+            }
+            lines.append("}")
+            lines.append("// pack_420.fsh")
+            lines.append(withoutVersion(EmbeddedShaders.pack420Fsh))
+        } else if defines.contains(where: { $0.0 == "PLANE_KIND" }) {
             lines.append("// rgba_to_yuv.fsh")
             lines.append(withoutVersion(EmbeddedShaders.rgbaToYuvFsh))
         } else {  // the coloured picture itself, for the ordinary pack

@@ -11,11 +11,13 @@ import CGLES
 ///   is ONE pass writing the Y' rows of the packed frame it reads back (no RGBA frame in between;
 ///   the chroma rows are cleared to the neutral value), on the render thread as its own packing
 ///   would be, then its usual path (a readback here, or fence → queue → worker → readback);
-/// - colour output (and gray into any other format): one pass converting and colouring into an
-///   RGBA picture, then the ordinary pack or readback (two passes instead of three; into RGBA, one
-///   instead of two). A single pass to Y'CbCr would convert every pixel again for
-///   each chroma sample's filter taps (6 per sample): measured twice as slow as the separate passes
-///   on llvmpipe.
+/// - colour output into 8-bit I420 or YV12 with the matched chroma filter (Y4M files, the encoder,
+///   `YUVDataOutput` by default): the sink gets a picture whose packing is `MatchedPack420`'s two
+///   passes, the first converting and colouring each pixel once and writing the Y' plane and the
+///   chroma averages, the second both chroma planes (two passes instead of four);
+/// - colour output into anything else (and gray into any other format): one pass converting and
+///   colouring into an RGBA picture, then the ordinary pack or readback (into RGBA, one pass
+///   instead of two).
 /// The result is the separate passes' result (same arithmetic, 8-bit rounding where they store
 /// frames, with the same expressions), within one level where the GL's own rounding differs.
 ///
@@ -82,10 +84,15 @@ struct FusedConversionPlan: Sendable {
     /// What the fused passes do, for `--explain`.
     var summary: String {
         let pieces = line.pieces.map(\.name).joined(separator: " → ")
-        return monochrome
-            ? "1 pass from the uploaded planes: Y'CbCr → \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
-            : "1 pass from the uploaded planes: Y'CbCr → \(pieces) → RGBA, then \(NodeFailure.name(of: output)) "
-                + (output.packing == nil ? "reads it back" : "packs it")
+        if monochrome {
+            return "1 pass from the uploaded planes: Y'CbCr → \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
+        }
+        if let packing = output.packing, [.i420, .yv12].contains(packing.format), packing.chromaDownsampling == .matched {
+            return "1 pass from the uploaded planes: Y'CbCr → \(pieces) → \(NodeFailure.name(of: output))'s Y' plane and "
+                + "chroma averages, then 1 pass for both chroma planes"
+        }
+        return "1 pass from the uploaded planes: Y'CbCr → \(pieces) → RGBA, then \(NodeFailure.name(of: output)) "
+            + (output.packing == nil ? "reads it back" : "packs it")
     }
 
     /// Uploads `buffer` and hands the sink the line's picture: gray output as a `FusedGrayPicture`
@@ -105,19 +112,36 @@ struct FusedConversionPlan: Sendable {
         do {
             if monochrome {
                 try output.receive(FusedGrayPicture(plan: self, planes: planes, buffer: buffer, layout: layout), in: context)
+            } else if let packing = output.packing, [.i420, .yv12].contains(packing.format), packing.chromaDownsampling == .matched {
+                try output.receive(FusedColorPicture(plan: self, planes: planes, buffer: buffer, layout: layout), in: context)
             } else {
-                let picture = try context.makeFrame(width: buffer.width, height: buffer.height, timestamp: buffer.timestamp,
-                                                    colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
-                let program = try program(format: .i420, chromaLocation: buffer.chromaLocation, chromaDownsampling: .average,
-                                          in: context)
-                try context.draw(program, into: picture, inputs: planes) { program in
-                    setUniforms(of: program, buffer: buffer, layout: layout, format: .i420, colorSpace: buffer.colorSpace)
-                }
-                try output.receive(picture, at: 0, in: context)
+                try output.receive(try coloredPicture(planes: planes, buffer: buffer, layout: layout, in: context), at: 0, in: context)
             }
         } catch {
             context.report(error, from: output)
         }
+    }
+
+    /// The converted, coloured RGBA picture of `buffer` in one pass.
+    func coloredPicture(planes: [TextureFrame], buffer: PixelBuffer, layout: PlaneTextureLayout,
+                        in context: isolated RenderContext) throws -> TextureFrame {
+        let picture = try context.makeFrame(width: buffer.width, height: buffer.height, timestamp: buffer.timestamp,
+                                            colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
+        let program = try program(format: .i420, chromaLocation: buffer.chromaLocation, chromaDownsampling: .average,
+                                  in: context)
+        try context.draw(program, into: picture, inputs: planes) { program in
+            setUniforms(of: program, buffer: buffer, layout: layout, format: .i420, colorSpace: buffer.colorSpace)
+        }
+        return picture
+    }
+
+    /// The first pass of `MatchedPack420` with the line fused in: Y' and the chroma averages of
+    /// 4:2:0 sited at `chromaLocation`, straight from the uploaded planes.
+    func packProgram(chromaLocation: ChromaLocation, in context: isolated RenderContext) throws -> ShaderProgram {
+        var defines = MatchedPack420.defines(pass: 1, chromaLocation: chromaLocation)
+        if let columns = sharedChromaColumns { defines.append(("FUSED_CHROMA_COLUMNS", columns)) }
+        return try context.program(named: FusedConversionShader.programName(chain: line.chainName, defines: defines),
+                                   fragment: FusedConversionShader.fragmentSource(for: line.pieces, defines: defines))
     }
 
     /// The plan's fused program: gray output → the Y' rows of the packed frame (`format`, sited at
@@ -192,5 +216,39 @@ struct FusedGrayPicture: PackablePicture {
                                   colorSpace: colorSpace, chromaLocation: chromaLocation)
         result.isWholeFrame = true
         return result
+    }
+}
+
+/// The picture of a fused line with colour output into 8-bit 4:2:0 with the matched chroma filter
+/// (the default of Y4M files, the encoder and `YUVDataOutput`), never made as RGBA: packing it is
+/// `MatchedPack420`'s two passes, the first of them converting and colouring the uploaded planes
+/// (each pixel once). Packed otherwise (another siting or size), it is made as RGBA in one pass
+/// and packed as usual.
+struct FusedColorPicture: PackablePicture {
+    let plan: FusedConversionPlan
+    let planes: [TextureFrame]
+    let buffer: PixelBuffer
+    let layout: PlaneTextureLayout
+
+    var width: Int { buffer.width }
+    var height: Int { buffer.height }
+    var timestamp: MediaTime { buffer.timestamp }
+    var colorSpace: ColorSpace { buffer.colorSpace }
+    var chromaLocation: ChromaLocation { buffer.chromaLocation }
+
+    func packed(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
+                chromaDownsampling: ChromaDownsampling, in context: isolated RenderContext) throws -> PackedPlanes {
+        guard MatchedPack420.applies(to: format, width: width, height: height, chromaLocation: chromaLocation,
+                                     chromaDownsampling: chromaDownsampling) else {
+            return try plan.coloredPicture(planes: planes, buffer: buffer, layout: layout, in: context)
+                .packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
+                        chromaDownsampling: chromaDownsampling, in: context)
+        }
+        return try MatchedPack420.pack(
+            format: format, width: width, height: height, timestamp: timestamp, colorSpace: colorSpace,
+            chromaLocation: chromaLocation, firstPass: try plan.packProgram(chromaLocation: chromaLocation, in: context),
+            inputs: planes, setUniforms: { program in
+                plan.setUniforms(of: program, buffer: buffer, layout: layout, format: format, colorSpace: colorSpace)
+            }, in: context)
     }
 }
