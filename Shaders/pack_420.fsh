@@ -37,19 +37,19 @@ precision highp int;
 #define PICTURE_SNAP 1        // 1: the picture holds 8-bit values (RGBA8), snapped exactly; 0: half floats
 #endif
 
-uniform vec2 pictureSize;    // in pixels
-uniform mat3 yuvMatrix;      // R'G'B' -> samples
-uniform vec3 yuvOffset;
+uniform vec2 packPictureSize;    // in pixels
+uniform mat3 packMatrix;      // R'G'B' -> samples
+uniform vec3 packOffset;
 
 #if PACK_PASS == 1
-layout(location = 0) out vec4 lumaTexel;
-layout(location = 1) out vec4 averagedAcross;
+layout(location = 0) out vec4 packLumaTexel;
+layout(location = 1) out vec4 packAverages;
 
 #if FUSED_PACK == 0
 uniform sampler2D inputImageTexture;
 
 vec3 rgbAt(ivec2 pixel) {
-    vec3 rgb = texelFetch(inputImageTexture, clamp(pixel, ivec2(0), ivec2(pictureSize) - 1), 0).rgb;
+    vec3 rgb = texelFetch(inputImageTexture, clamp(pixel, ivec2(0), ivec2(packPictureSize) - 1), 0).rgb;
 #if PICTURE_SNAP == 1
     // Snapped to exact 8-bit values: some drivers (llvmpipe) convert unorm8 to float up to 0.1
     // level off (as rgba_to_yuv.fsh's rgbAt).
@@ -59,7 +59,7 @@ vec3 rgbAt(ivec2 pixel) {
 }
 
 // The R'G'B' of pixels first.x - 1 (clamped) ... first.x + 3 of row first.y.
-void rowColors(ivec2 first, out vec3 colors[5]) {
+void packRowColors(ivec2 first, out vec3 colors[5]) {
     for (int k = 0; k < 5; k++) {
         colors[k] = rgbAt(first + ivec2(k - 1, 0));
     }
@@ -67,11 +67,11 @@ void rowColors(ivec2 first, out vec3 colors[5]) {
 #else
 // With FUSED_PACK 1 the generated shader defines `fusedRow` (pixels first.x ... first.x + 3,
 // clamped to the picture, as the separate passes would store them) and `fusedRGB` (one pixel).
-void rowColors(ivec2 first, out vec3 colors[5]) {
+void packRowColors(ivec2 first, out vec3 colors[5]) {
     vec3 four[4];
     fusedRow(first, four);
 #if CHROMA_SITING == 0
-    colors[0] = fusedRGB(ivec2(clamp(first.x - 1, 0, int(pictureSize.x) - 1), first.y));
+    colors[0] = fusedRGB(ivec2(clamp(first.x - 1, 0, int(packPictureSize.x) - 1), first.y));
 #else
     colors[0] = vec3(0.0);  // not used
 #endif
@@ -84,18 +84,18 @@ void rowColors(ivec2 first, out vec3 colors[5]) {
 void main() {
     ivec2 texel = ivec2(gl_FragCoord.xy);
     vec3 colors[5];
-    rowColors(ivec2(4 * (texel.x - 1), texel.y), colors);
+    packRowColors(ivec2(4 * (texel.x - 1), texel.y), colors);
     vec3 yuv[5];
     for (int k = 0; k < 5; k++) {
-        yuv[k] = yuvMatrix * colors[k] + yuvOffset;  // as rgba_to_yuv.fsh writes Y', to the bit
+        yuv[k] = packMatrix * colors[k] + packOffset;  // as rgba_to_yuv.fsh writes Y', to the bit
     }
-    lumaTexel = clamp(vec4(yuv[1].x, yuv[2].x, yuv[3].x, yuv[4].x), 0.0, 1.0);
+    packLumaTexel = clamp(vec4(yuv[1].x, yuv[2].x, yuv[3].x, yuv[4].x), 0.0, 1.0);
     // The averages without the offset (their weights sum to 1).
 #if CHROMA_SITING == 0
-    averagedAcross = vec4(0.25 * (yuv[0].yz + yuv[2].yz) + 0.5 * yuv[1].yz,
-                          0.25 * (yuv[2].yz + yuv[4].yz) + 0.5 * yuv[3].yz) - yuvOffset.yzyz;
+    packAverages = vec4(0.25 * (yuv[0].yz + yuv[2].yz) + 0.5 * yuv[1].yz,
+                          0.25 * (yuv[2].yz + yuv[4].yz) + 0.5 * yuv[3].yz) - packOffset.yzyz;
 #else
-    averagedAcross = vec4(0.5 * (yuv[1].yz + yuv[2].yz), 0.5 * (yuv[3].yz + yuv[4].yz)) - yuvOffset.yzyz;
+    packAverages = vec4(0.5 * (yuv[1].yz + yuv[2].yz), 0.5 * (yuv[3].yz + yuv[4].yz)) - packOffset.yzyz;
 #endif
 }
 
@@ -112,7 +112,7 @@ vec4 averagesAt(int column, int row) {
 // The averages across of sites 4x - 1 ... 4x + 4 in luma row `row` (clamped to the picture):
 // texel t holds sites 2(t - 1) and 2(t - 1) + 1.
 void rowSites(int x, int row, out vec2 sites[6]) {
-    row = clamp(row, 0, int(pictureSize.y) - 1);
+    row = clamp(row, 0, int(packPictureSize.y) - 1);
     vec4 first = averagesAt(2 * x, row), second = averagesAt(2 * x + 1, row);
     vec4 third = averagesAt(2 * x + 2, row), fourth = averagesAt(2 * x + 3, row);
     sites[0] = first.zw;
@@ -145,7 +145,7 @@ void main() {
     }
     vec4 cb, cr;
     for (int k = 0; k < 4; k++) {
-        vec2 chroma = (8.0 * sharpened[k + 1] - sharpened[k] - sharpened[k + 2]) * sixth + yuvOffset.yz;
+        vec2 chroma = (8.0 * sharpened[k + 1] - sharpened[k] - sharpened[k + 2]) * sixth + packOffset.yz;
         cb[k] = chroma.x;
         cr[k] = chroma.y;
     }

@@ -280,10 +280,13 @@ extension ToolTests {
             environment: ["ELIMAGE_DUMP_SHADERS": dump])
         #expect(result.status == 0, "\(result.errors)")
         let names = try FileManager.default.contentsOfDirectory(atPath: dump)
-        // The CLI's Y4M → colour chain → Y4M graph fuses: conversion and chain in one generated pass, then the pack.
+        // The CLI's Y4M → colour chain → Y4M graph fuses: conversion, chain, Y' and the chroma
+        // averages in one generated pass (pack_420.fsh's first), then both chroma planes.
         let chain = try #require(names.first { $0.hasPrefix("yuv_fused[brightness,contrast]") }, "\(names)")
         let source = try String(contentsOfFile: (dump as NSString).appendingPathComponent(chain), encoding: .utf8)
         #expect(source.contains("brightness") && source.contains("contrast"), "\(source)")
-        #expect(names.contains { $0.hasPrefix("rgba_to_yuv[") }, "\(names)")
+        #expect(source.contains("// pack_420.fsh") && source.contains("#define PACK_PASS 1"), "\(source)")
+        #expect(names.contains { $0.hasPrefix("pack_420[") && $0.contains("PACK_PASS=2") }, "\(names)")
+        #expect(!names.contains { $0.hasPrefix("rgba_to_yuv[") }, "no separate RGBA → Y'CbCr pass: \(names)")
     }
 }

@@ -57,6 +57,10 @@ public actor RenderContext {
     /// Where failures, drops and ends go (`events`, `setErrorHandler`).
     private nonisolated let eventHub = EventHub()
 
+    /// Filter shaders that `DeferredPass` cannot run inside the pack (by program name): their
+    /// frames are drawn as usual.
+    var unpackableShaders: Set<String> = []
+
     /// Draw calls issued by ELImage's nodes on this context since it was made.
     public private(set) var drawCallCount = 0
 

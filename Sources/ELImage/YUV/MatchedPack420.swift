@@ -32,9 +32,9 @@ enum MatchedPack420 {
     ) throws -> PackedPlanes {
         let conversion = YCbCrConversion.fromRGB(colorSpace, bitsPerSample: 8)
         let setCommon = { (program: ShaderProgram) in
-            program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
-            program.set(.mat3(conversion.matrix), for: "yuvMatrix")
-            program.set(.vec3(conversion.offset), for: "yuvOffset")
+            program.set(.vec2([Float(width), Float(height)]), for: "packPictureSize")
+            program.set(.mat3(conversion.matrix), for: "packMatrix")
+            program.set(.vec3(conversion.offset), for: "packOffset")
         }
         // Pass 1 draws a column of edge sites either side: the Y' plane is columns 1 ... W/4.
         let columns = width / 4 + 2

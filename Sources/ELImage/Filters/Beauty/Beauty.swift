@@ -34,7 +34,7 @@
 /// `strength` 0 returns the input frame untouched; the smoothing grows monotonically with
 /// `strength` and `smoothing` (the blend, ε and the texture taken away all grow with them).
 /// `showsSkinMask` renders the skin likelihood instead of the picture.
-public final class Beauty: FrameFilter, PlanDescribing {
+public final class Beauty: FrameFilter, DeferringFilter, PlanDescribing {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
 
@@ -164,13 +164,19 @@ public final class Beauty: FrameFilter, PlanDescribing {
     }
 
     public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
+        try renderDeferred(frame, in: context)?.render(in: context) ?? frame
+    }
+
+    /// Every pass but the last (`beauty_apply`), which is described for a sink to run in its pack
+    /// or to draw; nil when the filter draws nothing at its settings.
+    func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
         let settings = self.settings
         let amount = settings.strength * settings.smoothing
         let whitening = settings.strength * settings.whitening
         let sharpness = settings.strength * settings.sharpness
         guard amount > 0 || whitening > 0 || sharpness > 0 || settings.showsSkinMask else {
             history.withLock { $0 = nil }
-            return frame
+            return nil
         }
 
         let factor = Self.reduction(radius: settings.radius, width: frame.width, height: frame.height)
@@ -213,8 +219,12 @@ public final class Beauty: FrameFilter, PlanDescribing {
             "edgeRange": .vec2(Self.edgeRange),
             "showMask": .float(settings.showsSkinMask ? 1 : 0),
         ]
+        func last(_ pass: Pass, _ others: [TextureFrame], _ uniforms: [String: UniformValue]) -> DeferredPass {
+            DeferredPass(programName: pass.name, fragmentShader: pass.source, first: frame, others: others,
+                         width: frame.width, height: frame.height, uniforms: uniforms)
+        }
         guard !axes.isEmpty else {
-            return try pass(.apply, [frame, smoothed, model], width: frame.width, height: frame.height, uniforms)
+            return last(.apply, [smoothed, model], uniforms)
         }
 
         // Faces with landmarks: a closing of the block means' luma (four 1-D passes), the last one
@@ -227,8 +237,8 @@ public final class Beauty: FrameFilter, PlanDescribing {
             closing = stage < 3 ? try pass(.foldClosing, [closing], closingUniforms)
                 : try pass(.foldZones, [closing, reduced], closingUniforms.merging(Self.zoneUniforms(settings.faces, axes, size)) { $1 })
         }
-        return try pass(.applyWithFaces, [frame, smoothed, model, closing], width: frame.width, height: frame.height,
-                        uniforms.merging(["folds": .float(settings.strength * settings.folds)]) { $1 })
+        return last(.applyWithFaces, [smoothed, model, closing],
+                    uniforms.merging(["folds": .float(settings.strength * settings.folds)]) { $1 })
     }
 
     /// The faces for the zones pass: their axes, scales and features, and the frame's size.

@@ -56,13 +56,18 @@ struct SeparableKernel: Sendable, Equatable {
 
     /// Blurs `frame` horizontally, then vertically.
     func apply(to frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
-        let source = EmbeddedShaders.separableBlurFsh
+        try applyDeferred(to: frame, in: context).render(in: context)
+    }
+
+    /// Blurs `frame` horizontally and describes the vertical pass, for a sink to run in its pack
+    /// (`DeferredPass`) or to draw.
+    func applyDeferred(to frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass {
         let horizontal = try context.renderPass(
-            "separable_blur", fragment: source, inputs: [frame], width: frame.width, height: frame.height,
-            like: frame, uniforms: uniforms(step: SIMD2(1 / Float(frame.width), 0)))
-        return try context.renderPass(
-            "separable_blur", fragment: source, inputs: [horizontal], width: frame.width, height: frame.height,
-            like: frame, uniforms: uniforms(step: SIMD2(0, 1 / Float(frame.height))))
+            "separable_blur", fragment: EmbeddedShaders.separableBlurFsh, inputs: [frame], width: frame.width,
+            height: frame.height, like: frame, uniforms: uniforms(step: SIMD2(1 / Float(frame.width), 0)))
+        return DeferredPass(programName: "separable_blur", fragmentShader: EmbeddedShaders.separableBlurFsh,
+                            first: horizontal, width: frame.width, height: frame.height,
+                            uniforms: uniforms(step: SIMD2(0, 1 / Float(frame.height))))
     }
 
     /// Compiles the blur program.

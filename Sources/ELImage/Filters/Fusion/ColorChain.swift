@@ -15,7 +15,7 @@
 /// nodes within one level (rounding ties). With `.full` precision it keeps floats between pieces:
 /// closer to the exact result, but each intermediate rounding the separate nodes make (up to half a
 /// level, amplified by later gains) is missing, so the two can differ by a few levels.
-public final class ColorChain: FrameFilter, PlannedStage {
+public final class ColorChain: FrameFilter, DeferringFilter, PlannedStage {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
 
@@ -62,7 +62,21 @@ public final class ColorChain: FrameFilter, PlannedStage {
     }
 
     public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
-        guard !operations.isEmpty else { return frame }
+        guard let pass = try lastPass(frame, in: context) else { return frame }
+        let output = try pass.render(in: context)
+        output.markMonochrome(operations.last?.producesMonochrome ?? false)
+        return output
+    }
+
+    /// The chain's pass for a sink to run in its pack; nil for a gray chain (its frame packs with
+    /// the cheaper gray pack, so it draws as usual) and an empty one.
+    func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
+        operations.last?.producesMonochrome == true ? nil : try lastPass(frame, in: context)
+    }
+
+    /// The chain's one pass, described; nil for an empty chain.
+    private func lastPass(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
+        guard !operations.isEmpty else { return nil }
         var uniforms: [String: UniformValue] = [:]
         var textures: [SamplerTexture] = []
         for (index, operation) in operations.enumerated() {
@@ -72,8 +86,7 @@ public final class ColorChain: FrameFilter, PlannedStage {
                 textures.append(SamplerTexture(sampler: prefix + name, frame: texture))
             }
         }
-        let output = try pass.draw([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms, in: context)
-        output.markMonochrome(operations.last?.producesMonochrome ?? false)
-        return output
+        return DeferredPass(programName: pass.programName, fragmentShader: pass.fragmentShader, first: frame,
+                            extra: textures, width: frame.width, height: frame.height, uniforms: uniforms)
     }
 }

@@ -9,9 +9,22 @@ public protocol FrameFilter: ImageOutput, ImageInput, PreparableFilter {
     func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame
 }
 
+/// A `FrameFilter` whose last pass can run inside the pack of a sink that packs 8-bit 4:2:0
+/// (`DeferredPass`): it renders every pass but the last and describes that one.
+protocol DeferringFilter: FrameFilter {
+    /// Renders the passes before the last and describes the last; nil when the filter draws
+    /// nothing at its current settings (`render` returns the frame itself).
+    func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass?
+}
+
 extension FrameFilter {
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         guard index == 0 else { return }
+        if let deferring = self as? any DeferringFilter, outputs.deferringSink() != nil,
+           let pass = try deferring.renderDeferred(frame, in: context) {
+            if !outputs.deliverDeferred(pass, in: context) { deliver(try pass.render(in: context), in: context) }
+            return
+        }
         deliver(try render(frame, in: context), in: context)
     }
 

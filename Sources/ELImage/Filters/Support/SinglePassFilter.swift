@@ -41,9 +41,19 @@ extension SinglePassFilter {
         guard let inputs = ready else { return }
         let size = outputSize(forInput: frame)
         let extra = try additionalTextures(in: context)
-        let output = try pass.draw(inputs, extra: extra, size: size,
-                                   uniforms: uniforms(forInput: frame, outputSize: size), in: context)
-        output.markMonochrome((self as? any ColorOperation)?.producesMonochrome ?? false)
+        let uniforms = uniforms(forInput: frame, outputSize: size)
+        let monochrome = (self as? any ColorOperation)?.producesMonochrome ?? false
+        // Into a sink that packs 4:2:0 (and only observers beside it): the draw runs inside the
+        // sink's pack (a gray frame keeps its own cheaper pack).
+        if !monochrome, let first = inputs.first,
+           outputs.deliverDeferred(DeferredPass(programName: pass.programName, fragmentShader: pass.fragmentShader,
+                                                first: first, others: Array(inputs.dropFirst()), extra: extra,
+                                                width: size.width, height: size.height, uniforms: uniforms),
+                                   in: context) {
+            return
+        }
+        let output = try pass.draw(inputs, extra: extra, size: size, uniforms: uniforms, in: context)
+        output.markMonochrome(monochrome)
         deliver(output, in: context)
     }
 

@@ -1,0 +1,134 @@
+/// A filter's last draw, described rather than made: its shader, inputs and uniforms. A filter
+/// whose one target is a sink packing 8-bit 4:2:0 with the matched chroma filter (a Y4M file, the
+/// encoder, `YUVDataOutput` by default) hands it this instead of a frame
+/// (`OutputTargets.deferringSink`); packing it runs the filter's shader inside `MatchedPack420`'s
+/// first pass (`DeferredPassShader`), so the filter's output is never drawn as RGBA and no
+/// separate RGBA→Y'CbCr pass runs. Packed any other way, or when its shader cannot be run so,
+/// it is drawn as the frame it stands for and packed as usual.
+struct DeferredPass: PackablePicture {
+    let programName: String
+    let fragmentShader: String
+    /// The first input: it gives the output its timestamp, colour space and working format.
+    let first: TextureFrame
+    /// The inputs after `first`.
+    let others: [TextureFrame]
+    /// Sampled as `inputImageTexture`, `inputImageTexture2`, ...
+    var inputs: [TextureFrame] { [first] + others }
+    /// Textures on the units after `inputs`, with their sampler names.
+    let extra: [SamplerTexture]
+    let width: Int
+    let height: Int
+    let uniforms: [String: UniformValue]
+
+    var timestamp: MediaTime { first.timestamp }
+    var colorSpace: ColorSpace { first.colorSpace }
+    var chromaLocation: ChromaLocation { first.chromaLocation }
+
+    init(programName: String, fragmentShader: String, first: TextureFrame, others: [TextureFrame] = [],
+         extra: [SamplerTexture] = [], width: Int, height: Int, uniforms: [String: UniformValue]) {
+        self.programName = programName
+        self.fragmentShader = fragmentShader
+        self.first = first
+        self.others = others
+        self.extra = extra
+        self.width = width
+        self.height = height
+        self.uniforms = uniforms
+    }
+
+    /// Draws the frame the pass stands for.
+    func render(in context: isolated RenderContext) throws -> TextureFrame {
+        let output = try context.makeFrame(width: width, height: height, format: first.workingFormat,
+                                           timestamp: first.timestamp, colorSpace: first.colorSpace,
+                                           chromaLocation: first.chromaLocation)
+        let program = try context.program(named: programName, fragment: fragmentShader)
+        try context.draw(program, into: output, inputs: inputs + extra.map(\.frame)) { program in
+            setUniforms(of: program)
+        }
+        return output
+    }
+
+    func packed(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
+                chromaDownsampling: ChromaDownsampling, in context: isolated RenderContext) throws -> PackedPlanes {
+        if first.workingFormat == .rgba8,
+           MatchedPack420.applies(to: format, width: width, height: height, chromaLocation: chromaLocation,
+                                  chromaDownsampling: chromaDownsampling),
+           let program = packProgram(chromaLocation: chromaLocation, in: context) {
+            return try MatchedPack420.pack(
+                format: format, width: width, height: height, timestamp: timestamp, colorSpace: colorSpace,
+                chromaLocation: chromaLocation, firstPass: program, inputs: inputs + extra.map(\.frame),
+                setUniforms: { program in
+                    setUniforms(of: program)
+                    program.set(.vec2([Float(width), Float(height)]), for: "deferredOutputSize")
+                }, in: context)
+        }
+        return try render(in: context).packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
+                                              chromaDownsampling: chromaDownsampling, in: context)
+    }
+
+    private func setUniforms(of program: ShaderProgram) {
+        for (name, value) in uniforms { program.set(value, for: name) }
+        for (offset, texture) in extra.enumerated() {
+            program.setSampler(texture.sampler, unit: inputs.count + offset)
+        }
+    }
+
+    /// The filter's shader as the pack's first pass, compiled once per context; nil when the
+    /// shader cannot be run so or did not compile so (remembered: the frames then draw as usual).
+    private func packProgram(chromaLocation: ChromaLocation, in context: isolated RenderContext) -> ShaderProgram? {
+        let name = "pack_420(\(programName))[\(chromaLocation)]"
+        guard !context.unpackableShaders.contains(name) else { return nil }
+        do {
+            guard let source = DeferredPassShader.packSource(for: fragmentShader, chromaLocation: chromaLocation) else {
+                context.unpackableShaders.insert(name)
+                return nil
+            }
+            return try context.program(named: name, fragment: source)
+        } catch {
+            context.unpackableShaders.insert(name)
+            return nil
+        }
+    }
+}
+
+extension OutputTargets {
+    /// The sink a filter may hand its last draw undone (`DeferredPass`): the one target that is
+    /// not an observer, on input 0, packing 8-bit I420 or YV12 with the matched chroma filter now;
+    /// with the observers beside it.
+    func deferringSink() -> (sink: any PackingSink, observers: [(observer: any FrameObserver, index: Int)])? {
+        var sink: (any PackingSink)?
+        var observers: [(observer: any FrameObserver, index: Int)] = []
+        for connection in all {
+            switch PlanRole(of: connection.target) {
+            case .observer(let observer):
+                observers.append((observer, connection.index))
+            case .packingSink(let candidate) where sink == nil && connection.index == 0:
+                sink = candidate
+            default:
+                return nil
+            }
+        }
+        guard let sink, let packing = sink.packing, [.i420, .yv12].contains(packing.format),
+              packing.chromaDownsampling == .matched else { return nil }
+        return (sink, observers)
+    }
+
+    /// Hands `pass` to the sink that takes it undone, telling the observers first, and returns
+    /// true; false when the targets are not a `deferringSink()` (draw the frame and deliver it).
+    func deliverDeferred(_ pass: DeferredPass, in context: isolated RenderContext) -> Bool {
+        guard let (sink, observers) = deferringSink() else { return false }
+        for (observer, _) in observers {
+            do {
+                try observer.observe(width: pass.width, height: pass.height, timestamp: pass.timestamp, in: context)
+            } catch {
+                context.report(error, from: observer)
+            }
+        }
+        do {
+            try sink.receive(pass, in: context)
+        } catch {
+            context.report(error, from: sink)
+        }
+        return true
+    }
+}

@@ -1,0 +1,112 @@
+@testable import ELImage
+import ELImageTestSupport
+import Foundation
+import Testing
+
+/// A filter whose one target packs 8-bit 4:2:0 runs its last pass inside the sink's pack
+/// (`DeferredPass`): the planes equal those of the frame drawn and packed separately (within one
+/// level, where the GL's 8-bit store and the pass's rounding differ), in fewer draws; shaders it
+/// cannot run so are drawn as usual.
+@Suite("Last pass in the pack", .closesContexts)
+struct DeferredPassTests {
+    static let (width, height) = (160, 120)
+
+    /// A real photo as RGBA (an RGB source: no fused colour line before the filter).
+    static func photo() throws -> [UInt8] {
+        [UInt8](try runTool("ffmpeg", ["-v", "error", "-i", Repository.path("Examples/Media/astronaut.png"),
+                                      "-vf", "scale=\(width):\(height),format=rgba", "-f", "rawvideo", "-"]))
+    }
+
+    /// `filter` into an I420 `YUVDataOutput` sited at `location`: the planes and the draws. With
+    /// `fanOut` a second output beside it makes the filter draw its frame as usual.
+    static func run(_ filter: any ImageOutput & ImageInput, location: ChromaLocation = .left, format: PixelFormat = .i420,
+                    fanOut: Bool, context: RenderContext) async throws -> (buffer: PixelBuffer, draws: Int) {
+        let result = Locked<PixelBuffer?>(nil)
+        let input = RawDataInput()
+        let output = try YUVDataOutput(format: format, chromaLocation: location) { buffer in result.withLock { $0 = buffer } }
+        input.addTarget(filter)
+        filter.addTarget(output)
+        let second = fanOut ? try YUVDataOutput(format: format, chromaLocation: location) { _ in } : nil
+        if let second { filter.addTarget(second) }
+        let before = await context.drawCallCount
+        try await input.process(try photo(), width: width, height: height, format: .rgba, timestamp: .zero, on: context)
+        let draws = await context.drawCallCount - before
+        #expect(try await output.finish() == 1)
+        if let second { #expect(try await second.finish() == 1) }
+        filter.removeAllTargets()
+        return (try #require(result.withLock { $0 }), draws)
+    }
+
+    static func expectSame(_ deferred: PixelBuffer, _ separate: PixelBuffer, _ what: String) {
+        let differences = zip(deferred.data, separate.data).map { abs(Int($0) - Int($1)) }
+        #expect(differences.count == width * height * 3 / 2)
+        #expect(differences.max() ?? 99 <= 1, "\(what): largest difference \(differences.max() ?? -1)")
+        #expect(differences.filter { $0 > 0 }.count * 100 <= 2 * differences.count,
+                "\(what): \(differences.filter { $0 > 0 }.count) samples differ")
+    }
+
+    static let filters: [(String, @Sendable () -> any ImageOutput & ImageInput)] = [
+        ("gaussian blur", { GaussianBlur(sigma: 3) }), ("box blur", { BoxBlur(radius: 2) }),
+        ("bilateral", { BilateralBlur() }), ("sharpen (gl_FragCoord)", { Sharpen(amount: 0.8) }),
+        ("sobel", { SobelEdges() }), ("beauty", { Beauty(strength: 0.8) }),
+        ("colour chain from RGB", { ColorChain([Brightness(0.1), Saturation(1.4)]) }),
+    ]
+
+    @Test("Blur, bilateral, sharpen, sobel, beauty, a colour chain into I420: the last pass in the pack equals the separate passes within one level, one draw fewer",
+          arguments: filters.indices, [ChromaLocation.left, .center])
+    func sameAsSeparate(index: Int, location: ChromaLocation) async throws {
+        let context = try TestContexts.make()
+        let (name, make) = Self.filters[index]
+        let deferred = try await Self.run(make(), location: location, fanOut: false, context: context)
+        let separate = try await Self.run(make(), location: location, fanOut: true, context: context)
+        Self.expectSame(deferred.buffer, separate.buffer, "\(name), \(location)")
+        // The separate run packs twice (two outputs, two draws each); the deferred run draws the
+        // filter's last pass as the pack's first.
+        #expect(deferred.draws == separate.draws - 3, "\(name): \(deferred.draws) draws against \(separate.draws)")
+    }
+
+    @Test("YV12 takes the pass too: the same planes as I420 in the other order")
+    func yv12() async throws {
+        let context = try TestContexts.make()
+        let i420 = try await Self.run(GaussianBlur(sigma: 2), fanOut: false, context: context)
+        let yv12 = try await Self.run(GaussianBlur(sigma: 2), format: .yv12, fanOut: false, context: context)
+        let luma = Self.width * Self.height, chroma = luma / 4
+        #expect(yv12.draws == i420.draws)
+        #expect(yv12.buffer.data[..<luma] == i420.buffer.data[..<luma])
+        #expect(yv12.buffer.data[luma..<(luma + chroma)] == i420.buffer.data[(luma + chroma)...])
+    }
+
+    @Test("A shader with derivatives is drawn as usual, and packs to what it draws")
+    func derivativesDrawnAsUsual() async throws {
+        let shader = """
+        #version 300 es
+        precision highp float;
+        in vec2 textureCoordinate;
+        uniform sampler2D inputImageTexture;
+        out vec4 fragColor;
+        void main() {
+            vec4 color = texture(inputImageTexture, textureCoordinate);
+            fragColor = vec4(color.rgb + 4.0 * abs(dFdx(color.rgb)), 1.0);
+        }
+        """
+        #expect(DeferredPassShader.functionSource(of: shader) == nil)
+        let context = try TestContexts.make()
+        let alone = try await Self.run(ShaderFilter(name: "derivatives", fragmentShader: shader), fanOut: false, context: context)
+        let separate = try await Self.run(ShaderFilter(name: "derivatives", fragmentShader: shader), fanOut: true, context: context)
+        #expect(alone.buffer.data == separate.buffer.data)
+        #expect(alone.draws == separate.draws - 2, "drawn once, packed in two draws")
+    }
+
+    @Test("The shader rewrite: varying and output become globals, main a function, gl_FragCoord the pixel run")
+    func rewrite() throws {
+        let source = try #require(DeferredPassShader.functionSource(of: EmbeddedShaders.sharpenFsh))
+        #expect(source.output == "fragColor")
+        #expect(source.source.contains("void deferredFilterMain()"))
+        #expect(!source.source.contains("gl_FragCoord") && source.source.contains("deferredFragCoord"))
+        #expect(!source.source.contains("in vec2 textureCoordinate;"))
+        let twoOutputs = "#version 300 es\nin vec2 textureCoordinate;\nlayout(location = 0) out vec4 a;\nlayout(location = 1) out vec4 b;\nvoid main() {}\n"
+        #expect(DeferredPassShader.functionSource(of: twoOutputs) == nil)
+        let otherVarying = "#version 300 es\nin vec2 textureCoordinate;\nin vec4 tint;\nout vec4 fragColor;\nvoid main() {}\n"
+        #expect(DeferredPassShader.functionSource(of: otherVarying) == nil)
+    }
+}
