@@ -93,24 +93,35 @@ struct DeferredPass: PackablePicture {
 
 extension OutputTargets {
     /// The sink a filter may hand its last draw undone (`DeferredPass`): the one target that is
-    /// not an observer, on input 0, packing 8-bit I420 or YV12 with the matched chroma filter now;
-    /// with the observers beside it.
+    /// not an observer, on input 0 (through a group's exit relay), packing 8-bit I420 or YV12 with
+    /// the matched chroma filter now; with the observers beside it.
     func deferringSink() -> (sink: any PackingSink, observers: [(observer: any FrameObserver, index: Int)])? {
-        var sink: (any PackingSink)?
         var observers: [(observer: any FrameObserver, index: Int)] = []
-        for connection in all {
-            switch PlanRole(of: connection.target) {
-            case .observer(let observer):
-                observers.append((observer, connection.index))
-            case .packingSink(let candidate) where sink == nil && connection.index == 0:
-                sink = candidate
+        var level = self
+        for _ in 0..<16 {  // relays in a row: groups in groups
+            var next: PlanRole?
+            for connection in level.all {
+                let role = PlanRole(of: connection.target)
+                if case .observer(let observer) = role {
+                    observers.append((observer, connection.index))
+                } else if next == nil, connection.index == 0 {
+                    next = role
+                } else {
+                    return nil
+                }
+            }
+            switch next {
+            case .relay(let outputs)?:
+                level = outputs
+            case .packingSink(let sink)?:
+                guard let packing = sink.packing, [.i420, .yv12].contains(packing.format),
+                      packing.chromaDownsampling == .matched else { return nil }
+                return (sink, observers)
             default:
                 return nil
             }
         }
-        guard let sink, let packing = sink.packing, [.i420, .yv12].contains(packing.format),
-              packing.chromaDownsampling == .matched else { return nil }
-        return (sink, observers)
+        return nil
     }
 
     /// Hands `pass` to the sink that takes it undone, telling the observers first, and returns

@@ -131,9 +131,9 @@ struct GraphPlanTests {
     func reasons() async throws {
         let context = try TestContexts.make()
         func reason(_ wire: (RawDataInput, YUVDataOutput) -> Void, picture: PixelBuffer? = nil,
-                    orientation: Orientation = .up) async throws -> String {
+                    orientation: Orientation = .up, format: PixelFormat = .i420) async throws -> String {
             let input = RawDataInput()
-            let output = try YUVDataOutput(format: .i420) { _ in }
+            let output = try YUVDataOutput(format: format) { _ in }
             wire(input, output)
             try await input.process(picture ?? Self.picture(0), orientation: orientation, on: context)
             _ = try await output.finish()
@@ -141,8 +141,12 @@ struct GraphPlanTests {
         }
         let blur = try await reason { input, output in input --> GaussianBlur(sigma: 1) --> output }
         #expect(blur.contains("not fused: GaussianBlur#") && blur.contains("is not a per-pixel colour filter"), "\(blur)")
+        // A plain conversion fuses into matched 4:2:0 (it saves the conversion pass), not into NV12.
         let none = try await reason { input, output in input --> output }
-        #expect(none.contains("not fused: no colour filter before YUVDataOutput#"), "\(none)")
+        #expect(none.contains("fused, 1 pass from the uploaded planes: Y'CbCr → YUVDataOutput#") && none.contains("Y' plane"),
+                "\(none)")
+        let nv12 = try await reason({ input, output in input --> output }, format: .nv12)
+        #expect(nv12.contains("not fused: no colour filter before YUVDataOutput#"), "\(nv12)")
         let rgba = try PixelBuffer(format: .rgba, width: 64, height: 32)
         let rgb = try await reason({ input, output in input --> Grayscale() --> output }, picture: rgba)
         #expect(rgb.contains("not fused: the input is rgba"), "\(rgb)")

@@ -65,6 +65,29 @@ struct DeferredPassTests {
         #expect(deferred.draws == separate.draws - 3, "\(name): \(deferred.draws) draws against \(separate.draws)")
     }
 
+    @Test("Through a group's exit (as `elimage run` wires filters), with an observer beside the sink; --explain says so")
+    func groupAndObserver() async throws {
+        let context = try TestContexts.make()
+        let counter = FrameCounter()
+        let group = try FilterGroup([GaussianBlur(sigma: 2), Sharpen(amount: 0.5)])
+        group.addTarget(counter)
+        let deferred = try await Self.run(group, fanOut: false, context: context)
+        #expect(counter.count == 1, "the observer hears of the frame")
+        let separate = try await Self.run(try FilterGroup([GaussianBlur(sigma: 2), Sharpen(amount: 0.5)]), fanOut: true,
+                                          context: context)
+        Self.expectSame(deferred.buffer, separate.buffer, "group")
+        #expect(deferred.draws == separate.draws - 3)
+
+        let input = RawDataInput()
+        let output = try YUVDataOutput(format: .i420) { _ in }
+        let explained = try FilterGroup([Sharpen(amount: 0.5)])
+        input --> explained --> output
+        try await input.process(try PixelBuffer(format: .i420, width: Self.width, height: Self.height), on: context)
+        _ = try await output.finish()
+        let lines = try #require(PlanExplanation(of: input, threads: [])).lines
+        #expect(lines.contains { $0.contains("Sharpen#") && $0.contains("the last runs inside YUVDataOutput#") }, "\(lines)")
+    }
+
     @Test("YV12 takes the pass too: the same planes as I420 in the other order")
     func yv12() async throws {
         let context = try TestContexts.make()

@@ -24,8 +24,11 @@ import CGLES
 /// Targets that only observe frames (`FrameObserver`: a `FrameCounter`, a size check) may sit
 /// beside the line anywhere; they hear of each frame before the sink takes it.
 ///
-/// Anything else runs the nodes as usual: no colour filter at all, fan-out to a second target that
-/// is not an observer,
+/// A line without colour filters (a plain conversion) is fused only into 8-bit I420 or YV12 with
+/// the matched chroma filter, where it saves the conversion pass.
+///
+/// Anything else runs the nodes as usual: no colour filter into any other packing, fan-out to a
+/// second target that is not an observer,
 /// a filter that is not a colour operation (blur, scale, crop, a custom shader), a piece that
 /// samples a texture (lookup table), a `.full`-precision chain, a turned picture, RGB input, input
 /// or output of more than 8 bits, sizes whose rows do not fit whole texels (width % 8, height % 4).
@@ -65,6 +68,14 @@ struct FusedConversionPlan: Sendable {
         guard buffer.width % 8 == 0, buffer.height % 4 == 0 else {
             return .failure(NotFused(reason: "\(buffer.width)x\(buffer.height) is not a multiple of 8x4"))
         }
+        if line.operations.isEmpty {
+            // A plain conversion saves a pass only where the sink packs with MatchedPack420.
+            guard let packing = line.sink.packing, [.i420, .yv12].contains(packing.format),
+                  packing.chromaDownsampling == .matched else {
+                return .failure(NotFused(reason: "no colour filter before \(NodeFailure.name(of: line.sink)) "
+                                         + "(a plain conversion packs as usual)"))
+            }
+        }
         guard (try? line.operations.allSatisfy({ try $0.colorTextures(in: context).isEmpty })) == true else {
             return .failure(NotFused(reason: "a colour filter of the line samples a texture (a lookup table)"))
         }
@@ -83,15 +94,15 @@ struct FusedConversionPlan: Sendable {
 
     /// What the fused passes do, for `--explain`.
     var summary: String {
-        let pieces = line.pieces.map(\.name).joined(separator: " → ")
+        let pieces = (["Y'CbCr"] + line.pieces.map(\.name)).joined(separator: " → ")
         if monochrome {
-            return "1 pass from the uploaded planes: Y'CbCr → \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
+            return "1 pass from the uploaded planes: \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
         }
         if let packing = output.packing, [.i420, .yv12].contains(packing.format), packing.chromaDownsampling == .matched {
-            return "1 pass from the uploaded planes: Y'CbCr → \(pieces) → \(NodeFailure.name(of: output))'s Y' plane and "
+            return "1 pass from the uploaded planes: \(pieces) → \(NodeFailure.name(of: output))'s Y' plane and "
                 + "chroma averages, then 1 pass for both chroma planes"
         }
-        return "1 pass from the uploaded planes: Y'CbCr → \(pieces) → RGBA, then \(NodeFailure.name(of: output)) "
+        return "1 pass from the uploaded planes: \(pieces) → RGBA, then \(NodeFailure.name(of: output)) "
             + (output.packing == nil ? "reads it back" : "packs it")
     }
 

@@ -3,8 +3,8 @@
 /// that fusion and `--explain` read.
 ///
 /// The walk asks each node its `PlanRole`. From the walked tree the plan derives the line a Y'CbCr
-/// picture can take fused (`FusableLine`): colour operations in a straight line (groups and their
-/// relays are transparent) ending in one `PackingSink` on input 0, with observers beside it
+/// picture can take fused (`FusableLine`): colour operations (none or more) in a straight line
+/// (groups and their relays are transparent) ending in one `PackingSink` on input 0, with observers beside it
 /// anywhere. Whether a given picture takes it (its format, size, orientation, the sink's packing
 /// now) is decided per picture by `FusedConversionPlan`, which costs no walk.
 package struct GraphPlan: Sendable {
@@ -159,9 +159,8 @@ package struct FusableLine: Sendable {
             case .group, .relay, .observer:  // (observers were set aside above)
                 break
             case .packingSink(let sink):
-                guard !operations.isEmpty else {
-                    return .failure(NotFused(reason: "no colour filter before \(stage.name) (a plain conversion packs as usual)"))
-                }
+                // (No colour operation at all: a plain conversion, fused where the sink's packing
+                // gains from it, which `FusedConversionPlan` decides per picture.)
                 return .success(FusableLine(operations: operations, sink: sink, observers: observers))
             case .opaque:
                 return .failure(NotFused(reason: "\(stage.name) is not a per-pixel colour filter or a Y'CbCr sink"))

@@ -48,11 +48,25 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
             }
             var line = prefix + (last ? "└── " : "├── ") + stage.name
             if stage.index != 0 { line += " (input \(stage.index))" }
-            line += summary(of: stage)
+            line += summary(of: stage) + deferral(of: stage)
             if stage.repeated { line += " (met above)" }
             lines.append(line)
             append(stage.targets, prefix: prefix + (last ? "    " : "│   "), to: &lines)
         }
+    }
+
+    /// Where a filter's last pass runs when its one target takes it undone (`DeferredPass`).
+    private static func deferral(of stage: GraphPlan.Stage) -> String {
+        let deferring: Bool
+        if let filter = stage.node as? any SinglePassFilter {
+            deferring = (filter as? any ColorOperation)?.producesMonochrome != true
+                && DeferredPassShader.functionSource(of: filter.pass.fragmentShader) != nil
+        } else {
+            deferring = stage.node is any DeferringFilter
+        }
+        guard deferring, let output = stage.node as? any ImageOutput,
+              let (sink, _) = output.outputs.deferringSink() else { return "" }
+        return "; the last runs inside \(NodeFailure.name(of: sink))'s pack"
     }
 
     /// What the node does, as it says (`PlanDescribing`) or as its role shows.
