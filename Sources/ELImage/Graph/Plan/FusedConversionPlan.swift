@@ -106,10 +106,10 @@ struct FusedConversionPlan: Sendable {
             + (output.packing == nil ? "reads it back" : "packs it")
     }
 
-    /// Uploads `buffer` and hands the sink the line's picture: gray output as a `FusedGrayPicture`
-    /// the sink packs with the fused pass, colour output as the converted, coloured RGBA frame made
-    /// in one pass (the sink packs it as usual). Failures of the pass or the sink are reported as
-    /// the sink's.
+    /// Uploads `buffer` and hands the sink the line's picture: a `FusedLinePicture` the sink packs
+    /// with the fused pass (gray output, and colour output into matched 8-bit 4:2:0), else the
+    /// converted, coloured RGBA frame made in one pass (the sink packs it as usual). Failures of the
+    /// pass or the sink are reported as the sink's.
     func run(_ buffer: PixelBuffer, in context: isolated RenderContext) throws {
         let layout = PlaneTextureLayout(buffer.format)
         let planes = try context.uploadPlanes(of: buffer, layout: layout, lumaQuads: readsLumaQuads)
@@ -121,10 +121,8 @@ struct FusedConversionPlan: Sendable {
             }
         }
         do {
-            if monochrome {
-                try output.receive(FusedGrayPicture(plan: self, planes: planes, buffer: buffer, layout: layout), in: context)
-            } else if let packing = output.packing, [.i420, .yv12].contains(packing.format), packing.chromaDownsampling == .matched {
-                try output.receive(FusedColorPicture(plan: self, planes: planes, buffer: buffer, layout: layout), in: context)
+            if monochrome || output.packing.map({ [.i420, .yv12].contains($0.format) && $0.chromaDownsampling == .matched }) == true {
+                try output.receive(FusedLinePicture(plan: self, planes: planes, buffer: buffer, layout: layout), in: context)
             } else {
                 try output.receive(try coloredPicture(planes: planes, buffer: buffer, layout: layout, in: context), at: 0, in: context)
             }
@@ -189,77 +187,5 @@ struct FusedConversionPlan: Sendable {
             let prefix = operation.colorPiece.prefix(at: index)
             for (name, value) in operation.colorUniforms { program.set(value, for: prefix + name) }
         }
-    }
-}
-
-/// The picture of a fused line with gray output, never made as RGBA: packing it is ONE draw from
-/// the uploaded planes into the Y' rows of a packed I420/YV12 frame, its chroma rows cleared to
-/// the neutral value (what packing the separate passes' gray frame gives).
-struct FusedGrayPicture: PackablePicture {
-    let plan: FusedConversionPlan
-    let planes: [TextureFrame]
-    let buffer: PixelBuffer
-    let layout: PlaneTextureLayout
-
-    var width: Int { buffer.width }
-    var height: Int { buffer.height }
-    var timestamp: MediaTime { buffer.timestamp }
-    var colorSpace: ColorSpace { buffer.colorSpace }
-    var chromaLocation: ChromaLocation { buffer.chromaLocation }
-
-    func packed(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
-                chromaDownsampling: ChromaDownsampling, in context: isolated RenderContext) throws -> PackedPlanes {
-        guard [.i420, .yv12].contains(format) else {
-            throw ELImageError.invalidState(
-                node: NodeFailure.name(of: plan.output),
-                reason: "a fused gray line packs only I420 or YV12, but the sink asked for \(format) (its `packing` said otherwise)")
-        }
-        let program = try plan.program(format: format, chromaLocation: chromaLocation,
-                                       chromaDownsampling: chromaDownsampling, in: context)
-        let packed = try context.makeFrame(width: width / 4, height: height * 3 / 2, filtering: .nearest,
-                                           timestamp: timestamp, colorSpace: colorSpace)
-        let neutral = YCbCrConversion.fromRGB(colorSpace).offset.y
-        context.clearRows(height..<packed.height, of: packed, to: min(max(neutral, 0), 1))
-        try context.draw(program, into: packed, inputs: planes, rows: 0..<height) { program in
-            plan.setUniforms(of: program, buffer: buffer, layout: layout, format: format, colorSpace: colorSpace)
-        }
-        var result = PackedPlanes(textures: [packed], format: format, width: width, height: height,
-                                  colorSpace: colorSpace, chromaLocation: chromaLocation)
-        result.isWholeFrame = true
-        return result
-    }
-}
-
-/// The picture of a fused line with colour output into 8-bit 4:2:0 with the matched chroma filter
-/// (the default of Y4M files, the encoder and `YUVDataOutput`), never made as RGBA: packing it is
-/// `MatchedPack420`'s two passes, the first of them converting and colouring the uploaded planes
-/// (each pixel once). Packed otherwise (another siting or size), it is made as RGBA in one pass
-/// and packed as usual.
-struct FusedColorPicture: PackablePicture {
-    let plan: FusedConversionPlan
-    let planes: [TextureFrame]
-    let buffer: PixelBuffer
-    let layout: PlaneTextureLayout
-
-    var width: Int { buffer.width }
-    var height: Int { buffer.height }
-    var timestamp: MediaTime { buffer.timestamp }
-    var colorSpace: ColorSpace { buffer.colorSpace }
-    var chromaLocation: ChromaLocation { buffer.chromaLocation }
-
-    func packed(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
-                chromaDownsampling: ChromaDownsampling, in context: isolated RenderContext) throws -> PackedPlanes {
-        guard MatchedPack420.applies(to: format, width: width, height: height, chromaLocation: chromaLocation,
-                                     chromaDownsampling: chromaDownsampling) else {
-            return try plan.coloredPicture(planes: planes, buffer: buffer, layout: layout, in: context)
-                .packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
-                        chromaDownsampling: chromaDownsampling, in: context)
-        }
-        return try MatchedPack420.pack(
-            format: format, width: width, height: height, timestamp: timestamp, colorSpace: colorSpace,
-            chromaLocation: chromaLocation, firstPass: try plan.packProgram(chromaLocation: chromaLocation, in: context),
-            inputs: planes, setUniforms: { program in
-                plan.setUniforms(of: program, buffer: buffer, layout: layout, format: format, colorSpace: colorSpace)
-            }, in: context)
     }
 }
