@@ -272,9 +272,12 @@ struct MatrixCell: Codable {
     /// The table printed after the pipelines'.
     static func table(_ cells: [MatrixCell], frames: Int, shortFrames: Int, repeats: Int) -> String {
         var lines = ["matrix: elimage run end to end, ms/frame = (t(\(frames) frames) − t(\(shortFrames))) / \(frames - shortFrames), p50 of \(repeats) repeats; floor in the same run, interleaved"]
-        lines.append("filter        output  size        ms/frame  floor                        floor ms   ratio  note")
+        // The filter column fits the longest name ("backgroundreplace") and a space.
+        let filterWidth = max(14, (cells.map(\.filter.count).max() ?? 0) + 2)
+        lines.append("filter".padding(toLength: filterWidth, withPad: " ", startingAt: 0)
+                     + "output  size        ms/frame  floor                        floor ms   ratio  note")
         for cell in cells {
-            lines.append(cell.filter.padding(toLength: 14, withPad: " ", startingAt: 0)
+            lines.append(cell.filter.padding(toLength: filterWidth, withPad: " ", startingAt: 0)
                 + cell.output.padding(toLength: 8, withPad: " ", startingAt: 0)
                 + cell.framework.size.padding(toLength: 12, withPad: " ", startingAt: 0)
                 + String(format: "%8.2f  ", cell.framework.latency.p50)

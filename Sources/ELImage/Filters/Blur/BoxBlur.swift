@@ -1,7 +1,7 @@
 
 /// The mean over a (2 radius + 1)² square, in two separable passes whose taps each read two
 /// texels (`Shaders/separable_blur.fsh`). Edges repeat the border pixels.
-public final class BoxBlur: FrameFilter, DeferringFilter, PlanDescribing {
+public final class BoxBlur: FrameFilter, PlanDescribing {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
     private let state = Locked<Int>(0)
@@ -32,11 +32,5 @@ public final class BoxBlur: FrameFilter, DeferringFilter, PlanDescribing {
         let radius = self.radius
         guard radius > 0 else { return frame }
         return try SeparableKernel.box(radius: radius).apply(to: frame, in: context)
-    }
-
-    func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
-        let radius = self.radius
-        guard radius > 0 else { return nil }
-        return try SeparableKernel.box(radius: radius).applyDeferred(to: frame, in: context)
     }
 }

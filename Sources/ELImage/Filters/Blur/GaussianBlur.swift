@@ -5,7 +5,7 @@
 ///
 /// The kernel is exp(-x² / 2σ²) on whole texels, cut at ceil(3σ) and normalised; edges repeat the
 /// border pixels. For a very large sigma, scale the picture down first: the cost grows with sigma.
-public final class GaussianBlur: FrameFilter, DeferringFilter, PlanDescribing {
+public final class GaussianBlur: FrameFilter, PlanDescribing {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
     private let state = Locked<Float>(0)
@@ -36,11 +36,5 @@ public final class GaussianBlur: FrameFilter, DeferringFilter, PlanDescribing {
         let sigma = self.sigma
         guard sigma > 0 else { return frame }
         return try SeparableKernel.gaussian(sigma: Double(sigma)).apply(to: frame, in: context)
-    }
-
-    func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
-        let sigma = self.sigma
-        guard sigma > 0 else { return nil }
-        return try SeparableKernel.gaussian(sigma: Double(sigma)).applyDeferred(to: frame, in: context)
     }
 }

@@ -54,20 +54,16 @@ struct SeparableKernel: Sendable, Equatable {
         return values
     }
 
-    /// Blurs `frame` horizontally, then vertically.
+    /// Blurs `frame` horizontally, then vertically. (Its vertical pass is not run inside a sink's
+    /// pack, `DeferredPass`: a loop of taps costs as much there, and a fifth more at MPEG-2 siting.)
     func apply(to frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
-        try applyDeferred(to: frame, in: context).render(in: context)
-    }
-
-    /// Blurs `frame` horizontally and describes the vertical pass, for a sink to run in its pack
-    /// (`DeferredPass`) or to draw.
-    func applyDeferred(to frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass {
+        let source = EmbeddedShaders.separableBlurFsh
         let horizontal = try context.renderPass(
-            "separable_blur", fragment: EmbeddedShaders.separableBlurFsh, inputs: [frame], width: frame.width,
-            height: frame.height, like: frame, uniforms: uniforms(step: SIMD2(1 / Float(frame.width), 0)))
-        return DeferredPass(programName: "separable_blur", fragmentShader: EmbeddedShaders.separableBlurFsh,
-                            first: horizontal, width: frame.width, height: frame.height,
-                            uniforms: uniforms(step: SIMD2(0, 1 / Float(frame.height))))
+            "separable_blur", fragment: source, inputs: [frame], width: frame.width, height: frame.height,
+            like: frame, uniforms: uniforms(step: SIMD2(1 / Float(frame.width), 0)))
+        return try context.renderPass(
+            "separable_blur", fragment: source, inputs: [horizontal], width: frame.width, height: frame.height,
+            like: frame, uniforms: uniforms(step: SIMD2(0, 1 / Float(frame.height))))
     }
 
     /// Compiles the blur program.

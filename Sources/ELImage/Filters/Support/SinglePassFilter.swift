@@ -12,6 +12,11 @@ public protocol SinglePassFilter: ImageOutput, ImageInput, PreparableFilter {
     /// the sampler uniform it is bound to. Called on the render thread before every draw; the
     /// default has none.
     func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture]
+    /// Whether the pass may run inside the pack of a sink that packs 8-bit 4:2:0 when that sink is
+    /// the filter's one target (`DeferredPass`): no RGBA frame is drawn, and each pixel the pack
+    /// needs runs the shader (five for four pixels at MPEG-2 siting). The default, true, suits a
+    /// pass of a few reads; a long neighbourhood pass draws its frame instead.
+    var runsInsidePack: Bool { get }
 }
 
 extension SinglePassFilter {
@@ -25,6 +30,8 @@ extension SinglePassFilter {
     }
 
     public func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture] { [] }
+
+    public var runsInsidePack: Bool { true }
 
     /// Compiles and links the filter's program in `context` now, instead of on the first frame, so
     /// that a shader error is thrown here (`ELImageError.shaderCompile` with the line) rather than
@@ -45,7 +52,7 @@ extension SinglePassFilter {
         let monochrome = (self as? any ColorOperation)?.producesMonochrome ?? false
         // Into a sink that packs 4:2:0 (and only observers beside it): the draw runs inside the
         // sink's pack (a gray frame keeps its own cheaper pack).
-        if !monochrome, let first = inputs.first,
+        if !monochrome, runsInsidePack, let first = inputs.first,
            outputs.deliverDeferred(DeferredPass(programName: pass.programName, fragmentShader: pass.fragmentShader,
                                                 first: first, others: Array(inputs.dropFirst()), extra: extra,
                                                 width: size.width, height: size.height, uniforms: uniforms),
