@@ -241,13 +241,17 @@ struct MatrixBenchmark {
         process.standardOutput = capturing ? pipe : FileHandle.nullDevice
         process.standardError = errorFile
         process.standardInput = FileHandle.nullDevice
+        // Foundation's waitUntilExit polls every 50 ms on Linux, which quantised each run's time
+        // (5 ms a frame over a 10-frame difference); the termination handler comes at the exit.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         do {
             try process.run()
         } catch {
             throw BenchmarkFailure("cannot start \(elimage): \(error)")
         }
         let output = capturing ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
-        process.waitUntilExit()
+        exited.wait()
         try? errorFile.close()
         guard process.terminationStatus == 0, process.terminationReason == .exit else {
             let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
