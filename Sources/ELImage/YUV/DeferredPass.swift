@@ -91,11 +91,35 @@ struct DeferredPass: PackablePicture {
     }
 }
 
+/// Where a filter's last draw goes undone: the sink that packs it, and the observers beside it
+/// that hear of the frame first (`OutputTargets.deferringSink()`).
+struct DeferringTarget {
+    let sink: any PackingSink
+    let observers: [(observer: any FrameObserver, index: Int)]
+
+    /// Tells the observers of the frame, then hands `pass` to the sink. Failures are reported as
+    /// theirs, never thrown (as `OutputTargets.deliver` does).
+    func deliver(_ pass: DeferredPass, in context: isolated RenderContext) {
+        for (observer, _) in observers {
+            do {
+                try observer.observe(width: pass.width, height: pass.height, timestamp: pass.timestamp, in: context)
+            } catch {
+                context.report(error, from: observer)
+            }
+        }
+        do {
+            try sink.receive(pass, in: context)
+        } catch {
+            context.report(error, from: sink)
+        }
+    }
+}
+
 extension OutputTargets {
-    /// The sink a filter may hand its last draw undone (`DeferredPass`): the one target that is
+    /// The target a filter may hand its last draw undone (`DeferredPass`): the one target that is
     /// not an observer, on input 0 (through a group's exit relay), packing 8-bit I420 or YV12 with
-    /// the matched chroma filter now; with the observers beside it.
-    func deferringSink() -> (sink: any PackingSink, observers: [(observer: any FrameObserver, index: Int)])? {
+    /// the matched chroma filter now (`MatchedPack420.takes`); with the observers beside it.
+    func deferringSink() -> DeferringTarget? {
         var observers: [(observer: any FrameObserver, index: Int)] = []
         var level = self
         for _ in 0..<16 {  // relays in a row: groups in groups
@@ -114,32 +138,11 @@ extension OutputTargets {
             case .relay(let outputs)?:
                 level = outputs
             case .packingSink(let sink)?:
-                guard let packing = sink.packing, [.i420, .yv12].contains(packing.format),
-                      packing.chromaDownsampling == .matched else { return nil }
-                return (sink, observers)
+                return MatchedPack420.takes(sink.packing) ? DeferringTarget(sink: sink, observers: observers) : nil
             default:
                 return nil
             }
         }
         return nil
-    }
-
-    /// Hands `pass` to the sink that takes it undone, telling the observers first, and returns
-    /// true; false when the targets are not a `deferringSink()` (draw the frame and deliver it).
-    func deliverDeferred(_ pass: DeferredPass, in context: isolated RenderContext) -> Bool {
-        guard let (sink, observers) = deferringSink() else { return false }
-        for (observer, _) in observers {
-            do {
-                try observer.observe(width: pass.width, height: pass.height, timestamp: pass.timestamp, in: context)
-            } catch {
-                context.report(error, from: observer)
-            }
-        }
-        do {
-            try sink.receive(pass, in: context)
-        } catch {
-            context.report(error, from: sink)
-        }
-        return true
     }
 }

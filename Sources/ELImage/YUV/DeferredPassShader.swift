@@ -35,7 +35,7 @@ enum DeferredPassShader {
                   "    for (int k = 0; k < 4; k++) { four[k] = fusedRGB(first + ivec2(k, 0)); }",
                   "}",
                   "// pack_420.fsh",
-                  withoutVersion(EmbeddedShaders.pack420Fsh)]
+                  FusedConversionShader.withoutVersion(EmbeddedShaders.pack420Fsh)]
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -44,7 +44,7 @@ enum DeferredPassShader {
     static func functionSource(of fragment: String) -> (source: String, output: String)? {
         let refused = #"\b(?:dFdx|dFdy|fwidth|discard|gl_FragDepth|layout\s*\(|deferred\w*)|#extension"#
         guard matches(refused, in: fragment) == 0 else { return nil }
-        var source = withoutVersion(fragment)
+        var source = FusedConversionShader.withoutVersion(fragment)
         let precision = #"(?:(?:highp|mediump|lowp)\s+)?"#
         let varying = #"(?m)^\s*(?:smooth\s+)?in\s+"# + precision + #"vec2\s+textureCoordinate\s*;"#
         let anyInput = #"(?m)^\s*(?:(?:smooth|flat|centroid)\s+)*in\s+"#
@@ -74,11 +74,5 @@ enum DeferredPassShader {
     private static func replacing(_ pattern: String, in text: String, with template: String) -> String {
         guard let expression = try? NSRegularExpression(pattern: pattern) else { return text }
         return expression.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: template)
-    }
-
-    /// A shader's text without its `#version` line.
-    private static func withoutVersion(_ source: String) -> String {
-        source.split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("#version") }.joined(separator: "\n")
     }
 }

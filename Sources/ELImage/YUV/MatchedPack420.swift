@@ -17,6 +17,13 @@ enum MatchedPack420 {
             && width % 8 == 0 && height % 2 == 0 && width >= 8
     }
 
+    /// Whether a sink packing with `packing` (`PackingSink.packing`) packs with the two passes at
+    /// sizes and sitings that fit (`applies`): 8-bit I420 or YV12 with the matched filter.
+    static func takes(_ packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)?) -> Bool {
+        guard let packing else { return false }
+        return [.i420, .yv12].contains(packing.format) && packing.chromaDownsampling == .matched
+    }
+
     /// pack_420.fsh's defines for `pass` (1 or 2).
     static func defines(pass: Int, chromaLocation: ChromaLocation) -> [(String, Int)] {
         [("PACK_PASS", pass), ("CHROMA_SITING", chromaLocation == .center ? 1 : 0)]

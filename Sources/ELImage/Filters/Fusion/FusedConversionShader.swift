@@ -79,7 +79,7 @@ enum FusedConversionShader {
     }
 
     /// A shader file's text without its `#version` line (which must come first, once).
-    private static func withoutVersion(_ source: String) -> String {
+    static func withoutVersion(_ source: String) -> String {
         source.split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.hasPrefix("#version") }.joined(separator: "\n")
     }

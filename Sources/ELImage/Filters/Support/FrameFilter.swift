@@ -20,9 +20,9 @@ protocol DeferringFilter: FrameFilter {
 extension FrameFilter {
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         guard index == 0 else { return }
-        if let deferring = self as? any DeferringFilter, outputs.deferringSink() != nil,
+        if let deferring = self as? any DeferringFilter, let target = outputs.deferringSink(),
            let pass = try deferring.renderDeferred(frame, in: context) {
-            if !outputs.deliverDeferred(pass, in: context) { deliver(try pass.render(in: context), in: context) }
+            target.deliver(pass, in: context)
             return
         }
         deliver(try render(frame, in: context), in: context)

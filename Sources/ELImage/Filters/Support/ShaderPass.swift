@@ -82,17 +82,11 @@ public final class ShaderPass: Sendable {
     /// `size` that carries the first input's timestamp, colour space and working format.
     func draw(_ inputs: [TextureFrame], extra: [SamplerTexture], size: (width: Int, height: Int),
               uniforms: [String: UniformValue], in context: isolated RenderContext) throws -> TextureFrame {
-        let first = inputs[0]
-        let output = try context.makeFrame(width: size.width, height: size.height, format: first.workingFormat,
-                                           timestamp: first.timestamp,
-                                           colorSpace: first.colorSpace, chromaLocation: first.chromaLocation)
-        let program = try context.program(named: programName, fragment: fragmentShader)
-        try context.draw(program, into: output, inputs: inputs + extra.map(\.frame)) { program in
-            for (name, value) in uniforms { program.set(value, for: name) }
-            for (offset, texture) in extra.enumerated() {
-                program.setSampler(texture.sampler, unit: inputs.count + offset)
-            }
+        guard let first = inputs.first else {
+            throw ELImageError.invalidState(node: programName, reason: "a pass was drawn without an input frame")
         }
-        return output
+        return try DeferredPass(programName: programName, fragmentShader: fragmentShader, first: first,
+                                others: Array(inputs.dropFirst()), extra: extra, width: size.width, height: size.height,
+                                uniforms: uniforms).render(in: context)
     }
 }

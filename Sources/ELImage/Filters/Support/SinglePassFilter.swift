@@ -50,16 +50,17 @@ extension SinglePassFilter {
         let extra = try additionalTextures(in: context)
         let uniforms = uniforms(forInput: frame, outputSize: size)
         let monochrome = (self as? any ColorOperation)?.producesMonochrome ?? false
+        guard let first = inputs.first else { return }
+        let pass = DeferredPass(programName: pass.programName, fragmentShader: pass.fragmentShader, first: first,
+                                others: Array(inputs.dropFirst()), extra: extra, width: size.width, height: size.height,
+                                uniforms: uniforms)
         // Into a sink that packs 4:2:0 (and only observers beside it): the draw runs inside the
         // sink's pack (a gray frame keeps its own cheaper pack).
-        if !monochrome, runsInsidePack, let first = inputs.first,
-           outputs.deliverDeferred(DeferredPass(programName: pass.programName, fragmentShader: pass.fragmentShader,
-                                                first: first, others: Array(inputs.dropFirst()), extra: extra,
-                                                width: size.width, height: size.height, uniforms: uniforms),
-                                   in: context) {
+        if !monochrome, runsInsidePack, let target = outputs.deferringSink() {
+            target.deliver(pass, in: context)
             return
         }
-        let output = try pass.draw(inputs, extra: extra, size: size, uniforms: uniforms, in: context)
+        let output = try pass.render(in: context)
         output.markMonochrome(monochrome)
         deliver(output, in: context)
     }

@@ -70,8 +70,7 @@ struct FusedConversionPlan: Sendable {
         }
         if line.operations.isEmpty {
             // A plain conversion saves a pass only where the sink packs with MatchedPack420.
-            guard let packing = line.sink.packing, [.i420, .yv12].contains(packing.format),
-                  packing.chromaDownsampling == .matched else {
+            guard MatchedPack420.takes(line.sink.packing) else {
                 return .failure(NotFused(reason: "no colour filter before \(NodeFailure.name(of: line.sink)) "
                                          + "(a plain conversion packs as usual)"))
             }
@@ -98,7 +97,7 @@ struct FusedConversionPlan: Sendable {
         if monochrome {
             return "1 pass from the uploaded planes: \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
         }
-        if let packing = output.packing, [.i420, .yv12].contains(packing.format), packing.chromaDownsampling == .matched {
+        if MatchedPack420.takes(output.packing) {
             return "1 pass from the uploaded planes: \(pieces) → \(NodeFailure.name(of: output))'s Y' plane and "
                 + "chroma averages, then 1 pass for both chroma planes"
         }
@@ -121,7 +120,7 @@ struct FusedConversionPlan: Sendable {
             }
         }
         do {
-            if monochrome || output.packing.map({ [.i420, .yv12].contains($0.format) && $0.chromaDownsampling == .matched }) == true {
+            if monochrome || MatchedPack420.takes(output.packing) {
                 try output.receive(FusedLinePicture(plan: self, planes: planes, buffer: buffer, layout: layout), in: context)
             } else {
                 try output.receive(try coloredPicture(planes: planes, buffer: buffer, layout: layout, in: context), at: 0, in: context)

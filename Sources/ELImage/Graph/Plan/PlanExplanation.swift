@@ -65,8 +65,8 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
             deferring = stage.node is any DeferringFilter
         }
         guard deferring, let output = stage.node as? any ImageOutput,
-              let (sink, _) = output.outputs.deferringSink() else { return "" }
-        return "; the last runs inside \(NodeFailure.name(of: sink))'s pack"
+              let target = output.outputs.deferringSink() else { return "" }
+        return "; the last runs inside \(NodeFailure.name(of: target.sink))'s pack"
     }
 
     /// What the node does, as it says (`PlanDescribing`) or as its role shows.
