@@ -2,7 +2,8 @@ import ELImage
 import Foundation
 
 /// A private nginx for live-streaming tests: an RTMP server (nginx's RTMP module) whose
-/// application `live` records every stream it receives (`record all`, one FLV file per publish),
+/// application `live` records every stream it receives (`record all`, one FLV file per publish,
+/// `closedRecordings` counting those nginx has finished),
 /// the same server behind TLS (RTMPS: nginx's stream module with a self-signed certificate made
 /// for it), and an HTTP server on a folder for HLS. Its own folder and configuration, loopback ports,
 /// stopped by its PID; it can be killed and started again on the same ports (a server that goes
@@ -74,6 +75,7 @@ public final class PrivateStreamingServer: Sendable {
                         record all;
                         record_path \(folder)/recordings;
                         record_unique on;
+                        exec_record_done /usr/bin/touch $path.closed;
                     }
                 }
             }
@@ -177,6 +179,15 @@ public final class PrivateStreamingServer: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         func time(_ name: String) -> Int { Int(name.dropLast(4).split(separator: "-").last ?? "") ?? 0 }
         return names.filter { $0.hasSuffix(".flv") }.sorted { (time($0), $0) < (time($1), $1) }.map { directory + "/" + $0 }
+    }
+
+    /// The recordings nginx has closed: it closes one when the publish's connection has ended and
+    /// it has read everything sent on it. Wait for this before `stopKeepingFiles()` to compare what
+    /// arrived with what was sent: a stop cuts short what nginx has received but not yet read.
+    /// A recording cut by `kill()` is never closed.
+    public var closedRecordings: Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/recordings")) ?? []
+        return names.filter { $0.hasSuffix(".flv.closed") }.count
     }
 
     /// Stops nginx (SIGTERM: it closes its recordings), reaps it and removes its folder.
