@@ -3,9 +3,13 @@
 #   make demo    the main job: camera or bundled clip -> beauty -> MP4 + snapshot (installs packages first);
 #                on a desktop (DISPLAY or WAYLAND_DISPLAY set) the camera app: live preview, r records, p shoots
 #   make test    build everything and run the test suite (installs missing system packages first)
+#   make test-long  the endurance tests: 200 CLI runs in a row, 30 s of sound drifting ±1500 ppm
+#                (CI runs it after make test)
 #   make bench   per-frame latency benchmark (release build)
-#   make sanitize  AddressSanitizer over the suite and a CLI stress loop, ThreadSanitizer over the
-#                concurrency-heavy suites, libFuzzer over the parsers (what CI runs after make test)
+#   make sanitize  AddressSanitizer over the suites of hand-managed memory and lifetimes and a CLI
+#                stress loop, ThreadSanitizer over the concurrency-heavy suites, libFuzzer over the
+#                parsers (what CI runs after make test)
+#   make sanitize-address-all  AddressSanitizer over the whole suite (about 30 minutes on 2 cores)
 #   make fuzz    libFuzzer + AddressSanitizer over the file parsers, FUZZ_SECONDS each
 #   make release-check  a package outside ELImage, depending on it by version, uses every product
 #   make docs    the DocC documentation of every library product, warnings as errors
@@ -54,7 +58,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps models segmentation-model build demo test bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-thread wayland-glue release-check docs
+.PHONY: all deps models segmentation-model build demo test test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -159,7 +163,7 @@ demo: deps
 
 ## Builds every product (library, examples, benchmark) and runs the tests: every test target
 ## (Tests/<module>Tests, one per module, linked into one bundle, ELImagePackageTests). Suites that measure the
-## whole process (`Lifecycle`: 100 pipelines in one process, 200 CLI runs, signals) or wait for
+## whole process (`Lifecycle`: 100 pipelines in one process, signals) or wait for
 ## threads against deadlines (a stuck encoder, a full disk, a killed recording) run after the
 ## others, on their own and one at a time: in parallel, tests that wait for ffmpeg or the CLI hold
 ## the two cooperative threads of a 2-core machine, and a deadline would measure that instead.
@@ -182,11 +186,20 @@ SERIAL_SUITES := Lifecycle|StreamLatencyToolTests|RecordingControlTests|CrashSaf
 # together in a phase of their own (beside the main phase's load, real-time pacing dropped most
 # frames and slowed the other timed tests).
 STREAM_SUITES := LiveStreamingTests|StreamToolTests
+# The endurance tests, in `make test-long` (CI runs it after `make test`): the same short CLI run 200
+# times in a row (a crash at exit in 1 run of 100 is a crash), and 30 s of capture from a sound
+# source whose clock drifts. Together they take two and a half minutes of a 2-core machine's time,
+# which `make test` keeps under ten minutes without.
+LONG_TESTS := LifecycleCLITests/twoHundredRuns|DriftSoakTests
 test: deps
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)|$(STREAM_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(STREAM_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --no-parallel
+	$(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --skip '$(LONG_TESTS)' --no-parallel
+
+test-long: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter '$(LONG_TESTS)' --no-parallel
 
 # Sanitizer builds live in their own scratch folders (.build-asan, .build-tsan), beside .build.
 # LeakSanitizer: Mesa's llvmpipe driver is preloaded so that eglTerminate cannot unload it (an
@@ -202,20 +215,47 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1 \
 # The suites where threads meet: graph, render context, events, closing, encoder and file sinks,
 # camera, and the test clock whose waits block framework threads.
 TSAN_SUITES := GraphTests|VirtualCameraTests|LiveStreamingTests|LivePacketQueueTests|RenderEventTests|CPUFrameOutputTests|DetectorOutput|DetectorDelivery|UniformParameterTests|HandoffQueue|EmbeddedPipeline|ManualClockTests|RenderContextTests|CloseTests|RecordingControlTests|VideoEncoderTests|FileSinkTests|CameraStreamingTests|CameraDropTests|CameraSwitchTests|CameraFailureTests|SourceRunnerTests|SnapshotTests|ReadbackSinkTests|PreRecordTests|SegmentedRecordingTests|MotionDetectionTests
-CLI_STRESS_RUNS ?= 100
+# AddressSanitizer's suites (`make sanitize`, in CI): those whose code handles memory by hand or
+# owns threads and lifetimes. Readers and parsers (Y4M, raw YUV, movies through FFmpeg, PNG, JPEG,
+# EXIF), writers (the encoder and muxer, segments, pre-record, file sinks, snapshots, 10-bit and
+# HDR files), CPU frames and readback, camera buffers (emulated V4L2 devices, MJPEG), sound buffers
+# (transcode, recording, a movie's sound), and the lifetimes of nodes, contexts and threads (100
+# pipelines in one process, closing, signals). The suites left out compare shader output with
+# references (their Swift side is the GL calls every suite above makes), run networks or x264 in
+# libraries ASan does not instrument, or wait in real time (sound capture, live streams: those are
+# under ThreadSanitizer); `make sanitize-address-all` runs everything under ASan (~30 minutes).
+ASAN_SUITES := Y4MTests|Y4MFrameRateTests|Y4MFuzzTests|FuzzRegressionTests|YUVFileInputTests|MovieDecoderTests|MovieInputTests|StillImageInputTests|JPEGFileTests|JPEGInkTests|EXIFOrientationTests|PNGSixteenBitTests|EmptyFrameTests|VideoEncoderTests|CrashSafetyTests|FileSinkTests|SnapshotTests|SegmentedRecordingTests|PreRecordTests|RecordingControlTests|WallClockTests|HighDepthRecordingTests|CPUFrameOutputTests|ReadbackSinkTests|PackedPlanesTests|FramePoolTests|DetectorOutput|DetectorDeliveryTests|ELImageCameraTests|AudioTranscodeTests|AudioRecordingTests|MovieSoundDefaultTests|LifecycleSoakTests|LifecycleCLITests|CloseTests|RenderEventTests|RenderContextTests|GraphTests|HandoffQueueTests|SourceRunnerTests|EmbeddedPipelineTests|LivePacketQueueTests
+# The 200 CLI runs of LifecycleCLITests are the stress loop's runs (below), under ASan there.
+ASAN_SKIP := LifecycleCLITests/twoHundredRuns
+CLI_STRESS_RUNS ?= 60
+# ThreadSanitizer: the live-streaming suite paces its sources in real time, so it runs in a phase of
+# its own after the others, as in `make test` (beside them, under TSan's slowdown, most frames were
+# late and dropped).
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp
 
-## AddressSanitizer (suite + CLI stress loop), ThreadSanitizer (concurrency suites), fuzzing.
+## AddressSanitizer (the suites above + CLI stress loop), ThreadSanitizer (concurrency suites), fuzzing.
 sanitize: sanitize-address sanitize-thread fuzz
 
+# Only what the tests run is built (the test bundle; the CLI and the record example, which the
+# stress loop and the suites above run): instrumented builds of every example and tool take as long again.
 sanitize-address: deps
+	$(SWIFT) build --product ELImagePackageTests --sanitize=address --scratch-path .build-asan 2>&1 | grep -v "Cannot export local symbol"
+	for product in elimage record; do \
+	  $(SWIFT) build --product $$product --sanitize=address --scratch-path .build-asan 2>&1 | grep -v "Cannot export local symbol" || exit 1; \
+	done
+	$(ASAN_ENV) .build-asan/debug/ELImagePackageTests.xctest --testing-library swift-testing --no-parallel \
+	  --filter '$(ASAN_SUITES)' --skip '$(ASAN_SKIP)'
+	$(ASAN_ENV) Tests/Scripts/cli-stress.sh .build-asan/debug/elimage $(CLI_STRESS_RUNS)
+
+sanitize-address-all: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -v "Cannot export local symbol"
 	$(ASAN_ENV) .build-asan/debug/ELImagePackageTests.xctest --testing-library swift-testing --no-parallel
 	$(ASAN_ENV) Tests/Scripts/cli-stress.sh .build-asan/debug/elimage $(CLI_STRESS_RUNS)
 
 sanitize-thread: deps
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -v "Cannot export local symbol"
-	$(TEST_ENV) TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp \
-	  $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)'
+	$(SWIFT) build --product ELImagePackageTests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -v "Cannot export local symbol"
+	$(TEST_ENV) $(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)' --skip LiveStreamingTests
+	$(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter LiveStreamingTests
 
 ## One hour (SOAK_FLAGS="--duration 10m" for less) of the emulated camera recorded with sound from a
 ## private PulseAudio pipe source whose clock runs 50 ppm fast: where each click of the sound lands
