@@ -248,10 +248,10 @@ sanitize-address: deps
 	  --filter '$(ASAN_SUITES)' --skip '$(ASAN_SKIP)'
 	$(ASAN_ENV) Tests/Scripts/cli-stress.sh .build-asan/debug/elimage $(CLI_STRESS_RUNS)
 
+# Every suite: every program built (the examples the suites run), then sanitize-address over all.
 sanitize-address-all: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -v "Cannot export local symbol"
-	$(ASAN_ENV) .build-asan/debug/ELImagePackageTests.xctest --testing-library swift-testing --no-parallel
-	$(ASAN_ENV) Tests/Scripts/cli-stress.sh .build-asan/debug/elimage $(CLI_STRESS_RUNS)
+	$(MAKE) sanitize-address ASAN_SUITES=.
 
 sanitize-thread: deps
 	$(SWIFT) build --product ELImagePackageTests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -v "Cannot export local symbol"

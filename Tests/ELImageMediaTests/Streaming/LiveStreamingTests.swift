@@ -39,8 +39,7 @@ struct LiveStreamingTests {
         try await movie.run(on: context)
         let summary = try await stream.finish()
         let sent = try #require(summary.statistics.stream)
-        let closed = await waitUntil(timeout: .seconds(20)) { server.closedRecordings == 1 }
-        #expect(closed, "nginx did not close the recording 20 s after the stream ended")
+        #expect(await server.waitUntilRecordingsClosed(1), "nginx did not close the recording 20 s after the stream ended")
         server.stopKeepingFiles()
 
         #expect(sent.framesQueued == summary.statistics.encoded)
@@ -197,8 +196,7 @@ struct LiveStreamingTests {
         let file = try await recorder.finish()
         let sent = try #require(summary.statistics.stream)
         // The first recording was cut by the kill; nginx closes the second when the stream ends.
-        let closed = await waitUntil(timeout: .seconds(20)) { server.closedRecordings == 1 }
-        #expect(closed, "nginx did not close the second recording 20 s after the stream ended")
+        #expect(await server.waitUntilRecordingsClosed(1), "nginx did not close the second recording 20 s after the stream ended")
         server.stopKeepingFiles()
 
         #expect(sent.reconnections == 1, "\(sent); the server was away \(away)")
@@ -250,8 +248,7 @@ struct LiveStreamingTests {
         let drained = await waitUntil(timeout: .seconds(20)) { link.openConnections == 0 }
         #expect(drained, "the link still relays \(link.openConnections) connection(s) 20 s after the stream ended")
         // And nginx has read it all: it closes the recording after the last byte.
-        let closed = await waitUntil(timeout: .seconds(20)) { server.closedRecordings == 1 }
-        #expect(closed, "nginx did not close the recording 20 s after the link drained")
+        #expect(await server.waitUntilRecordingsClosed(1), "nginx did not close the recording 20 s after the link drained")
         link.stop()
         server.stopKeepingFiles()
 

@@ -86,7 +86,6 @@ public final class ColorChain: FrameFilter, DeferringFilter, PlannedStage {
                 textures.append(SamplerTexture(sampler: prefix + name, frame: texture))
             }
         }
-        return DeferredPass(programName: pass.programName, fragmentShader: pass.fragmentShader, first: frame,
-                            extra: textures, width: frame.width, height: frame.height, uniforms: uniforms)
+        return try pass.described([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms)
     }
 }

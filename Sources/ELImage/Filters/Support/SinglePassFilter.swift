@@ -50,10 +50,7 @@ extension SinglePassFilter {
         let extra = try additionalTextures(in: context)
         let uniforms = uniforms(forInput: frame, outputSize: size)
         let monochrome = (self as? any ColorOperation)?.producesMonochrome ?? false
-        guard let first = inputs.first else { return }
-        let pass = DeferredPass(programName: pass.programName, fragmentShader: pass.fragmentShader, first: first,
-                                others: Array(inputs.dropFirst()), extra: extra, width: size.width, height: size.height,
-                                uniforms: uniforms)
+        let pass = try pass.described(inputs, extra: extra, size: size, uniforms: uniforms)
         // Into a sink that packs 4:2:0 (and only observers beside it): the draw runs inside the
         // sink's pack (a gray frame keeps its own cheaper pack).
         if !monochrome, runsInsidePack, let target = outputs.deferringSink() {
