@@ -228,9 +228,12 @@ ASAN_SUITES := Y4MTests|Y4MFrameRateTests|Y4MFuzzTests|FuzzRegressionTests|YUVFi
 # The 200 CLI runs of LifecycleCLITests are the stress loop's runs (below), under ASan there.
 ASAN_SKIP := LifecycleCLITests/twoHundredRuns
 CLI_STRESS_RUNS ?= 60
-# ThreadSanitizer: the live-streaming suite paces its sources in real time, so it runs in a phase of
-# its own after the others, as in `make test` (beside them, under TSan's slowdown, most frames were
-# late and dropped).
+# ThreadSanitizer looks for races between the threads of one test (render, capture, encoder,
+# readback, delivery), so the tests run one at a time: side by side they add nothing it checks
+# and widen the window of the llvmpipe crash described above (contexts of different tests walked
+# without their locks), which under TSan's slowdown hit a CI run (SEGV in swrast_dri.so,
+# lp_scene_is_resource_referenced) with 6 tests at a time. The live-streaming suite paces its
+# sources in real time, so it runs in a phase of its own after the others, as in `make test`.
 TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp
 
 ## AddressSanitizer (the suites above + CLI stress loop), ThreadSanitizer (concurrency suites), fuzzing.
@@ -255,7 +258,7 @@ sanitize-address-all: deps
 
 sanitize-thread: deps
 	$(SWIFT) build --product ELImagePackageTests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -v "Cannot export local symbol"
-	$(TEST_ENV) $(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)' --skip LiveStreamingTests
+	$(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)' --skip LiveStreamingTests --no-parallel
 	$(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter LiveStreamingTests
 
 ## One hour (SOAK_FLAGS="--duration 10m" for less) of the emulated camera recorded with sound from a
