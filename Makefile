@@ -232,12 +232,12 @@ CLI_STRESS_RUNS ?= 60
 # readback, delivery), so the tests run one at a time: side by side they add nothing it checks
 # and widen the window of the llvmpipe crash described above (contexts of different tests walked
 # without their locks), which under TSan's slowdown hit a CI run (SEGV in swrast_dri.so,
-# lp_scene_is_resource_referenced) with 6 tests at a time. The live-streaming suite paces its
-# sources in real time, so it runs in a phase of its own after the others, as in `make test`, and
-# one test at a time too: its 8 tests at once (each with its own nginx or SRT listener, encoder
-# and TLS) under TSan's slowdown once left a stream behind its real-time source until its queue
-# dropped frames (18 of 20 sent over RTMPS, in a CI-like run).
+# lp_scene_is_resource_referenced) with 6 tests at a time. Alone, the live-streaming tests'
+# real-time sources keep pace too: 8 of them at once under TSan once left an RTMPS stream behind
+# until its queue dropped frames (18 of 20 sent, in a CI-like run).
 TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:suppressions=$(CURDIR)/Tests/Sanitizers/tsan.supp
+# Sanitizer builds: the linker's warning for each local symbol the instrumentation adds is dropped.
+WITHOUT_LOCAL_SYMBOL_WARNINGS := 2>&1 | grep -v "Cannot export local symbol"
 
 ## AddressSanitizer (the suites above + CLI stress loop), ThreadSanitizer (concurrency suites), fuzzing.
 sanitize: sanitize-address sanitize-thread fuzz
@@ -246,9 +246,8 @@ sanitize: sanitize-address sanitize-thread fuzz
 # above run (the CLI, the record example, camera-devices); instrumenting every example and tool
 # takes as long again.
 sanitize-address: deps
-	$(SWIFT) build --product ELImagePackageTests --sanitize=address --scratch-path .build-asan 2>&1 | grep -v "Cannot export local symbol"
-	for product in elimage record camera-devices; do \
-	  $(SWIFT) build --product $$product --sanitize=address --scratch-path .build-asan 2>&1 | grep -v "Cannot export local symbol" || exit 1; \
+	for product in ELImagePackageTests elimage record camera-devices; do \
+	  $(SWIFT) build --product $$product --sanitize=address --scratch-path .build-asan $(WITHOUT_LOCAL_SYMBOL_WARNINGS) || exit 1; \
 	done
 	$(ASAN_ENV) .build-asan/debug/ELImagePackageTests.xctest --testing-library swift-testing --no-parallel \
 	  --filter '$(ASAN_SUITES)' --skip '$(ASAN_SKIP)'
@@ -256,13 +255,12 @@ sanitize-address: deps
 
 # Every suite: every program built (the examples the suites run), then sanitize-address over all.
 sanitize-address-all: deps
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan 2>&1 | grep -v "Cannot export local symbol"
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan $(WITHOUT_LOCAL_SYMBOL_WARNINGS)
 	$(MAKE) sanitize-address ASAN_SUITES=.
 
 sanitize-thread: deps
-	$(SWIFT) build --product ELImagePackageTests --sanitize=thread --scratch-path .build-tsan 2>&1 | grep -v "Cannot export local symbol"
-	$(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)' --skip LiveStreamingTests --no-parallel
-	$(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter LiveStreamingTests --no-parallel
+	$(SWIFT) build --product ELImagePackageTests --sanitize=thread --scratch-path .build-tsan $(WITHOUT_LOCAL_SYMBOL_WARNINGS)
+	$(TSAN_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter '$(TSAN_SUITES)' --no-parallel
 
 ## One hour (SOAK_FLAGS="--duration 10m" for less) of the emulated camera recorded with sound from a
 ## private PulseAudio pipe source whose clock runs 50 ppm fast: where each click of the sound lands

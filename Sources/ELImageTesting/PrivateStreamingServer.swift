@@ -182,22 +182,12 @@ public final class PrivateStreamingServer: Sendable {
     }
 
     /// The recordings nginx has closed: it closes one when the publish's connection has ended and
-    /// it has read everything sent on it. A recording cut by `kill()` is never closed.
+    /// it has read everything sent on it. Wait for this before `stopKeepingFiles()` to compare what
+    /// arrived with what was sent: a stop cuts short what nginx has received but not yet read.
+    /// A recording cut by `kill()` is never closed.
     public var closedRecordings: Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/recordings")) ?? []
         return names.filter { $0.hasSuffix(".flv.closed") }.count
-    }
-
-    /// Waits until nginx has closed `count` recordings (`closedRecordings`); false when it has not
-    /// after `timeout`. Call it before `stopKeepingFiles()` to compare what arrived with what was
-    /// sent: a stop cuts short what nginx has received but not yet read.
-    public func waitUntilRecordingsClosed(_ count: Int, timeout: Duration = .seconds(20)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while closedRecordings < count {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
     }
 
     /// Stops nginx (SIGTERM: it closes its recordings), reaps it and removes its folder.
