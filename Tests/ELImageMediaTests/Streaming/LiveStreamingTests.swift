@@ -222,8 +222,8 @@ struct LiveStreamingTests {
         defer { folder.remove() }
         // Noise: x264 needs the whole 1500 kbit/s for it.
         let source = folder.path("noise.mp4")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=6,noise=alls=60:allf=t",
-                               "-f", "lavfi", "-i", "sine=f=440:d=6", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-c:a", "aac", "-shortest", source])
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=14,noise=alls=60:allf=t",
+                               "-f", "lavfi", "-i", "sine=f=440:d=14", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-c:a", "aac", "-shortest", source])
         let server = try PrivateStreamingServer.start()
         defer { server.stop() }
         let link = try ThrottledLink(to: server.rtmpPort)
@@ -238,9 +238,12 @@ struct LiveStreamingTests {
         let run = Task { try await movie.run(on: context) }
         let streaming = await waitUntil(timeout: .seconds(30)) { (stream.statistics.stream?.framesSent ?? 0) >= 25 }
         try #require(streaming, "the stream did not send 25 frames: \(String(describing: stream.statistics.stream))")
+        // Slow until the stream drops a group, however long the socket buffers take to fill on a
+        // busy machine (a fixed 3 s was once not enough), then fast again for the rest.
         link.bytesPerSecond = 12_500
-        try await Task.sleep(for: .seconds(3))
+        let dropping = await waitUntil(timeout: .seconds(10)) { (stream.statistics.stream?.groupsDropped ?? 0) >= 1 }
         link.bytesPerSecond = nil
+        #expect(dropping, "10 s at 100 kbit/s and the stream dropped nothing: \(String(describing: stream.statistics.stream))")
         try await run.value
         let summary = try await stream.finish()
         let sent = try #require(summary.statistics.stream)
