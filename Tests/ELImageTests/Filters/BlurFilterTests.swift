@@ -63,6 +63,18 @@ struct BlurFilterTests {
                     "Gaussian sigma \(sigma)")
     }
 
+    @Test("Kernels up to radius 16 read exact texels: within 1 level of the exact convolution (8-bit rounding between the passes), at the edges too")
+    func exactTaps() async throws {
+        let source = DoubleImage(Self.noise)
+        for sigma in [2.0, 16.0 / 3] {
+            let result = try await render(Self.noise, through: GaussianBlur(sigma: Float(sigma)))
+            expectClose(result, separableConvolution(source, weights: gaussianWeights(sigma: sigma)), tolerance: 1, "Gaussian sigma \(sigma)")
+        }
+        #expect(gaussianWeights(sigma: 16.0 / 3).count == 17, "sigma 16/3 is the widest exact Gaussian, radius 16")
+        let result = try await render(Self.noise, through: BoxBlur(radius: 16))
+        expectClose(result, separableConvolution(source, weights: Array(repeating: 1.0 / 33, count: 17)), tolerance: 1, "box radius 16")
+    }
+
     @Test("Gaussian blur of the photo (face crop), sigma 2.5")
     func gaussianPhoto() async throws {
         let face = try Photos.astronautFace()

@@ -1,6 +1,6 @@
 
-/// The mean over a (2 radius + 1)² square, in two separable passes whose taps each read two
-/// texels (`Shaders/separable_blur.fsh`). Edges repeat the border pixels.
+/// The mean over a (2 radius + 1)² square, in two separable passes (`SeparableKernel`: one exact
+/// read a texel up to radius 16, linear-sampling pairs above). Edges repeat the border pixels.
 public final class BoxBlur: FrameFilter, PlanDescribing {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
@@ -16,7 +16,7 @@ public final class BoxBlur: FrameFilter, PlanDescribing {
     }
 
     package var planSummary: String {
-        let reads = 1 + 2 * SeparableKernel.box(radius: radius).taps.count
+        let reads = SeparableKernel.box(radius: radius).readsPerPixel
         return radius > 0 ? "2 passes (separable, \(reads) reads a pixel each)" : "no pass (radius 0)"
     }
 
@@ -25,7 +25,8 @@ public final class BoxBlur: FrameFilter, PlanDescribing {
     }
 
     public func prepare(in context: isolated RenderContext) throws {
-        try SeparableKernel.prepare(in: context)
+        let radius = self.radius
+        if radius > 0 { try SeparableKernel.box(radius: radius).prepare(in: context) }
     }
 
     public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {

@@ -1,7 +1,7 @@
 
-/// A Gaussian blur in two separable passes with linear-sampling taps
-/// (`Shaders/separable_blur.fsh`): about 3σ + 1 texture reads per pixel and pass for the 6σ + 1
-/// texels of the kernel.
+/// A Gaussian blur in two separable passes (`SeparableKernel`): one exact read for each of the
+/// kernel's 6σ + 1 texels up to σ = 16/3 (radius 16), linear-sampling pairs above (about 3σ + 1
+/// reads a pixel and pass).
 ///
 /// The kernel is exp(-x² / 2σ²) on whole texels, cut at ceil(3σ) and normalised; edges repeat the
 /// border pixels. For a very large sigma, scale the picture down first: the cost grows with sigma.
@@ -20,7 +20,7 @@ public final class GaussianBlur: FrameFilter, PlanDescribing {
     }
 
     package var planSummary: String {
-        let reads = 1 + 2 * SeparableKernel.gaussian(sigma: Double(sigma)).taps.count
+        let reads = SeparableKernel.gaussian(sigma: Double(sigma)).readsPerPixel
         return sigma > 0 ? "2 passes (separable, \(reads) reads a pixel each)" : "no pass (sigma 0)"
     }
 
@@ -29,7 +29,8 @@ public final class GaussianBlur: FrameFilter, PlanDescribing {
     }
 
     public func prepare(in context: isolated RenderContext) throws {
-        try SeparableKernel.prepare(in: context)
+        let sigma = self.sigma
+        if sigma > 0 { try SeparableKernel.gaussian(sigma: Double(sigma)).prepare(in: context) }
     }
 
     public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {

@@ -40,7 +40,7 @@ final class PersonMaskRefiner: Sendable {
         _ = try context.program(named: "person_mask_pack", fragment: EmbeddedShaders.personMaskPackFsh)
         _ = try context.program(named: "person_mask_refine", fragment: EmbeddedShaders.personMaskRefineFsh)
         _ = try context.program(named: "background_weight", fragment: EmbeddedShaders.backgroundWeightFsh)
-        try SeparableKernel.prepare(in: context)
+        // The blur's program depends on the frame's height (its radius); it compiles on the first frame.
     }
 
     /// The refined mask for `frame` (person in .r); nil while no mask has come.

@@ -4,19 +4,20 @@ extension RenderContext {
     ///
     /// - Parameters:
     ///   - name: the program's cache name (unique per fragment source).
+    ///   - fragment: the program's source, read only when `name` is not compiled yet.
     ///   - inputs: sampled as `inputImageTexture`, `inputImageTexture2`, ...
     ///   - like: the frame whose timestamp, colour space and texture format (8-bit or half float)
     ///     the output carries.
     ///   - format: the output's texture format, when it is not `reference`'s.
     ///   - uniforms: values set on the program before drawing; names the program lacks are ignored.
     package func renderPass(
-        _ name: String, fragment: String, inputs: [TextureFrame], width: Int, height: Int,
+        _ name: String, fragment: @autoclosure () -> String, inputs: [TextureFrame], width: Int, height: Int,
         like reference: TextureFrame, format: TextureFormat? = nil, uniforms: [String: UniformValue] = [:]
     ) throws -> TextureFrame {
         let output = try makeFrame(width: width, height: height, format: format ?? reference.workingFormat,
                                    timestamp: reference.timestamp,
                                    colorSpace: reference.colorSpace, chromaLocation: reference.chromaLocation)
-        let program = try program(named: name, fragment: fragment)
+        let program = try program(named: name, fragment: fragment())
         try draw(program, into: output, inputs: inputs) { program in
             for (uniform, value) in uniforms { program.set(value, for: uniform) }
         }
