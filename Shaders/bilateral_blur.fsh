@@ -1,23 +1,26 @@
 #version 300 es
 // 5x5 bilateral blur: each neighbour weighs exp(-d² / 2 spatialSigma²) * exp(-|Δrgb|² / 2 rangeSigma²),
 // d in texels and Δrgb the RGB difference to the centre (0...1 units); weights are normalised.
+// Exact texel reads (texelFetch, borders repeated): a bilinear read at a texel centre gives the
+// same value and costs a software rasterizer twice as much. The output is the input's size.
 precision highp float;
-in vec2 textureCoordinate;
+precision highp int;
 uniform sampler2D inputImageTexture;
 out vec4 fragColor;
 
-uniform vec2 texelSize;
 uniform float spatialFactor;  // -1 / (2 spatialSigma²)
 uniform float rangeFactor;    // -1 / (2 rangeSigma²)
 
 void main() {
-    vec4 center = texture(inputImageTexture, textureCoordinate);
+    ivec2 centre = ivec2(gl_FragCoord.xy);
+    ivec2 last = textureSize(inputImageTexture, 0) - 1;
+    vec4 middle = texelFetch(inputImageTexture, centre, 0);
     vec4 sum = vec4(0.0);
     float total = 0.0;
     for (int y = -2; y <= 2; ++y) {
         for (int x = -2; x <= 2; ++x) {
-            vec4 neighbour = texture(inputImageTexture, textureCoordinate + vec2(float(x), float(y)) * texelSize);
-            vec3 difference = neighbour.rgb - center.rgb;
+            vec4 neighbour = texelFetch(inputImageTexture, clamp(centre + ivec2(x, y), ivec2(0), last), 0);
+            vec3 difference = neighbour.rgb - middle.rgb;
             float weight = exp(spatialFactor * float(x * x + y * y) + rangeFactor * dot(difference, difference));
             sum += neighbour * weight;
             total += weight;

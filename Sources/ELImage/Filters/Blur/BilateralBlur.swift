@@ -28,7 +28,6 @@ public final class BilateralBlur: SinglePassFilter, ParameterizedFilter {
         return parameterUniforms.merging([
             "spatialFactor": .float(-1 / (2 * spatial * spatial)),
             "rangeFactor": .float(-1 / (2 * range * range)),
-            "texelSize": texelSize(of: input),
         ]) { $1 }
     }
 }
