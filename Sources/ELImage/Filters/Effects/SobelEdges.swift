@@ -13,8 +13,4 @@ public final class SobelEdges: SinglePassFilter, ParameterizedFilter {
     public init(strength: Float = 1) {
         self.strength = strength
     }
-
-    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
-        parameterUniforms.merging(["texelSize": texelSize(of: input)]) { $1 }
-    }
 }

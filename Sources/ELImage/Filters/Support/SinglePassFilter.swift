@@ -73,8 +73,3 @@ extension SinglePassFilter where Self: ParameterizedFilter {
         parameterUniforms
     }
 }
-
-/// The size of one input texel in texture coordinates, as the neighbourhood shaders read it.
-func texelSize(of frame: TextureFrame) -> UniformValue {
-    .vec2(SIMD2(1 / Float(frame.width), 1 / Float(frame.height)))
-}
