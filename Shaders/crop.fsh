@@ -1,14 +1,14 @@
 #version 300 es
-// Copies a rectangle of the input: output texture coordinates map to origin + coordinate * extent
-// in the input's texture coordinates.
+// Copies a rectangle of the input, whole pixels: output pixel (x, y) is input pixel
+// (x, y) + `origin`, read exactly (texelFetch).
 precision highp float;
+precision highp int;
 in vec2 textureCoordinate;
 uniform sampler2D inputImageTexture;
 out vec4 fragColor;
 
-uniform vec2 origin;
-uniform vec2 extent;
+uniform ivec2 origin;  // the rectangle's first pixel in the input
 
 void main() {
-    fragColor = texture(inputImageTexture, origin + textureCoordinate * extent);
+    fragColor = texelFetch(inputImageTexture, ivec2(gl_FragCoord.xy) + origin, 0);
 }

@@ -47,10 +47,6 @@ public final class Crop: SinglePassFilter {
 
     public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
         let region = self.region.clamped(toWidth: input.width, height: input.height)
-        let size = SIMD2(Float(input.width), Float(input.height))
-        return [
-            "origin": .vec2(SIMD2(Float(region.x), Float(region.y)) / size),
-            "extent": .vec2(SIMD2(Float(region.width), Float(region.height)) / size),
-        ]
+        return ["origin": .ivec2(SIMD2(Int32(region.x), Int32(region.y)))]
     }
 }
