@@ -3,7 +3,6 @@
 // (x, y) + `origin`, read exactly (texelFetch).
 precision highp float;
 precision highp int;
-in vec2 textureCoordinate;
 uniform sampler2D inputImageTexture;
 out vec4 fragColor;
 

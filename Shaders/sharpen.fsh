@@ -4,7 +4,6 @@
 // multiplies any read error, and a bilinear read would add one. Alpha is kept.
 precision highp float;
 precision highp int;
-in vec2 textureCoordinate;
 uniform sampler2D inputImageTexture;
 out vec4 fragColor;
 

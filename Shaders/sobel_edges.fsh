@@ -3,7 +3,6 @@
 // Exact texel reads (texelFetch, borders repeated).
 precision highp float;
 precision highp int;
-in vec2 textureCoordinate;
 uniform sampler2D inputImageTexture;
 out vec4 fragColor;
 

@@ -10,7 +10,8 @@ import Foundation
 /// A shader it cannot take this way gives nil (the filter then draws its frame as usual): one
 /// with another `in` than `textureCoordinate`, more than one output, derivatives (`dFdx`,
 /// `dFdy`, `fwidth`), `discard`, explicit layouts or extensions. `gl_FragCoord` is taken: it
-/// becomes the pixel being run (a filter's pass covers its whole output).
+/// becomes the pixel being run (a filter's pass covers its whole output), so a shader that reads
+/// whole texels there needs no `textureCoordinate` at all.
 enum DeferredPassShader {
     /// pack_420.fsh's first pass with `fragment` as the pixels' source, or nil.
     static func packSource(for fragment: String, chromaLocation: ChromaLocation) -> String? {
@@ -50,10 +51,13 @@ enum DeferredPassShader {
         let anyInput = #"(?m)^\s*(?:(?:smooth|flat|centroid)\s+)*in\s+"#
         let output = #"(?m)^\s*out\s+"# + precision + #"vec4\s+(\w+)\s*;"#
         let main = #"\bvoid\s+main\s*\(\s*(?:void)?\s*\)"#
-        guard matches(varying, in: source) == 1, matches(anyInput, in: source) == 1,
+        let declaresCoordinate = matches(varying, in: source)
+        guard declaresCoordinate <= 1, matches(anyInput, in: source) == declaresCoordinate,
               matches(#"(?m)^\s*out\s+"#, in: source) == 1, matches(main, in: source) == 1,
               let outputName = firstCapture(output, in: source) else { return nil }
-        source = replacing(varying, in: source, with: "vec2 textureCoordinate;")
+        source = declaresCoordinate == 1
+            ? replacing(varying, in: source, with: "vec2 textureCoordinate;")
+            : "vec2 textureCoordinate;  // unread: the shader reads whole texels at gl_FragCoord\n" + source
         source = replacing(output, in: source, with: "vec4 $1;")
         source = replacing(main, in: source, with: "void deferredFilterMain()")
         source = replacing(#"\bgl_FragCoord\b"#, in: source, with: "deferredFragCoord")
