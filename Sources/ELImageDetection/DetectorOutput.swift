@@ -267,6 +267,6 @@ extension DetectorOutput: PlanDescribing {
         case false?: "the newest image wins"
         case nil: "a file's frames wait for each analysis, a camera's newest image wins"
         }
-        return "samples frames, shrinks them on the GPU (1 pass), then " + sink.configuration.planSummary + "; " + waiting
+        return "samples frames, shrinks them on the GPU (1 pass), then " + sink.planSummary + "; " + waiting
     }
 }

@@ -8,10 +8,11 @@ import Testing
 package enum TestContexts {
     @TaskLocal package static var current: Registry?
 
-    /// A new context on `clock` (the real one by default), closed at the end of the running test
-    /// (when its suite is `.closesContexts`).
-    package static func make(clock: any BlockingClock = ContinuousClock()) throws -> RenderContext {
-        let context = try RenderContext(clock: clock)
+    /// A new context on `clock` (the real one by default) reading back at `readback`, closed at
+    /// the end of the running test (when its suite is `.closesContexts`).
+    package static func make(clock: any BlockingClock = ContinuousClock(),
+                             readback: ReadbackPlacement = .automatic) throws -> RenderContext {
+        let context = try RenderContext(clock: clock, readback: readback)
         current?.add(context)
         return context
     }

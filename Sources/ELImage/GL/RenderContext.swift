@@ -29,6 +29,7 @@ public actor RenderContext {
     private nonisolated let thread: RenderThread
     private nonisolated let egl: EGLContextHandle
     private nonisolated let lifecycle = ContextLifecycle()
+    private nonisolated let sharedContextCount = Locked(0)
 
     /// The threads started for the nodes working in this context (encoders, file sinks, capture,
     /// decoding): joined by `close()`.
@@ -36,6 +37,10 @@ public actor RenderContext {
 
     /// What the driver reported when the context was made.
     public nonisolated let info: RenderContextInfo
+
+    /// Where the context's sinks read frames back: never `.automatic` (resolved for the renderer
+    /// when the context was made).
+    public nonisolated let readbackPlacement: ReadbackPlacement
 
     /// The time the context's nodes read and wait on (real-time pacing, stall timeouts):
     /// `ContinuousClock` unless the context was made with another (a test's `ManualClock`).
@@ -76,19 +81,22 @@ public actor RenderContext {
     ///   - platform: the EGL platform to use; `nil` honours `ELIMAGE_EGL_PLATFORM` and otherwise
     ///     tries GBM, then GPU devices, then Mesa surfaceless.
     ///   - clock: the time the context's nodes read and wait on (see `clock`).
-    public init(platform: EGLPlatform? = nil, clock: any BlockingClock = ContinuousClock()) throws {
+    ///   - readback: which thread reads frames back for the sinks (see `ReadbackPlacement`).
+    public init(platform: EGLPlatform? = nil, clock: any BlockingClock = ContinuousClock(),
+                readback: ReadbackPlacement = .automatic) throws {
         let candidates = try EGLPlatform.candidates(requested: platform)
-        try self.init(clock: clock) { try EGLDisplayHandle.open(candidates: candidates) }
+        try self.init(clock: clock, readback: readback) { try EGLDisplayHandle.open(candidates: candidates) }
     }
 
     /// Creates the context on a window system's display (X11 or Wayland), so that its frames can
     /// be drawn into that connection's windows (`PreviewWindow`) without a copy. Offscreen work
     /// runs as on a headless context.
-    public init(windowSystem: any WindowSystemDisplay, clock: any BlockingClock = ContinuousClock()) throws {
-        try self.init(clock: clock) { try EGLDisplayHandle.open(windowSystem: windowSystem) }
+    public init(windowSystem: any WindowSystemDisplay, clock: any BlockingClock = ContinuousClock(),
+                readback: ReadbackPlacement = .automatic) throws {
+        try self.init(clock: clock, readback: readback) { try EGLDisplayHandle.open(windowSystem: windowSystem) }
     }
 
-    private init(clock: any BlockingClock, openDisplay: @escaping @Sendable () throws -> EGLDisplayHandle) throws {
+    private init(clock: any BlockingClock, readback: ReadbackPlacement, openDisplay: @escaping @Sendable () throws -> EGLDisplayHandle) throws {
         let thread = try RenderThread(name: "ELImage.render")
         let made: (EGLContextHandle, RenderContextInfo)
         do {
@@ -107,6 +115,7 @@ public actor RenderContext {
         self.thread = thread
         self.clock = clock
         (self.egl, self.info) = made
+        readbackPlacement = readback.resolved(softwareRenderer: made.1.isSoftwareRenderer)
         self.resources = RenderResources(framePool: FramePool(maximumTextureSize: made.1.maximumTextureSize), thread: thread)
     }
 
@@ -229,14 +238,37 @@ public actor RenderContext {
         }
     }
 
-    /// Makes a framework thread named `name` with a context shared with this one current on it,
-    /// for reading frames back off the render thread; `start()` it once its owner keeps it. `body`
-    /// gets the error when the shared context cannot be made current. The thread releases and
-    /// destroys the shared context when `body` returns; it is registered with this context, so
-    /// `close()` joins it if its owner did not.
+    /// Runs `body` on the render thread without waiting for it: at once when called there, else
+    /// after the work queued before it. Runs `ifClosed` instead (on the calling thread or the
+    /// render thread) when the context's GL is closed by then.
+    package nonisolated func onRenderThread(_ body: @escaping @Sendable (isolated RenderContext) -> Void,
+                                            ifClosed: @escaping @Sendable () -> Void) {
+        let run: @Sendable () -> Void = { [self] in
+            if lifecycle.isGLClosed {
+                ifClosed()
+            } else {
+                assumeIsolated { context in body(context) }
+            }
+        }
+        if thread.isCurrent {
+            run()
+        } else if !thread.submit(run) {
+            ifClosed()
+        }
+    }
+
+    /// Makes a framework thread named `name` for a sink's worker; `start()` it once its owner keeps
+    /// it. With `sharingGL`, a context shared with this one is current on it, for reading frames
+    /// back off the render thread: `body` gets the error when it cannot be made current, and the
+    /// thread releases and destroys it when `body` returns. The thread is registered with this
+    /// context, so `close()` joins it if its owner did not.
     /// - Throws: `ELImageError.egl` when no shared context can be made; `.closed` after `close()`.
-    package nonisolated func makeWorker(name: String, body: @escaping @Sendable (ELImageError?) -> Void)
-        throws -> JoinableThread {
+    package nonisolated func makeWorker(name: String, sharingGL: Bool = true,
+                                        body: @escaping @Sendable (ELImageError?) -> Void) throws -> JoinableThread {
+        guard sharingGL else {
+            try checkOpen()
+            return JoinableThread(name: name, group: threads) { body(nil) }
+        }
         let shared = try makeSharedContext()
         return JoinableThread(name: name, group: threads) {
             var failure: ELImageError?
@@ -303,8 +335,13 @@ public actor RenderContext {
     /// - Throws: `ELImageError.egl` when the driver refuses; `ELImageError.closed` after `close()`.
     public nonisolated func makeSharedContext() throws -> SharedContext {
         try checkOpen()
-        return SharedContext(handle: try thread.sync { try EGLContextHandle(display: egl.display, sharing: egl) })
+        let handle = try thread.sync { try EGLContextHandle(display: egl.display, sharing: egl) }
+        sharedContextCount.withLock { $0 += 1 }
+        return SharedContext(handle: handle)
     }
+
+    /// How many shared contexts (`makeSharedContext()`) this context has made.
+    package nonisolated var sharedContextsMade: Int { sharedContextCount.withLock { $0 } }
 
     /// Creates a context sharing objects with this one that draws into `window` (an X11 `Window*`
     /// or a `wl_egl_window*` of the context's window system), for a presentation thread.

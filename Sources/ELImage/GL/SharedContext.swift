@@ -45,6 +45,13 @@ public final class GLFence: @unchecked Sendable {
         return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED
     }
 
+    /// Whether the fence has signalled, without waiting; call where the render context or one of
+    /// its shared contexts is current.
+    public var isSignalled: Bool {
+        let status = glClientWaitSync(sync, 0, 0)
+        return status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED
+    }
+
     /// Makes the calling thread's context wait for the fence on the GPU, without blocking the CPU.
     public func waitOnGPU() {
         glWaitSync(sync, 0, GLuint64(GL_TIMEOUT_IGNORED))

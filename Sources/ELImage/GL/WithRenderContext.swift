@@ -9,9 +9,9 @@
 /// }   // sources stopped, sinks drained, threads joined, EGL torn down
 /// ```
 public func withRenderContext<Result: Sendable>(
-    platform: EGLPlatform? = nil, _ body: (RenderContext) async throws -> Result
+    platform: EGLPlatform? = nil, readback: ReadbackPlacement = .automatic, _ body: (RenderContext) async throws -> Result
 ) async throws -> Result {
-    let context = try RenderContext(platform: platform)
+    let context = try RenderContext(platform: platform, readback: readback)
     do {
         let result = try await body(context)
         await context.close()

@@ -67,7 +67,7 @@ public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable,
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { sink.configuration.packing }
 
-    package var planSummary: String { sink.configuration.planSummary }
+    package var planSummary: String { sink.planSummary }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         try sink.take(picture, registering: self, in: context)

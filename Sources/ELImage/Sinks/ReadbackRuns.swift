@@ -3,7 +3,8 @@ import Dispatch
 /// The readback of a sink that takes any number of streams one after the other (a frame
 /// callback: `RawDataOutput`, `YUVDataOutput`): one `ReadbackSink` run at a time, finished at each
 /// end of stream; the next frame starts the next run. Frames are read back on the run's worker
-/// thread and handed to the writer there, never on the render thread. A run's writer opens only
+/// thread (on the render thread with `ReadbackPlacement.renderThread`) and handed to the writer
+/// on the worker, never on the render thread. A run's writer opens only
 /// once the run before it has ended, so the writer (a user's closure) sees the streams' frames in
 /// order, never two runs at once.
 final class ReadbackRuns: Sendable {
@@ -23,7 +24,7 @@ final class ReadbackRuns: Sendable {
     private let state = Locked(State())
 
     /// What a run does per frame, for a printed plan.
-    var planSummary: String { configuration.planSummary }
+    var planSummary: String { state.withLock { $0.runs.last }?.planSummary ?? configuration.planSummary(placement: nil) }
 
     /// What the runs pack into (`PackingSink.packing`).
     var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { configuration.packing }

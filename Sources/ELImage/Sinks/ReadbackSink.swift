@@ -7,6 +7,14 @@ import Foundation
 /// `FrameWriter` (x264 + MP4, Y4M, raw RGBA, a picture). The render thread never waits for the
 /// disk, only for room in the queue with the `.wait` policy.
 ///
+/// With the context's `ReadbackPlacement.renderThread` (software renderers) the render thread
+/// reads the packed planes back itself, into buffers the worker hands back, and queues the CPU
+/// frame; the worker then holds no GL context and only writes. The render thread does not wait
+/// for the renderer to draw a frame: it holds the packed frames (`HeldReadbacks`) and reads each
+/// once its fence has signalled (a frame that `waitsUntilWritten`, or for a sink that drops or
+/// replaces frames when full, is read at once). A finish reads the frames still held, on the
+/// render thread, before the worker is told to end.
+///
 /// Owned by one node (or recording); it holds nothing of its owner. Failures go to the render
 /// context's events under the owner's name, and, with every other ending, to `onEnd` (on
 /// the thread that ends the run) and to whoever awaits `outcome()`, which joins the worker.
@@ -43,11 +51,14 @@ package final class ReadbackSink: Sendable {
             self.waitsUntilWritten = waitsUntilWritten
         }
 
-        /// What the sink does per frame, for a printed plan (`PlanExplanation`).
-        package var planSummary: String {
+        /// What the sink does per frame, for a printed plan (`PlanExplanation`), where the
+        /// readback is at `placement` (nil: not known yet, said as on the worker).
+        package func planSummary(placement: ReadbackPlacement?) -> String {
             (format == .rgba ? "RGBA" : "packs \(format.rawValue.uppercased())"
                 + (format.planeCount > 1 ? " (\(chromaDownsampling) chroma)" : ""))
-                + " on the render thread, reads back on ELImage.\(threadName)"
+                + (placement == .renderThread
+                    ? " and reads it back on the render thread (one GL context), writes on ELImage.\(threadName)"
+                    : " on the render thread, reads back on ELImage.\(threadName)")
                 + " (queue of \(capacity), \(waitsUntilWritten ? "waits until written" : "when full: \(whenQueueFull)"))"
         }
 
@@ -85,14 +96,23 @@ package final class ReadbackSink: Sendable {
         package var readbackTime: Duration = .zero
         package var writeTime: Duration = .zero
         package var ended = false
+        /// Frames packed and held for a later readback on the render thread
+        /// (`ReadbackPlacement.renderThread`) that a stop, a cancel or a failure let go before they
+        /// were queued.
+        package var letGoUnqueued = 0
         /// Frames that got in and were not written (left in the queue at a failure, a limit or a
-        /// cancel; not those replaced by newer ones): `accepted - replaced - written` once the run
-        /// has ended.
-        package var lost: Int { ended ? max(0, accepted - replaced - written) : 0 }
+        /// cancel; not those replaced by newer ones): `accepted - replaced - written`, and those
+        /// let go unqueued, once the run has ended.
+        package var lost: Int { ended ? max(0, accepted - replaced - written) + letGoUnqueued : 0 }
     }
 
     private enum Message: Sendable {
+        /// Packed planes for the worker to read back.
         case frame(FrameHandoff, time: Int64, number: Int)
+        /// A frame the render thread read back (`ReadbackPlacement.renderThread`).
+        case picture(PixelBuffer, time: Int64, number: Int)
+        /// The render thread could not read a frame back: the run fails.
+        case failed(ELImageError)
         case finish
         case cancel
     }
@@ -113,6 +133,11 @@ package final class ReadbackSink: Sendable {
     private let queue: HandoffQueue<Message>
     private let state = Locked(State())
     private let result = WorkerOutcome<Ending>()
+    /// Buffers the worker has written and handed back, for the render thread to read into
+    /// (`ReadbackPlacement.renderThread`).
+    private let spareBuffers = Locked<[PixelBuffer]>([])
+    /// `ReadbackPlacement.renderThread`: frames packed and not read back yet.
+    private let held: HeldReadbacks
     private let open: @Sendable (PixelBuffer) throws -> any FrameWriter
     private let unused: @Sendable () -> Void
     private let onEnd: @Sendable (Result<Ending, ELImageError>, Counts) -> Void
@@ -130,6 +155,7 @@ package final class ReadbackSink: Sendable {
         self.unused = unused
         self.onEnd = onEnd
         queue = HandoffQueue(capacity: configuration.capacity)
+        held = HeldReadbacks(limit: configuration.capacity)
     }
 
     /// The counters now.
@@ -144,6 +170,16 @@ package final class ReadbackSink: Sendable {
     }
 
     package var isClosing: Bool { state.withLock { $0.closing } }
+
+    /// Whether frames are read back on the render thread (known once a frame was taken).
+    package var readsBackOnRenderThread: Bool {
+        state.withLock { $0.context?.readbackPlacement == .renderThread }
+    }
+
+    /// What the sink does per frame, for a printed plan, where its context reads back.
+    package var planSummary: String {
+        configuration.planSummary(placement: state.withLock { $0.context?.readbackPlacement })
+    }
 
     // MARK: Render thread
 
@@ -170,9 +206,11 @@ package final class ReadbackSink: Sendable {
             return (state.framesTaken - 1, !state.threadStarted)
         }
         guard let ticket else { return false }
+        let readsHere = context.readbackPlacement == .renderThread
         if ticket.startThread {
             do {
-                let thread = try context.makeWorker(name: "ELImage.\(configuration.threadName)") { [self] error in
+                let thread = try context.makeWorker(name: "ELImage.\(configuration.threadName)",
+                                                    sharingGL: !readsHere) { [self] error in
                     if let error { fail(error, writer: nil) } else { run() }
                 }
                 result.attach(thread)
@@ -184,6 +222,10 @@ package final class ReadbackSink: Sendable {
                 return false
             }
         }
+        // The queue counts what got in and what was dropped; a frame that finds it closed (the
+        // run stopped or failed meanwhile) is not part of the output.
+        let waits = waitsUntilWritten ?? configuration.waitsUntilWritten
+        let number = ticket.number
         let pending: PendingReadback
         do {
             pending = try context.prepareReadback(
@@ -194,22 +236,87 @@ package final class ReadbackSink: Sendable {
             state.withLock { $0.counts.conversionFailures += 1 }
             throw error
         }
-        // The queue counts what got in and what was dropped; a frame that finds it closed (the
-        // run stopped or failed meanwhile) is not part of the output.
-        let whenFull: HandoffQueue<Message>.WhenFull = switch configuration.whenQueueFull {
+        guard readsHere else {
+            enqueue(.frame(FrameHandoff(pending), time: time, number: number), waits: waits, in: context)
+            return ticket.startThread
+        }
+        let packed = HeldReadbacks.Frame(pending: pending, time: time, number: number)
+        // A sink that drops or replaces frames when full wants each as soon as it is drawn (the
+        // newest wins); so does one that waits until each is written.
+        if waits || configuration.whenQueueFull != .wait {
+            readHeld(all: true, in: context)
+            enqueue(read(packed), waits: waits, in: context)
+        } else {
+            if !held.hold(packed) { state.withLock { $0.counts.letGoUnqueued += 1 } }
+            readHeld(all: false, in: context)
+        }
+        return ticket.startThread
+    }
+
+    /// Reads back and queues the held frames that can be read without waiting (`HeldReadbacks`;
+    /// `all`: every one, waiting for the renderer), and polls for the rest.
+    private func readHeld(all: Bool, in context: isolated RenderContext) {
+        for frame in held.takeReady(all: all) { enqueue(read(frame), waits: false, in: context) }
+        if !held.isEmpty { schedulePoll(on: context) }
+    }
+
+    /// In a few milliseconds on the render thread, reads the held frames back if the renderer has
+    /// drawn them all by then (no new frame came to push them on).
+    private func schedulePoll(on context: RenderContext) {
+        guard held.beginPoll() else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Self.pollMilliseconds)) { [self] in
+            context.onRenderThread({ [self] context in
+                held.endPoll()
+                for frame in held.takeAllIfDrawn() { enqueue(read(frame), waits: false, in: context) }
+                if !held.isEmpty { schedulePoll(on: context) }
+            }, ifClosed: { [self] in held.endPoll() })
+        }
+    }
+
+    /// How often held frames are checked while no new frame comes.
+    private static let pollMilliseconds = 3
+
+    /// Queues `message` with the configured policy (waiting for room and until it is written
+    /// when `waits`; a failure always waits for room, never dropped); a frame the policy drops is
+    /// a `.dropped` event.
+    private func enqueue(_ message: Message, waits: Bool, in context: isolated RenderContext) {
+        var whenFull: HandoffQueue<Message>.WhenFull = switch configuration.whenQueueFull {
         case .wait: .wait
         case .drop: .refuse
         case .replaceOldest: .replaceOldest
         }
-        let waits = waitsUntilWritten ?? configuration.waitsUntilWritten
-        let outcome = queue.push(.frame(FrameHandoff(pending), time: time, number: ticket.number),
-                                 whenFull: waits ? .wait : whenFull, waitUntilHandled: waits)
+        if waits { whenFull = .wait }
+        if case .failed = message { whenFull = .wait }
+        let outcome = queue.push(message, whenFull: whenFull, waitUntilHandled: waits)
         if outcome == .refused || outcome == .replacedOlder {
             let statistics = queue.statistics
             let node = state.withLock { $0.node }
             context.publish(.dropped(FrameDrop(node: node, count: 1, total: statistics.rejected + statistics.replaced)))
         }
-        return ticket.startThread
+    }
+
+    /// Lets the held frames go unread (a stop, cancel or failure), and holds none from now on.
+    private func letGoHeld() {
+        let count = held.letGoAll()
+        if count > 0 { state.withLock { $0.counts.letGoUnqueued += count } }
+    }
+
+    /// Reads `frame` back here, on the render thread, into a spare buffer (waiting for the
+    /// renderer if it has not drawn it yet): the message that hands it (or the failure) to the worker.
+    private func read(_ frame: HeldReadbacks.Frame) -> Message {
+        var buffer = spareBuffers.withLock { $0.popLast() }
+        let start = ContinuousClock.now
+        do {
+            try frame.pending.read(into: &buffer, frame: frame.number, file: path)
+        } catch {
+            return .failed(Self.failure(error, frame: frame.number, path: path))
+        }
+        guard let buffer else {
+            return .failed(.malformedMedia(file: path, frame: frame.number, reason: "the frame's planes were not read back"))
+        }
+        let elapsed = ContinuousClock.now - start
+        state.withLock { $0.counts.readbackTime += elapsed }
+        return .picture(buffer, time: frame.time, number: frame.number)
     }
 
     /// `take(_:time:owner:in:)` for a sink node that owns this readback and closes with its
@@ -222,32 +329,45 @@ package final class ReadbackSink: Sendable {
     // MARK: Control (any thread)
 
     /// No more frames: the worker writes what is queued, finishes and publishes the output.
-    package func requestFinish() { close(with: .finish, cancelling: false) }
+    package func requestFinish() { close(with: .finish, cancelling: false, readingHeld: true) }
 
     /// Stops at once: the frames still queued are let go (counted as lost); the worker completes
     /// and publishes the output with the frames it wrote (also when a finish is already on its
     /// way).
     package func requestStop() {
-        close(with: .finish, cancelling: false)
+        close(with: .finish, cancelling: false, readingHeld: false)
         queue.discardWaiting()
     }
 
     /// Stops at once and removes the output (also when a finish is already on its way: the
     /// worker sees the cancel before it publishes).
-    package func requestCancel() { close(with: .cancel, cancelling: true) }
+    package func requestCancel() { close(with: .cancel, cancelling: true, readingHeld: false) }
 
-    /// Closes the queue with `last`, or ends the run here when its worker never started.
-    private func close(with last: Message, cancelling: Bool) {
-        let unstarted = state.withLock { state -> Bool? in
+    /// Closes the queue with `last`, or ends the run here when its worker never started. With
+    /// the readback on the render thread, the frames held there are read and queued first
+    /// (`readingHeld`) or let go.
+    private func close(with last: Message, cancelling: Bool, readingHeld: Bool) {
+        if !readingHeld { letGoHeld() }
+        let closing = state.withLock { state -> (unstarted: Bool, context: RenderContext?)? in
             if cancelling { state.cancelRequested = true }
             guard !state.closing else { return nil }
             state.closing = true
-            return !state.threadStarted
+            return (!state.threadStarted, state.context)
         }
-        guard let unstarted else { return }
-        if unstarted {
+        guard let closing else { return }
+        if closing.unstarted {
             unused()
             end(.success(cancelling ? .cancelled : .empty))
+        } else if readingHeld, let context = closing.context, context.readbackPlacement == .renderThread {
+            // After the take in progress, if any: it may hold one more frame. On the render thread
+            // at once (nothing else can run there meanwhile), else queued behind its work.
+            context.onRenderThread({ [self] context in
+                readHeld(all: true, in: context)
+                queue.close(with: last)
+            }, ifClosed: { [self] in
+                letGoHeld()
+                queue.close(with: last)
+            })
         } else {
             queue.close(with: last)
         }
@@ -264,8 +384,12 @@ package final class ReadbackSink: Sendable {
         var buffer: PixelBuffer?
         var writer: (any FrameWriter)?
         while let message = queue.pop() {
-            switch message {
-            case let .frame(handoff, time, number):
+            var picture: PixelBuffer
+            let (time, number): (Int64, Int)
+            let readByRenderThread: Bool
+            switch consume message {  // the picture's only owner, so its bytes are reused, not copied
+            case let .frame(handoff, frameTime, frameNumber):
+                (time, number) = (frameTime, frameNumber)
                 let readStart = ContinuousClock.now
                 do {
                     // Read, then release the planes (their textures go back to the pool) before writing.
@@ -274,30 +398,18 @@ package final class ReadbackSink: Sendable {
                     fail(Self.failure(error, frame: number, path: path), writer: writer)
                     return
                 }
-                guard var picture = buffer else { continue }
+                guard let read = buffer else { continue }
                 buffer = nil
-                let writeStart = ContinuousClock.now
-                let verdict: FrameWriteVerdict
-                do {
-                    let current = try writer ?? open(picture)
-                    writer = current
-                    verdict = try current.write(&picture, time: time, frame: number)
-                } catch {
-                    fail(Self.failure(error, frame: number, path: path), writer: writer)
-                    return
-                }
-                buffer = picture
-                let end = ContinuousClock.now
-                state.withLock { state in
-                    state.counts.written += 1
-                    state.counts.readbackTime += writeStart - readStart
-                    state.counts.writeTime += end - writeStart
-                }
-                queue.markHandled()  // a `waitsUntilWritten` take goes on, the frame counted
-                if verdict == .full, let writer {
-                    finish(writer, ending: .full)
-                    return
-                }
+                picture = read
+                readByRenderThread = false
+                let elapsed = ContinuousClock.now - readStart
+                state.withLock { $0.counts.readbackTime += elapsed }
+            case let .picture(read, frameTime, frameNumber):
+                (picture, time, number) = (read, frameTime, frameNumber)
+                readByRenderThread = true
+            case let .failed(error):
+                fail(error, writer: writer)
+                return
             case .finish:
                 guard let writer else {
                     unused()
@@ -312,12 +424,46 @@ package final class ReadbackSink: Sendable {
                 end(.success(.cancelled))
                 return
             }
+            let writeStart = ContinuousClock.now
+            let verdict: FrameWriteVerdict
+            do {
+                let current = try writer ?? open(picture)
+                writer = current
+                verdict = try current.write(&picture, time: time, frame: number)
+            } catch {
+                fail(Self.failure(error, frame: number, path: path), writer: writer)
+                return
+            }
+            if readByRenderThread {
+                giveBack(picture)
+            } else {
+                buffer = picture
+            }
+            let elapsed = ContinuousClock.now - writeStart
+            state.withLock { state in
+                state.counts.written += 1
+                state.counts.writeTime += elapsed
+            }
+            queue.markHandled()  // a `waitsUntilWritten` take goes on, the frame counted
+            if verdict == .full, let writer {
+                finish(writer, ending: .full)
+                return
+            }
+        }
+    }
+
+    /// Keeps a written buffer for the render thread to read a later frame into: as many as can
+    /// be in flight (the queue, the one being written, the one being read).
+    private func giveBack(_ picture: PixelBuffer) {
+        spareBuffers.withLock { spare in
+            if spare.count < configuration.capacity + 2 { spare.append(picture) }
         }
     }
 
     /// Completes the output after the frames written, then publishes it (or removes it when a
     /// cancel came meanwhile).
     private func finish(_ writer: any FrameWriter, ending: Ending) {
+        letGoHeld()  // a writer that is full takes no more
         state.withLock { $0.closing = true }
         queue.close(discarding: true)
         do {
@@ -344,6 +490,7 @@ package final class ReadbackSink: Sendable {
     /// Ends the run after `error`: the writer keeps what it wrote (a cancelled run's output is
     /// removed), the error is a `.failed` event of the context and goes to `outcome()`.
     private func fail(_ error: ELImageError, writer: (any FrameWriter)?) {
+        letGoHeld()
         let cancelled = state.withLock { state -> Bool in
             state.closing = true  // no frame is taken in from now on
             return state.cancelRequested

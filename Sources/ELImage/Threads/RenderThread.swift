@@ -66,9 +66,11 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
 
     // MARK: Plain work
 
-    /// Runs `body` on the render thread, later; dropped once the thread has ended.
-    func submit(_ body: @escaping @Sendable () -> Void) {
-        _ = push(.closure(body))
+    /// Runs `body` on the render thread, later; dropped once the thread has ended (then returns
+    /// false).
+    @discardableResult
+    func submit(_ body: @escaping @Sendable () -> Void) -> Bool {
+        push(.closure(body))
     }
 
     /// Runs `body` on the render thread and waits for it. Runs inline when already on the thread.

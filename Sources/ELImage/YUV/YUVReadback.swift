@@ -34,25 +34,27 @@ public struct PackedPlanes: Sendable {
         buffer.timestamp = timestamp
         buffer.colorSpace = colorSpace
         buffer.chromaLocation = chromaLocation
+        // Bound for reading only: a texture bound for drawing counts as being drawn into, and on
+        // llvmpipe reading it then waits for every draw queued on the context, not only its own.
         var framebuffer: GLuint = 0
         glGenFramebuffers(1, &framebuffer)
         defer { glDeleteFramebuffers(1, &framebuffer) }
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), framebuffer)
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), framebuffer)
         if isWholeFrame, let texture = textures.first {
-            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
+            glFramebufferTexture2D(GLenum(GL_READ_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
                                    texture.texture, 0)
             try Self.readWholeFrame(width: texture.width, height: texture.height, into: &buffer)
-            glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+            glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), 0)
             return
         }
         for (index, texture) in textures.enumerated() {
-            glFramebufferTexture2D(GLenum(GL_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
+            glFramebufferTexture2D(GLenum(GL_READ_FRAMEBUFFER), GLenum(GL_COLOR_ATTACHMENT0), GLenum(GL_TEXTURE_2D),
                                    texture.texture, 0)
             let margin = index == 0 ? lumaColumnOffset : 0
             try Self.readBoundFramebuffer(x: margin, width: texture.width - 2 * margin, height: texture.height,
                                           plane: index, of: &buffer)
         }
-        glBindFramebuffer(GLenum(GL_FRAMEBUFFER), 0)
+        glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), 0)
     }
 
     /// Reads the bound framebuffer holding a whole 4:2:0 frame (`isWholeFrame`) into `buffer`: with

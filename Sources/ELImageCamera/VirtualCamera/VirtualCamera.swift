@@ -91,7 +91,7 @@ public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDesc
     }
 
     package var planSummary: String {
-        "scales to the device's size (\(settings.scaling)), " + sink.configuration.planSummary
+        "scales to the device's size (\(settings.scaling)), " + sink.planSummary
     }
 
     /// Writes the frames still queued, stops the stream and closes the device; returns the frames

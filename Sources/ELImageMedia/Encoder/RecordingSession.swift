@@ -65,6 +65,9 @@ final class RecordingSession: Sendable {
     private let state: Locked<State>
     private let sink: ReadbackSink
 
+    /// Whether the render thread reads the frames back (`ReadbackPlacement.renderThread`).
+    var readsBackOnRenderThread: Bool { sink.readsBackOnRenderThread }
+
     /// The pre-record trigger, when the recording waits for one.
     let trigger: RecordingTrigger?
 

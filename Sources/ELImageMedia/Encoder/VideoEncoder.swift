@@ -314,7 +314,11 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     }
 
     package var planSummary: String {
-        "packs I420 (\(settings.chromaDownsampling) chroma) on the render thread; reads back, encodes (x264 \(settings.preset)) "
+        if session?.readsBackOnRenderThread == true {
+            return "packs I420 (\(settings.chromaDownsampling) chroma) and reads it back on the render thread (one GL context); "
+                + "encodes (x264 \(settings.preset)) and muxes on ELImage.encoder"
+        }
+        return "packs I420 (\(settings.chromaDownsampling) chroma) on the render thread; reads back, encodes (x264 \(settings.preset)) "
             + "and muxes on ELImage.encoder"
     }
 

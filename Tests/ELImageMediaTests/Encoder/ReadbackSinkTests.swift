@@ -6,7 +6,8 @@ import Foundation
 import Testing
 
 /// The one readback path (`ReadbackSink`) with a writer of the test's own: order, the drop
-/// policy's counts, a failing writer, and a close that joins the worker.
+/// policy's counts, a failing writer, and a close that joins the worker; each with the readback
+/// on the worker's shared context and on the render thread.
 @Suite("Readback sink with a test writer", .closesContexts)
 struct ReadbackSinkTests {
     /// What the test writer saw and did.
@@ -71,8 +72,8 @@ struct ReadbackSinkTests {
         let folder: TemporaryFolder
 
         init(capacity: Int, policy: EncoderSettings.QueueFullPolicy, failAt: Int? = nil,
-             open gateOpen: Bool = true) throws {
-            context = try TestContexts.make()
+             open gateOpen: Bool = true, readback: ReadbackPlacement) throws {
+            context = try TestContexts.make(readback: readback)
             folder = try TemporaryFolder()
             path = folder.path("out.bin")
             let (log, gate, endings, path) = (log, Gate(isOpen: gateOpen), endings, path)
@@ -109,9 +110,11 @@ struct ReadbackSinkTests {
         }
     }
 
-    @Test("frames are written in order with their times; finish publishes and joins the worker")
-    func order() async throws {
-        let harness = try Harness(capacity: 2, policy: .wait)
+    static let placements: [ReadbackPlacement] = [.sharedContextWorker, .renderThread]
+
+    @Test("frames are written in order with their times; finish publishes and joins the worker", arguments: placements)
+    func order(readback: ReadbackPlacement) async throws {
+        let harness = try Harness(capacity: 2, policy: .wait, readback: readback)
         defer { harness.folder.remove() }
         #expect(try await harness.run(12).get() == .finished)
         #expect(!harness.context.runningThreadNames.contains("ELImage.test-sink"), "the worker is joined")
@@ -123,17 +126,47 @@ struct ReadbackSinkTests {
         let counts = harness.sink.counts
         #expect((counts.accepted, counts.rejected, counts.written, counts.lost) == (12, 0, 12, 0))
         #expect(harness.endings.withLock { $0 } == [.finished])
+        #expect(harness.context.sharedContextsMade == (readback == .sharedContextWorker ? 1 : 0),
+                "a GL context for the worker only when it reads back")
+        #expect(harness.sink.readsBackOnRenderThread == (readback == .renderThread))
     }
 
-    @Test("the drop policy drops while the writer is busy and counts every frame")
-    func dropPolicy() async throws {
-        let harness = try Harness(capacity: 1, policy: .drop, open: false)
+    @Test("the context's automatic placement reads back on the render thread on a software renderer, else on the worker")
+    func automaticPlacement() async throws {
+        let harness = try Harness(capacity: 2, policy: .wait, readback: .automatic)
         defer { harness.folder.remove() }
+        let software = harness.context.info.isSoftwareRenderer
+        #expect(harness.context.readbackPlacement == (software ? .renderThread : .sharedContextWorker),
+                "\(harness.context.info.renderer)")
+        #expect(try await harness.run(5).get() == .finished)
+        #expect(harness.log.withLock { $0.values } == (0..<5).map { UInt8($0 * 10) })
+        #expect(harness.context.sharedContextsMade == (software ? 0 : 1))
+    }
+
+    @Test("on the render thread, a held frame with no frame after it reaches the writer without a finish")
+    func heldFrameIsNotKept() async throws {
+        let harness = try Harness(capacity: 4, policy: .wait, open: false, readback: .renderThread)
+        defer { harness.folder.remove() }
+        try await harness.feed(0..<2)  // held until two more frames are packed, or the renderer is idle
+        #expect(await harness.gate.waitUntilWaiting(timeout: .seconds(10)), "the poll did not hand the held frame over")
+        harness.gate.open()
+        #expect(await waitUntil { harness.log.withLock { $0.values.count } == 2 }, "the second held frame was kept")
+        #expect(harness.log.withLock { $0.values } == [0, 10])
+        #expect(try await harness.run(0).get() == .finished)
+    }
+
+    @Test("the drop policy drops while the writer is busy and counts every frame", arguments: placements)
+    func dropPolicy(readback: ReadbackPlacement) async throws {
+        let harness = try Harness(capacity: 1, policy: .drop, open: false, readback: readback)
+        defer { harness.folder.remove() }
+        // On the render thread the first frame is held until its fence signals: with no frame after
+        // it, the render thread's poll reads it and hands it over.
         try await harness.feed(0..<1)
         #expect(await harness.gate.waitUntilWaiting())  // the writer is held at its first frame
         try await harness.feed(1..<10)  // one more gets in (the queue holds one), the rest are dropped
+        // On the render thread, so that the frames still held there are offered while the writer is held.
+        try await harness.context.perform { [sink = harness.sink] _ in sink.requestFinish() }
         harness.gate.open()
-        harness.sink.requestFinish()
         #expect(try await harness.sink.outcome().get() == .finished)
         let counts = harness.sink.counts
         #expect(counts.accepted + counts.rejected == 10)
@@ -145,9 +178,9 @@ struct ReadbackSinkTests {
     }
 
     @Test("a writer error ends the run with the error and frame number, reported once; the frames before are kept, none leaves no file",
-          arguments: [0, 3])
-    func writerError(failAt: Int) async throws {
-        let harness = try Harness(capacity: 8, policy: .wait, failAt: failAt)
+          arguments: [0, 3], placements)
+    func writerError(failAt: Int, readback: ReadbackPlacement) async throws {
+        let harness = try Harness(capacity: 8, policy: .wait, failAt: failAt, readback: readback)
         defer { harness.folder.remove() }
         let failures = failureCollector(on: harness.context)
         guard case let .failure(.malformedMedia(file, frame, reason)) = try await harness.run(6) else {
@@ -169,18 +202,22 @@ struct ReadbackSinkTests {
         }
         let counts = harness.sink.counts
         #expect(counts.written == failAt)
-        #expect(counts.lost == counts.accepted - failAt, "what got in and was not written is counted lost")
+        // The render thread holds frames until their fences signal: let go when the failure comes
+        // before they are read.
+        #expect(readback == .renderThread || counts.letGoUnqueued == 0)
+        #expect(counts.lost == counts.accepted - failAt + counts.letGoUnqueued,
+                "what got in and was not written is counted lost, and the frame let go before it got in")
     }
 
-    @Test("cancel removes the output; a run without frames ends empty without a thread")
-    func cancelAndEmpty() async throws {
-        let harness = try Harness(capacity: 4, policy: .wait)
+    @Test("cancel removes the output; a run without frames ends empty without a thread", arguments: placements)
+    func cancelAndEmpty(readback: ReadbackPlacement) async throws {
+        let harness = try Harness(capacity: 4, policy: .wait, readback: readback)
         defer { harness.folder.remove() }
         #expect(try await harness.run(3, then: { $0.requestCancel() }).get() == .cancelled)
         #expect(!FileManager.default.fileExists(atPath: harness.path))
         #expect(!FileManager.default.fileExists(atPath: StagedOutputFile(destination: harness.path).temporary))
 
-        let empty = try Harness(capacity: 4, policy: .wait)
+        let empty = try Harness(capacity: 4, policy: .wait, readback: readback)
         defer { empty.folder.remove() }
         #expect(try await empty.run(0).get() == .empty)
         #expect(empty.endings.withLock { $0 } == [.empty])
