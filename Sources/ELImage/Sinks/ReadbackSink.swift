@@ -133,8 +133,8 @@ package final class ReadbackSink: Sendable {
     private let queue: HandoffQueue<Message>
     private let state = Locked(State())
     private let result = WorkerOutcome<Ending>()
-    /// Buffers the worker has written and handed back, for the render thread to read into
-    /// (`ReadbackPlacement.renderThread`).
+    /// Buffers the worker has written, for the next readbacks to read into (on the render thread
+    /// or the worker).
     private let spareBuffers = Locked<[PixelBuffer]>([])
     /// `ReadbackPlacement.renderThread`: frames packed and not read back yet.
     private let held: HeldReadbacks
@@ -301,22 +301,31 @@ package final class ReadbackSink: Sendable {
         if count > 0 { state.withLock { $0.counts.letGoUnqueued += count } }
     }
 
-    /// Reads `frame` back here, on the render thread, into a spare buffer (waiting for the
-    /// renderer if it has not drawn it yet): the message that hands it (or the failure) to the worker.
+    /// Reads `frame` back here, on the render thread: the message that hands it (or the failure)
+    /// to the worker.
     private func read(_ frame: HeldReadbacks.Frame) -> Message {
+        switch readBack(frame.pending, number: frame.number) {
+        case .success(let picture): .picture(picture, time: frame.time, number: frame.number)
+        case .failure(let error): .failed(error)
+        }
+    }
+
+    /// Reads `pending` back into a spare buffer (waiting for the renderer if it has not drawn it
+    /// yet) and counts the time; on whichever thread reads back (the render thread or the worker).
+    private func readBack(_ pending: PendingReadback, number: Int) -> Result<PixelBuffer, ELImageError> {
         var buffer = spareBuffers.withLock { $0.popLast() }
         let start = ContinuousClock.now
         do {
-            try frame.pending.read(into: &buffer, frame: frame.number, file: path)
+            try pending.read(into: &buffer, frame: number, file: path)
         } catch {
-            return .failed(Self.failure(error, frame: frame.number, path: path))
+            return .failure(Self.failure(error, frame: number, path: path))
         }
         guard let buffer else {
-            return .failed(.malformedMedia(file: path, frame: frame.number, reason: "the frame's planes were not read back"))
+            return .failure(.malformedMedia(file: path, frame: number, reason: "the frame's planes were not read back"))
         }
         let elapsed = ContinuousClock.now - start
         state.withLock { $0.counts.readbackTime += elapsed }
-        return .picture(buffer, time: frame.time, number: frame.number)
+        return .success(buffer)
     }
 
     /// `take(_:time:owner:in:)` for a sink node that owns this readback and closes with its
@@ -381,32 +390,23 @@ package final class ReadbackSink: Sendable {
     // MARK: Worker thread
 
     private func run() {
-        var buffer: PixelBuffer?
         var writer: (any FrameWriter)?
         while let message = queue.pop() {
             var picture: PixelBuffer
             let (time, number): (Int64, Int)
-            let readByRenderThread: Bool
             switch consume message {  // the picture's only owner, so its bytes are reused, not copied
             case let .frame(handoff, frameTime, frameNumber):
+                // Read, then release the planes (their textures go back to the pool) before writing.
+                guard let pending = handoff.take() else { continue }
                 (time, number) = (frameTime, frameNumber)
-                let readStart = ContinuousClock.now
-                do {
-                    // Read, then release the planes (their textures go back to the pool) before writing.
-                    try handoff.take()?.read(into: &buffer, frame: number, file: path)
-                } catch {
-                    fail(Self.failure(error, frame: number, path: path), writer: writer)
+                switch readBack(pending, number: number) {
+                case .success(let read): picture = read
+                case .failure(let error):
+                    fail(error, writer: writer)
                     return
                 }
-                guard let read = buffer else { continue }
-                buffer = nil
-                picture = read
-                readByRenderThread = false
-                let elapsed = ContinuousClock.now - readStart
-                state.withLock { $0.counts.readbackTime += elapsed }
             case let .picture(read, frameTime, frameNumber):
                 (picture, time, number) = (read, frameTime, frameNumber)
-                readByRenderThread = true
             case let .failed(error):
                 fail(error, writer: writer)
                 return
@@ -434,11 +434,7 @@ package final class ReadbackSink: Sendable {
                 fail(Self.failure(error, frame: number, path: path), writer: writer)
                 return
             }
-            if readByRenderThread {
-                giveBack(picture)
-            } else {
-                buffer = picture
-            }
+            giveBack(picture)
             let elapsed = ContinuousClock.now - writeStart
             state.withLock { state in
                 state.counts.written += 1
@@ -452,8 +448,8 @@ package final class ReadbackSink: Sendable {
         }
     }
 
-    /// Keeps a written buffer for the render thread to read a later frame into: as many as can
-    /// be in flight (the queue, the one being written, the one being read).
+    /// Keeps a written buffer to read a later frame into: as many as can be in flight (the
+    /// queue, the one being written, the one being read).
     private func giveBack(_ picture: PixelBuffer) {
         spareBuffers.withLock { spare in
             if spare.count < configuration.capacity + 2 { spare.append(picture) }
