@@ -22,6 +22,11 @@ enum FFmpegError {
             let hint = errorNumber == ENOENT ? "check the path" : "check the path and its permissions"
             return .io(file: path, operation: "open", errno: errorNumber, hint: hint)
         }
+        if code == elimage_averror(ENOMEM) {
+            return .malformedMedia(
+                file: path, frame: nil,
+                reason: "libavformat ran out of memory reading its header (\(text(code))): the header asks for more memory than this process may allocate, so it is damaged or the machine is short of memory")
+        }
         return .malformedMedia(
             file: path, frame: nil,
             reason: "libavformat cannot read it as a movie (\(text(code))); it is not a video file, or it is damaged or cut short (an MP4 keeps its index, the 'moov' box, at the end unless written with faststart)")

@@ -22,6 +22,9 @@ struct FuzzRegressionTests {
         "png/oom-chunk-claims-1.9GB.png": "its PNG chunk 'sPLT' at byte 33 claims 1984974407 bytes of data, but the file has 62 after its header",
         // Crashed: start + duration near Int64.max ticks overflowed (Swift arithmetic overflow trap).
         "movie/timing-overflow-tfdt.mp4": "the end is beyond the largest timestamp ELImage can hold",
+        // Out of memory (fuzzer, 1708 bytes): a 'trun' box states 83886080 samples, and libavformat
+        // 59 sized its index for them before reading (2.8 GB); FFmpeg's blocks are capped while fuzzing.
+        "movie/oom-trun-claims-83M-samples.mp4": "libavformat ran out of memory reading its header",
     ]
 
     @Test("seed corpus parses (valid files) or is rejected (bad-*)", arguments: FuzzParser.allCases)
