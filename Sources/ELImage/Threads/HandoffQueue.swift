@@ -49,8 +49,10 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// The most counted items that wait at once (at least 1).
     package let capacity: Int
     private let condition = NSCondition()
+    /// The items and control messages waiting, oldest first. A popped entry leaves the array at
+    /// once: kept, it would hold its element (a frame's buffer) alive, and a consumer that reuses
+    /// its buffers would then copy them.
     private var entries: [Entry] = []
-    private var head = 0
     private var waitingItems = 0
     private var cancelled = false
     private var finished = false
@@ -69,7 +71,7 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
 
     /// True when nothing waits and the consumer is not handling an item (it is in `pop()`, or has
     /// not started).
-    package var isIdle: Bool { locked { head == entries.count && !busy } }
+    package var isIdle: Bool { locked { entries.isEmpty && !busy } }
 
     package var statistics: Statistics { locked { counts } }
 
@@ -89,7 +91,7 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
                     counts.rejected += 1
                     return .refused
                 case .replaceOldest:
-                    guard let oldest = entries[head...].firstIndex(where: \.counted) else { break room }
+                    guard let oldest = entries.firstIndex(where: \.counted) else { break room }
                     entries.remove(at: oldest)
                     waitingItems -= 1
                     counts.replaced += 1
@@ -156,9 +158,8 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
             (cancelled, finished) = (true, true)
             condition.broadcast()
             guard discarding else { return [] }
-            let rest = entries[head...].map(\.element)
+            let rest = entries.map(\.element)
             entries.removeAll()
-            head = 0
             waitingItems = 0
             return rest
         }
@@ -169,10 +170,8 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     @discardableResult
     package func discardWaiting() -> [Element] {
         locked {
-            let waiting = entries[head...]
-            let rest = waiting.filter(\.counted).map(\.element)
-            entries = waiting.filter { !$0.counted }
-            head = 0
+            let rest = entries.filter(\.counted).map(\.element)
+            entries.removeAll { $0.counted }
             waitingItems = 0
             condition.broadcast()
             return rest
@@ -185,21 +184,17 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     package func pop(waitingUntil deadline: Date? = nil) -> Element? {
         locked {
             busy = false
-            while head == entries.count {
+            while entries.isEmpty {
                 if finished { return nil }
                 if let deadline {
-                    if !condition.wait(until: deadline), head == entries.count { return nil }
+                    if !condition.wait(until: deadline), entries.isEmpty { return nil }
                 } else {
                     condition.wait()
                 }
             }
-            let entry = entries[head]
-            head += 1
+            // At most `capacity` items and a few control messages wait: shifting them is cheap.
+            let entry = entries.removeFirst()
             if entry.counted { (waitingItems, popped) = (waitingItems - 1, popped + 1) }
-            if head > 64 && head * 2 > entries.count {
-                entries.removeFirst(head)
-                head = 0
-            }
             busy = true
             condition.broadcast()
             return entry.element
@@ -210,7 +205,7 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// anything.
     package func wait(until deadline: Date) {
         locked {
-            while head == entries.count, !finished, condition.wait(until: deadline) {}
+            while entries.isEmpty, !finished, condition.wait(until: deadline) {}
         }
     }
 

@@ -25,6 +25,36 @@ struct HandoffQueueTests {
         #expect(queue.statistics == .init(accepted: 2, rejected: 0, replaced: 0, highWaterMark: 2))
     }
 
+    /// An item whose release the test can see.
+    private final class Tracked: Sendable {}
+
+    @Test("a popped item is the consumer's alone: the queue keeps no reference to it (a reused buffer is not copied)")
+    func poppedItemsAreReleased() {
+        let queue = HandoffQueue<Tracked>(capacity: 4)
+        var released: [Bool] = []
+        for _ in 0..<3 {
+            weak var watched: Tracked?
+            do {
+                let item = Tracked()
+                watched = item
+                queue.push(item, whenFull: .wait)
+            }
+            #expect(watched != nil, "a waiting item is kept by the queue")
+            do {
+                var popped = queue.pop()
+                #expect(popped != nil)
+                if var item = popped {
+                    popped = nil
+                    // The consumer's reference is the only one: a buffer in it is written in place.
+                    #expect(isKnownUniquelyReferenced(&item), "the queue still holds the popped item")
+                }
+            }
+            released.append(watched == nil)
+        }
+        #expect(released == [true, true, true], "items the consumer dropped are still alive")
+        queue.close()
+    }
+
     @Test("refuse: a full queue refuses the new item at once and counts it")
     func refuse() {
         let queue = HandoffQueue<Int>(capacity: 2)
