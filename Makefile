@@ -188,7 +188,8 @@ SERIAL_SUITES := Lifecycle|StreamLatencyToolTests|RecordingControlTests|CrashSaf
 STREAM_SUITES := LiveStreamingTests|StreamToolTests
 # The endurance tests, in `make test-long` (CI runs it after `make test`): the same short CLI run 200
 # times in a row (a crash at exit in 1 run of 100 is a crash), and 30 s of capture from a sound
-# source whose clock drifts. Together they take two and a half minutes of a 2-core machine, which
+# source whose clock drifts; then each in-process benchmark pipeline runs for 10 frames (about 10
+# s), which must finish. Together they take two and a half minutes of a 2-core machine, which
 # the quick start's `make test` (about 13 minutes from a clean clone, 5 of them the build) leaves out.
 LONG_TESTS := LifecycleCLITests/twoHundredRuns|DriftSoakTests
 test: deps
@@ -197,9 +198,15 @@ test: deps
 	$(SWIFT) test --skip-build --filter '$(STREAM_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --skip '$(LONG_TESTS)' --no-parallel
 
+# The benchmark's in-process pipelines (the matrix runs the CLI, which the tests cover; GStreamer
+# is an outside program).
+BENCH_SMOKE_PIPELINES := conversion grayscale grayscale-fused color-fused beauty record y4m virtual-camera
 test-long: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter '$(LONG_TESTS)' --no-parallel
+	@echo "== benchmark pipelines, 10 frames each (debug build): each must finish, none may hang"
+	timeout 600 $$($(SWIFT) build --show-bin-path)/elimage-bench --quick --frames 10 \
+	  $(foreach pipeline,$(BENCH_SMOKE_PIPELINES),--pipeline $(pipeline)) > /dev/null
 
 # Sanitizer builds live in their own scratch folders (.build-asan, .build-tsan), beside .build.
 # LeakSanitizer: Mesa's llvmpipe driver is preloaded so that eglTerminate cannot unload it (an

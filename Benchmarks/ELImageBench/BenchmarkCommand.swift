@@ -161,7 +161,7 @@ struct Startup: Codable {
     static func measure(contextMilliseconds: Double, clip: SourceClip, on context: RenderContext) throws -> Startup {
         let input = RawDataInput()
         let gate = DeliveryGate()
-        input --> Grayscale() --> (try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in gate.signal() })
+        input --> Grayscale() --> (try gate.output())
         let source = clip.frames[0]
         let first = try milliseconds {
             try context.performAndWait { context in try input.process(source, in: context) }

@@ -44,7 +44,7 @@ struct FloorComparison {
         let sources = clip.frames
         let input = RawDataInput(fusingPasses: pipeline == .fusedGrayscale)
         let gate = DeliveryGate()
-        let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in gate.signal() }
+        let output = try gate.output()
         if let filter = pipeline.makeFilter() {
             input --> filter --> output
         } else {
@@ -86,7 +86,7 @@ struct FloorComparison {
         let count = min(20, max(5, frames / 3))
         let filter = pipeline.makeFilter()
         let gate = DeliveryGate()
-        let capture = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in gate.signal() }
+        let capture = try gate.output()
         let filterInput = FrameFeeder()
         if let filter { filterInput --> filter --> capture }
         let fusedInput = RawDataInput(fusingPasses: true)

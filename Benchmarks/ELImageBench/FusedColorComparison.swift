@@ -14,7 +14,7 @@ struct FusedColorComparison {
         let gates = [DeliveryGate(), DeliveryGate()]
         for (input, gate) in zip([fused, separate], gates) {
             let chain = try FilterGroup([Brightness(0.05), Contrast(1.2), Saturation(1.3)])
-            let output = try YUVDataOutput(format: .i420, colorSpace: .bt709) { _ in gate.signal() }
+            let output = try gate.output()
             input --> chain --> output
         }
         let timing = try InterleavedTiming(frames: frames).measure(framework: feeding(fused, sources, until: gates[0]),

@@ -56,4 +56,14 @@ final class DeliveryGate: Sendable {
     func signal() { delivered.signal() }
     /// Waits for the next frame handed over.
     func wait() { delivered.wait() }
+
+    /// An I420 BT.709 `YUVDataOutput` that signals this gate with each frame it hands over.
+    ///
+    /// Its frames are read back as they come (`.drop`). With `.wait`, a software renderer's render
+    /// thread holds each frame until later ones are packed or a poll on the render thread takes
+    /// it, and a timed step waits for its frame on the render thread: it would wait forever. One
+    /// frame is in flight at a time, so none is ever dropped.
+    func output() throws -> YUVDataOutput {
+        try YUVDataOutput(format: .i420, colorSpace: .bt709, whenQueueFull: .drop) { [self] _ in signal() }
+    }
 }

@@ -1,10 +1,13 @@
 /// A sink that converts every frame to Y'CbCr (or RGBA) on the GPU and hands the `PixelBuffer` to
 /// a closure: the feed for encoders, Y4M files and other YUV consumers.
 ///
-/// The planes are packed on the render thread and read back on a worker thread behind a GL fence
-/// (the path of the file sinks), so the render thread never waits for the readback or the
-/// closure. The closure runs on that worker thread, one frame at a time, in order; the buffer is
-/// reused for the next frame unless the closure keeps it (then the closure's copy is its own).
+/// The planes are packed on the render thread and read back behind a GL fence (the path of the
+/// file sinks): on a worker thread, or on a software renderer by the render thread once the
+/// frame is drawn (`ReadbackPlacement`); the render thread never waits for the GPU or the
+/// closure. So code on the render thread must not wait for the closure either: with `.wait`, a
+/// frame may be read only after later frames come. The closure runs on the output's worker
+/// thread, one frame at a time, in order; the buffer is reused for the next frame unless the
+/// closure keeps it (then the closure's copy is its own).
 /// `finish()` returns once the closure has seen every frame delivered so far.
 public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
