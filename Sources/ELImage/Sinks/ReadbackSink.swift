@@ -115,6 +115,8 @@ package final class ReadbackSink: Sendable {
         case failed(ELImageError)
         case finish
         case cancel
+
+        var isFailure: Bool { if case .failed = self { true } else { false } }
     }
 
     private struct State {
@@ -280,13 +282,13 @@ package final class ReadbackSink: Sendable {
     /// when `waits`; a failure always waits for room, never dropped); a frame the policy drops is
     /// a `.dropped` event.
     private func enqueue(_ message: Message, waits: Bool, in context: isolated RenderContext) {
-        var whenFull: HandoffQueue<Message>.WhenFull = switch configuration.whenQueueFull {
-        case .wait: .wait
-        case .drop: .refuse
-        case .replaceOldest: .replaceOldest
+        let whenFull: HandoffQueue<Message>.WhenFull = if waits || message.isFailure { .wait } else {
+            switch configuration.whenQueueFull {
+            case .wait: .wait
+            case .drop: .refuse
+            case .replaceOldest: .replaceOldest
+            }
         }
-        if waits { whenFull = .wait }
-        if case .failed = message { whenFull = .wait }
         let outcome = queue.push(message, whenFull: whenFull, waitUntilHandled: waits)
         if outcome == .refused || outcome == .replacedOlder {
             let statistics = queue.statistics
@@ -313,15 +315,12 @@ package final class ReadbackSink: Sendable {
     /// Reads `pending` back into a spare buffer (waiting for the renderer if it has not drawn it
     /// yet) and counts the time; on whichever thread reads back (the render thread or the worker).
     private func readBack(_ pending: PendingReadback, number: Int) -> Result<PixelBuffer, ELImageError> {
-        var buffer = spareBuffers.withLock { $0.popLast() }
         let start = ContinuousClock.now
+        let buffer: PixelBuffer
         do {
-            try pending.read(into: &buffer, frame: number, file: path)
+            buffer = try pending.read(reusing: spareBuffers.withLock { $0.popLast() }, frame: number, file: path)
         } catch {
             return .failure(Self.failure(error, frame: number, path: path))
-        }
-        guard let buffer else {
-            return .failure(.malformedMedia(file: path, frame: number, reason: "the frame's planes were not read back"))
         }
         let elapsed = ContinuousClock.now - start
         state.withLock { $0.counts.readbackTime += elapsed }

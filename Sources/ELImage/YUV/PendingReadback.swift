@@ -6,10 +6,10 @@ package struct PendingReadback: Sendable {
     package let planes: PackedPlanes
     package let fence: GLFence
 
-    /// Waits for the fence, then reads the planes into `buffer`, which is made (or remade) with
-    /// the planes' format and size. Call on a thread where a `SharedContext` of the frame's render
-    /// context is current.
-    package func read(into buffer: inout PixelBuffer?, frame number: Int, file: String) throws {
+    /// Waits for the fence, then reads the planes into `spare` when it has their format and size
+    /// (else into a new buffer) and returns it. Call on the render thread or a thread where a
+    /// `SharedContext` of the frame's render context is current.
+    package func read(reusing spare: consuming PixelBuffer?, frame number: Int, file: String) throws -> PixelBuffer {
         var waits = 0
         while !fence.wait(timeoutNanoseconds: 1_000_000_000) {
             waits += 1
@@ -18,16 +18,17 @@ package struct PendingReadback: Sendable {
                                                   reason: "the GPU did not finish converting the frame within 20 s (fence timeout)")
             }
         }
+        // Taken out of `spare`, so that it has one owner while the planes are read into it (a
+        // second reference would make the read copy its bytes first).
         var target: PixelBuffer
-        if let existing = buffer, existing.format == planes.format, existing.width == planes.width,
+        if let existing = spare.take(), existing.format == planes.format, existing.width == planes.width,
            existing.height == planes.height {
             target = existing
         } else {
             target = try PixelBuffer(format: planes.format, width: planes.width, height: planes.height)
         }
-        buffer = nil  // one owner while the planes are read, so the bytes are not copied
         try planes.read(into: &target)
-        buffer = target
+        return target
     }
 }
 
