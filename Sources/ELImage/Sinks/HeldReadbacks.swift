@@ -1,3 +1,5 @@
+import Foundation
+
 /// The frames a `ReadbackSink` has packed on the render thread and not yet read back there
 /// (`ReadbackPlacement.renderThread`): held, oldest first, until they can be read without waiting,
 /// so that the render thread goes on with the next frames while the renderer's threads draw.
@@ -28,6 +30,9 @@ final class HeldReadbacks: Sendable {
     /// Frames packed after a frame before it is read.
     static let newerFrames = 2
     private let state = Locked(State())
+    /// Held while the render thread reads taken frames back and queues them, so that the end of a
+    /// run can wait until those frames are queued or counted as let go.
+    private let delivery = NSLock()
 
     init(limit: Int) {
         self.limit = max(Self.newerFrames + 1, limit)
@@ -80,6 +85,20 @@ final class HeldReadbacks: Sendable {
             return state.frames
         }
         return frames.count  // their planes are released here, outside the lock
+    }
+
+    /// Runs `body`, which takes frames and queues them, as one delivery (on the render thread).
+    func delivering(_ body: () -> Void) {
+        delivery.lock()
+        defer { delivery.unlock() }
+        body()
+    }
+
+    /// Waits until no delivery is in progress. Call after the queue was closed, so that a delivery
+    /// waiting for room returns; never from inside `delivering`.
+    func waitForDeliveries() {
+        delivery.lock()
+        delivery.unlock()
     }
 
     /// Marks a poll scheduled: false when one already is.

@@ -98,7 +98,7 @@ package final class ReadbackSink: Sendable {
         package var ended = false
         /// Frames packed and held for a later readback on the render thread
         /// (`ReadbackPlacement.renderThread`) that a stop, a cancel or a failure let go before they
-        /// were queued.
+        /// were queued: still held, or read back as the queue closed.
         package var letGoUnqueued = 0
         /// Frames that got in and were not written (left in the queue at a failure, a limit or a
         /// cancel; not those replaced by newer ones): `accepted - replaced - written`, and those
@@ -258,7 +258,9 @@ package final class ReadbackSink: Sendable {
     /// Reads back and queues the held frames that can be read without waiting (`HeldReadbacks`;
     /// `all`: every one, waiting for the renderer), and polls for the rest.
     private func readHeld(all: Bool, in context: isolated RenderContext) {
-        for frame in held.takeReady(all: all) { enqueue(read(frame), waits: false, in: context) }
+        held.delivering {
+            for frame in held.takeReady(all: all) { enqueue(read(frame), waits: false, in: context) }
+        }
         if !held.isEmpty { schedulePoll(on: context) }
     }
 
@@ -269,7 +271,9 @@ package final class ReadbackSink: Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Self.pollMilliseconds)) { [self] in
             context.onRenderThread({ [self] context in
                 held.endPoll()
-                for frame in held.takeAllIfDrawn() { enqueue(read(frame), waits: false, in: context) }
+                held.delivering {
+                    for frame in held.takeAllIfDrawn() { enqueue(read(frame), waits: false, in: context) }
+                }
                 if !held.isEmpty { schedulePoll(on: context) }
             }, ifClosed: { [self] in held.endPoll() })
         }
@@ -290,6 +294,11 @@ package final class ReadbackSink: Sendable {
             }
         }
         let outcome = queue.push(message, whenFull: whenFull, waitUntilHandled: waits)
+        if outcome == .closed, case .picture = message {
+            // Read back from the frames held here while a stop, cancel or failure closed the
+            // queue: taken before it, so lost (a frame taken after it is not part of the output).
+            state.withLock { $0.counts.letGoUnqueued += 1 }
+        }
         if outcome == .refused || outcome == .replacedOlder {
             let statistics = queue.statistics
             let node = state.withLock { $0.node }
@@ -508,6 +517,9 @@ package final class ReadbackSink: Sendable {
     /// Records how the run ended (the worker's last act, when it ran), and says so on the
     /// context's events.
     private func end(_ outcome: Result<Ending, ELImageError>) {
+        // Held frames the render thread is reading back while the queue closed are counted (as
+        // let go) when they find it closed: wait for that before the counts are final.
+        held.waitForDeliveries()
         let (context, node) = state.withLock { state in
             state.closing = true
             state.counts.ended = true
