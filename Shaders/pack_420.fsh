@@ -65,19 +65,10 @@ void packRowColors(ivec2 first, out vec3 colors[5]) {
     }
 }
 #else
-// With FUSED_PACK 1 the generated shader defines `fusedRow` (pixels first.x ... first.x + 3,
-// clamped to the picture, as the separate passes would store them) and `fusedRGB` (one pixel).
+// With FUSED_PACK 1 the generated shader defines `fusedRow`: pixels first.x - 1 ... first.x + 3,
+// clamped to the picture, as the separate passes would store them.
 void packRowColors(ivec2 first, out vec3 colors[5]) {
-    vec3 four[4];
-    fusedRow(first, four);
-#if CHROMA_SITING == 0
-    colors[0] = fusedRGB(ivec2(clamp(first.x - 1, 0, int(packPictureSize.x) - 1), first.y));
-#else
-    colors[0] = vec3(0.0);  // not used
-#endif
-    for (int k = 0; k < 4; k++) {
-        colors[k + 1] = four[k];
-    }
+    fusedRow(first, colors);
 }
 #endif
 

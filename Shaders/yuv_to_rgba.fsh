@@ -140,6 +140,9 @@ vec4 pictureColor(vec2 position) {
     vec2 pair = interpolate(inputImageTexture2, chromaFootprint(position));
 #if SAMPLE_BYTES == 2
     samples = vec3(words(texelFetch(inputImageTexture, pixel, 0)).x * inverseLargestSample, swapChroma == 1 ? pair.yx : pair);
+#elif defined(FUSED_LUMA_QUADS)
+    // The Y' plane uploaded as RGBA8 texels of four samples (see pictureColorsAround).
+    samples = vec3(fetch(inputImageTexture, ivec2(pixel.x / 4, pixel.y))[pixel.x % 4], swapChroma == 1 ? pair.yx : pair);
 #else
     samples = vec3(fetch(inputImageTexture, pixel).r, swapChroma == 1 ? pair.yx : pair);
 #endif
@@ -175,54 +178,66 @@ vec4 pictureColor(vec2 position) {
 }
 
 #if FUSED_PACK == 1 && PLANE_LAYOUT == 1 && defined(FUSED_CHROMA_COLUMNS)
-// The colours of four pixels of a row from `first` on (the fused Y' pass): they interpolate between
-// the same few chroma columns (3 for chroma co-sited across, 4 centred), fetched once for the four
-// instead of four times each; the weights are those of `chromaFootprint`.
-void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
+// The colours of pixels first.x - 1 ... first.x + 3 of a row (the first is pixel 0 at the left
+// edge; the pack of co-sited chroma needs it), with first.x a multiple of 4 in the picture: they
+// interpolate between the same four chroma columns (FUSED_CHROMA_COLUMNS 3, co-sited across:
+// the four pixels from first.x need three of them; 4, centred: all four), fetched once for the
+// five instead of four times each; the weights are those of `chromaFootprint`. One code path for
+// every fragment, no branch: llvmpipe runs a branch's code for fragments that skip it too.
+void pictureColorsAround(ivec2 first, out vec4 colors[5]) {
     ChromaFootprint base = chromaFootprint(vec2(first) + 0.5);
     int lastColumn = int(chromaSize.x) - 1;
 #if FUSED_CHROMA_COLUMNS == 3
-    int firstColumn = base.first.x;   // pixel 0 sits on it
+    int firstColumn = base.first.x - 1;  // pixel 0 sits on column 1, pixel -1 halfway from column 0
 #else
-    int firstColumn = first.x / 2 - 1;  // pixel 0 sits a quarter before column first.x / 2
+    int firstColumn = first.x / 2 - 1;   // pixel 0 sits a quarter before column first.x / 2
 #endif
-    mat4x2 top = mat4x2(0.0), bottom = mat4x2(0.0);
-    for (int c = 0; c < FUSED_CHROMA_COLUMNS; c++) {
+    vec2 columns[4];
+    for (int c = 0; c < 4; c++) {
         ivec2 column = ivec2(clamp(firstColumn + c, 0, lastColumn), base.first.y);
-        top[c] = round(texelFetch(inputImageTexture2, column, 0).rg * 255.0);
-        bottom[c] = round(texelFetch(inputImageTexture2, ivec2(column.x, base.last.y), 0).rg * 255.0);
+        vec2 top = round(texelFetch(inputImageTexture2, column, 0).rg * 255.0);
+        vec2 bottom = round(texelFetch(inputImageTexture2, ivec2(column.x, base.last.y), 0).rg * 255.0);
+        columns[c] = mix(top, bottom, base.weight.y);  // every pixel of the row has its vertical weight
     }
+    int previous = max(first.x - 1, 0);
 #ifdef FUSED_LUMA_QUADS
     // The Y' plane uploaded as RGBA8, four samples per texel: one fetch for the four pixels.
-    vec4 lumas = round(texelFetch(inputImageTexture, ivec2(first.x / 4, first.y), 0) * 255.0) * inverse255;
+    vec4 quad = round(texelFetch(inputImageTexture, ivec2(first.x / 4, first.y), 0) * 255.0) * inverse255;
+    float lumas[5] = float[5](fetch(inputImageTexture, ivec2(previous / 4, first.y)).a, quad.x, quad.y, quad.z, quad.w);
+    lumas[0] = first.x == 0 ? quad.x : lumas[0];
+#else
+    float lumas[5];
+    lumas[0] = fetch(inputImageTexture, ivec2(previous, first.y)).r;
+    for (int k = 0; k < 4; k++) {
+        lumas[k + 1] = fetch(inputImageTexture, first + ivec2(k, 0)).r;
+    }
 #endif
 #if FUSED_CHROMA_COLUMNS == 3
-    // Horizontally co-sited chroma: pixels 0 and 2 of the texel sit on columns 0 and 1, pixels 1
-    // and 3 halfway to the next column; every pixel of the row has the row's vertical weight.
-    vec2 column0 = mix(top[0], bottom[0], base.weight.y);
-    vec2 column1 = mix(top[1], bottom[1], base.weight.y);
-    vec2 column2 = mix(top[2], bottom[2], base.weight.y);
-    vec2 pairs[4] = vec2[4](column0, (column0 + column1) * 0.5, column1, (column1 + column2) * 0.5);
+    // Horizontally co-sited chroma: even pixels sit on columns 1 and 2, odd ones halfway to the
+    // next column (pixel -1 between columns 0 and 1; at the left edge both are column 0).
+    vec2 pairs[5] = vec2[5]((columns[0] + columns[1]) * 0.5, columns[1], (columns[1] + columns[2]) * 0.5,
+                            columns[2], (columns[2] + columns[3]) * 0.5);
 #else
-    // Centred chroma: the four pixels sit a quarter and three quarters between columns 0-1, 1-2,
+    // Centred chroma: the pixels sit a quarter and three quarters between columns 0-1, 0-1, 1-2,
     // 1-2 and 2-3 (the edge columns repeat, as the clamped footprint does).
-    vec2 column0 = mix(top[0], bottom[0], base.weight.y);
-    vec2 column1 = mix(top[1], bottom[1], base.weight.y);
-    vec2 column2 = mix(top[2], bottom[2], base.weight.y);
-    vec2 column3 = mix(top[3], bottom[3], base.weight.y);
-    vec2 pairs[4] = vec2[4](mix(column0, column1, 0.75), mix(column1, column2, 0.25),
-                            mix(column1, column2, 0.75), mix(column2, column3, 0.25));
+    vec2 pairs[5] = vec2[5](mix(columns[0], columns[1], 0.25), mix(columns[0], columns[1], 0.75),
+                            mix(columns[1], columns[2], 0.25), mix(columns[1], columns[2], 0.75),
+                            mix(columns[2], columns[3], 0.25));
 #endif
-    for (int k = 0; k < 4; k++) {
-        ivec2 pixel = first + ivec2(k, 0);
+    for (int k = 0; k < 5; k++) {
         vec2 pair = pairs[k] * inverse255;
-#ifdef FUSED_LUMA_QUADS
-        float luma = lumas[k];
-#else
-        float luma = fetch(inputImageTexture, pixel).r;
-#endif
-        vec3 samples = vec3(luma, swapChroma == 1 ? pair.yx : pair);
+        vec3 samples = vec3(lumas[k], swapChroma == 1 ? pair.yx : pair);
         colors[k] = vec4(clamp(colorMatrix * samples + colorOffset, 0.0, 1.0), 1.0);
+    }
+}
+
+// The colours of four pixels of a row from `first` on (`pictureColorsAround` without the pixel
+// before; the compiler drops its reads).
+void pictureColorsInRow(ivec2 first, out vec4 colors[4]) {
+    vec4 five[5];
+    pictureColorsAround(first, five);
+    for (int k = 0; k < 4; k++) {
+        colors[k] = five[k + 1];
     }
 }
 #endif

@@ -32,8 +32,9 @@ enum DeferredPassShader {
                   "    deferredFilterMain();",
                   "    return round(clamp(\(body.output).rgb, 0.0, 1.0) * 255.0) * 0.003921568627450980;",
                   "}",
-                  "void fusedRow(ivec2 first, out vec3 four[4]) {",
-                  "    for (int k = 0; k < 4; k++) { four[k] = fusedRGB(first + ivec2(k, 0)); }",
+                  "// Pixels first.x - 1 ... first.x + 3 (the first unused, so not run, with centred chroma).",
+                  "void fusedRow(ivec2 first, out vec3 five[5]) {",
+                  "    for (int k = 0; k < 5; k++) { five[k] = fusedRGB(first + ivec2(k - 1, 0)); }",
                   "}",
                   "// pack_420.fsh",
                   FusedConversionShader.withoutVersion(EmbeddedShaders.pack420Fsh)]

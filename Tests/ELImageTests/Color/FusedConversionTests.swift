@@ -13,13 +13,14 @@ struct FusedConversionTests {
     static func filters(_ names: [String]) -> [any ImageOutput & ImageInput] { FusionFixtures.filters(names) }
 
     /// `frame` through `nodes` (wired one after the other, or as one `FilterGroup`) into an I420
-    /// `YUVDataOutput`; the buffer written and the draws it took. `observe` adds a second sink
-    /// after the last node (fan-out).
+    /// `YUVDataOutput` siting chroma at `siting` (nil: as the frame); the buffer written and the
+    /// draws it took. `observe` adds a second sink after the last node (fan-out).
     static func run(_ frame: PixelBuffer, through names: [String], grouped: Bool = false, fusing: Bool,
-                    observe: Bool = false, context: RenderContext) async throws -> (buffer: PixelBuffer, draws: Int) {
+                    observe: Bool = false, siting: ChromaLocation? = .left,
+                    context: RenderContext) async throws -> (buffer: PixelBuffer, draws: Int) {
         let result = Locked<PixelBuffer?>(nil)
         let input = RawDataInput(fusingPasses: fusing)
-        let output = try YUVDataOutput(format: .i420) { buffer in result.withLock { $0 = buffer } }
+        let output = try YUVDataOutput(format: .i420, chromaLocation: siting) { buffer in result.withLock { $0 = buffer } }
         var last: any ImageOutput = input
         let nodes = filters(names)
         if grouped, !nodes.isEmpty {
@@ -58,24 +59,44 @@ struct FusedConversionTests {
         }
     }
 
-    @Test("Centred chroma (JPEG siting, as in ffmpeg's Y4M files): the fused gray pass equals the separate passes",
-          arguments: colorSpaces.indices, [["grayscale"], ["brightness", "grayscale"]])
+    @Test("Centred chroma (JPEG siting, as in ffmpeg's Y4M files): the fused passes equal the separate passes, gray or colour",
+          arguments: colorSpaces.indices, [["grayscale"], ["brightness", "grayscale"], ["brightness", "saturation"], []])
     func centredChroma(space: Int, names: [String]) async throws {
         let context = try TestContexts.make()
         for (number, frame) in try Self.frames(Self.colorSpaces[space]).enumerated() {
             var frame = frame
             frame.chromaLocation = .center
-            try await Self.expectFusedMatchesSeparate(frame, number: number, through: names, grouped: false, context: context)
+            for siting in [.left, nil] as [ChromaLocation?] {  // resited, and kept centred
+                try await Self.expectFusedMatchesSeparate(frame, number: number, through: names, grouped: false,
+                                                          siting: siting, context: context)
+            }
         }
     }
 
-    /// Runs `frame` through `names` fused and separately and expects the same bytes within one level.
+    @Test("Top-left chroma (C420paldv), which the two-pass pack does not take: the coloured picture is made in one pass from the uploaded planes and packed as usual, equal to the separate passes",
+          arguments: [["brightness"], ["brightness", "contrast", "saturation"]])
+    func topLeftChroma(names: [String]) async throws {
+        let context = try TestContexts.make()
+        for (number, frame) in try Self.frames(.bt709).enumerated() {
+            var frame = frame
+            frame.chromaLocation = .topLeft
+            // One pass to RGBA, then rgba_to_yuv's three (Y', the averages at every site, both chroma planes).
+            try await Self.expectFusedMatchesSeparate(frame, number: number, through: names, grouped: false,
+                                                      siting: nil, fusedDraws: 4, context: context)
+        }
+    }
+
+    /// Runs `frame` through `names` fused and separately into chroma sited at `siting` and expects
+    /// the same bytes within one level, and `fusedDraws` draws fused (by default: 1 for gray, 2 for
+    /// colour).
     static func expectFusedMatchesSeparate(_ frame: PixelBuffer, number: Int, through names: [String], grouped: Bool,
+                                           siting: ChromaLocation? = .left, fusedDraws: Int? = nil,
                                            context: RenderContext) async throws {
         let monochrome = names.last == "grayscale"
-        let separate = try await run(frame, through: names, grouped: grouped, fusing: false, context: context)
-        let fused = try await run(frame, through: names, grouped: grouped, fusing: true, context: context)
-        #expect(fused.draws == (monochrome ? 1 : 2),
+        let separate = try await run(frame, through: names, grouped: grouped, fusing: false, siting: siting, context: context)
+        let fused = try await run(frame, through: names, grouped: grouped, fusing: true, siting: siting, context: context)
+        #expect(fused.buffer.chromaLocation == (siting ?? frame.chromaLocation))
+        #expect(fused.draws == fusedDraws ?? (monochrome ? 1 : 2),
                 "gray: one pass (Y' rows); colour (or no filter): Y' and the chroma averages from the uploaded planes, then both chroma planes")
         #expect(separate.draws >= 2 + (grouped ? min(names.count, 1) : names.count))
         let differences = zip(fused.buffer.data, separate.buffer.data).map { abs(Int($0) - Int($1)) }

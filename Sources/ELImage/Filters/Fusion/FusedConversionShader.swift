@@ -49,21 +49,20 @@ enum FusedConversionShader {
         lines.append("vec3 fusedRGB(ivec2 pixel) { return fusedColor(pictureColor(vec2(pixel) + 0.5)); }")
         if defines.contains(where: { $0.0 == "PACK_PASS" }) {  // the first pass of MatchedPack420
             lines += [
-                "// Four pixels of a row from first.x on; a block beyond the picture's edges is its edge pixel.",
-                "void fusedRow(ivec2 first, out vec3 four[4]) {",
+                "// Pixels first.x - 1 ... first.x + 3 of a row, clamped to the picture: a block beyond its",
+                "// edges (the pack's edge columns) is the edge pixel. Selects, not a branch: llvmpipe ran an",
+                "// edge branch's conversion for every fragment (a seventh of the pass).",
+                "void fusedRow(ivec2 first, out vec3 five[5]) {",
                 "    int width = int(lumaSize.x);",
-                "    if (first.x < 0 || first.x >= width) {",
-                "        vec3 edge = fusedRGB(ivec2(clamp(first.x, 0, width - 1), first.y));",
-                "        for (int k = 0; k < 4; k++) { four[k] = edge; }",
-                "        return;",
-                "    }",
             ]
             if defines.contains(where: { $0.0 == "FUSED_CHROMA_COLUMNS" }) {
-                lines += ["    vec4 colors[4];",
-                          "    pictureColorsInRow(first, colors);  // sharing their chroma reads",
-                          "    for (int k = 0; k < 4; k++) { four[k] = fusedColor(colors[k]); }"]
+                lines += ["    vec4 colors[5];",
+                          "    pictureColorsAround(ivec2(clamp(first.x, 0, width - 4), first.y), colors);  // sharing their chroma reads",
+                          "    for (int k = 0; k < 5; k++) { five[k] = fusedColor(colors[k]); }",
+                          "    bool before = first.x < 0, after = first.x >= width;",
+                          "    for (int k = 0; k < 5; k++) { five[k] = before ? five[1] : after ? five[4] : five[k]; }"]
             } else {
-                lines.append("    for (int k = 0; k < 4; k++) { four[k] = fusedRGB(first + ivec2(k, 0)); }")
+                lines.append("    for (int k = 0; k < 5; k++) { five[k] = fusedRGB(ivec2(clamp(first.x + k - 1, 0, width - 1), first.y)); }")
             }
             lines.append("}")
             lines.append("// pack_420.fsh")

@@ -46,9 +46,10 @@ struct FusedConversionPlan: Sendable {
     /// subsampled across: 3 co-sited, 4 centred); nil reads chroma pixel by pixel (4:4:4).
     let sharedChromaColumns: Int?
 
-    /// Whether the Y' plane is uploaded as RGBA8 texels of four samples, read with one fetch per
-    /// packed texel: gray output with shared chroma columns (the only pass is the Y' pass).
-    var readsLumaQuads: Bool { monochrome && sharedChromaColumns != nil }
+    /// Whether the Y' plane is uploaded as RGBA8 texels of four samples, read with one fetch for
+    /// the four pixels a fragment of the fused Y' pass converts (`FUSED_LUMA_QUADS`): with shared
+    /// chroma columns, when that pass runs (gray output, or a sink packing with `MatchedPack420`).
+    var readsLumaQuads: Bool { sharedChromaColumns != nil && (monochrome || MatchedPack420.takes(line.sink.packing)) }
 
     /// The fused form of `line` for `buffer` (turned by `orientation`), or why `buffer` cannot take
     /// it: the line was walked when the graph was wired (`GraphPlan`); what is checked here is the
@@ -148,6 +149,7 @@ struct FusedConversionPlan: Sendable {
     func packProgram(chromaLocation: ChromaLocation, in context: isolated RenderContext) throws -> ShaderProgram {
         var defines = MatchedPack420.defines(pass: 1, chromaLocation: chromaLocation)
         if let columns = sharedChromaColumns { defines.append(("FUSED_CHROMA_COLUMNS", columns)) }
+        if readsLumaQuads { defines.append(("FUSED_LUMA_QUADS", 1)) }
         return try context.program(named: FusedConversionShader.programName(chain: line.chainName, defines: defines),
                                    fragment: FusedConversionShader.fragmentSource(for: line.pieces, defines: defines))
     }
@@ -157,15 +159,12 @@ struct FusedConversionPlan: Sendable {
     /// generated only the first time the context meets its name.
     func program(format: PixelFormat, chromaLocation: ChromaLocation, chromaDownsampling: ChromaDownsampling,
                  in context: isolated RenderContext) throws -> ShaderProgram {
-        var defines: [(String, Int)] = []
+        var defines: [(String, Int)] = readsLumaQuads ? [("FUSED_LUMA_QUADS", 1)] : []
         if monochrome {
-            defines = [("PLANE_KIND", Int(RenderContext.PlaneKind.luma.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
+            defines += [("PLANE_KIND", Int(RenderContext.PlaneKind.luma.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
                        ("CHROMA_SITING", RenderContext.sitingDefine(chromaLocation)),
                        ("CHROMA_FILTER", chromaDownsampling.shaderDefine)]
-            if let columns = sharedChromaColumns {
-                defines.append(("FUSED_CHROMA_COLUMNS", columns))
-                if readsLumaQuads { defines.append(("FUSED_LUMA_QUADS", 1)) }
-            }
+            if let columns = sharedChromaColumns { defines.append(("FUSED_CHROMA_COLUMNS", columns)) }
         }
         return try context.program(named: FusedConversionShader.programName(chain: line.chainName, defines: defines),
                                    fragment: FusedConversionShader.fragmentSource(for: line.pieces, defines: defines))
