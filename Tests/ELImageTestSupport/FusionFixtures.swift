@@ -26,6 +26,9 @@ package enum FusionFixtures {
             case "brightness": Brightness(0.08)
             case "contrast": Contrast(1.3)
             case "saturation": Saturation(1.4)
+            case "whole crop": Crop(Crop.Region(x: 0, y: 0, width: 16384, height: 16384))  // as `elimage`'s default
+            case "cutting crop": Crop(Crop.Region(x: 8, y: 4, width: 64, height: 32))
+            case "same-size scale": Passthrough()
             default: GaussianBlur(sigma: 1.5)
             }
         }

@@ -1,6 +1,6 @@
-
-/// Copies its input into a new frame, optionally at another size (bilinear scaling).
-public final class Passthrough: SinglePassFilter {
+/// Hands its input on, or scales it to another size (bilinear): it draws only when the size
+/// changes (`PassesOnUnchanged`).
+public final class Passthrough: SinglePassFilter, PassesOnUnchanged {
     public let pass = ShaderPass(name: "passthrough", fragmentShader: EmbeddedShaders.passthroughFsh)
     public let outputs = OutputTargets()
     private let size: Locked<(width: Int, height: Int)?>
@@ -22,5 +22,9 @@ public final class Passthrough: SinglePassFilter {
 
     public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
         [:]
+    }
+
+    public func passesOnUnchanged(width: Int, height: Int) -> Bool {
+        outputSize.map { $0 == (width, height) } ?? true
     }
 }

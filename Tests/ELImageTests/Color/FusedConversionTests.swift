@@ -86,6 +86,26 @@ struct FusedConversionTests {
         }
     }
 
+    @Test("A crop of the whole picture and a scale to its own size on the line are skipped: still fused (colour or none), equal to the separate passes",
+          arguments: [["whole crop"], ["brightness", "same-size scale"], ["whole crop", "saturation", "same-size scale"]])
+    func passingOn(names: [String]) async throws {
+        let context = try TestContexts.make()
+        for (number, frame) in try Self.frames(.bt709).enumerated() {
+            try await Self.expectFusedMatchesSeparate(frame, number: number, through: names, grouped: false, context: context)
+        }
+    }
+
+    @Test("A crop that cuts the picture is not skipped: the line runs the separate passes, byte for byte")
+    func cuttingCrop() async throws {
+        let context = try TestContexts.make()
+        let frame = try #require(try Self.frames(.bt709).first)
+        let fused = try await Self.run(frame, through: ["brightness", "cutting crop"], fusing: true, context: context)
+        let separate = try await Self.run(frame, through: ["brightness", "cutting crop"], fusing: false, context: context)
+        #expect(fused.buffer.data == separate.buffer.data)
+        #expect(fused.draws == separate.draws)
+        #expect((fused.buffer.width, fused.buffer.height) == (64, 32))
+    }
+
     /// Runs `frame` through `names` fused and separately into chroma sited at `siting` and expects
     /// the same bytes within one level, and `fusedDraws` draws fused (by default: 1 for gray, 2 for
     /// colour).
@@ -98,7 +118,10 @@ struct FusedConversionTests {
         #expect(fused.buffer.chromaLocation == (siting ?? frame.chromaLocation))
         #expect(fused.draws == fusedDraws ?? (monochrome ? 1 : 2),
                 "gray: one pass (Y' rows); colour (or no filter): Y' and the chroma averages from the uploaded planes, then both chroma planes")
-        #expect(separate.draws >= 2 + (grouped ? min(names.count, 1) : names.count))
+        let drawing = Self.filters(names).filter { node in
+            (node as? any PassesOnUnchanged)?.passesOnUnchanged(width: frame.width, height: frame.height) != true
+        }
+        #expect(separate.draws >= 2 + (grouped ? min(drawing.count, 1) : drawing.count))
         let differences = zip(fused.buffer.data, separate.buffer.data).map { abs(Int($0) - Int($1)) }
         let luma = frame.width * frame.height
         let worst = differences.max() ?? 0

@@ -12,7 +12,7 @@ struct FramePoolTests {
         try await context.perform { $0.framePool.idleLifetime = .seconds(3600) }
         let input = RawDataInput()
         let (output, images) = imageCollector()
-        input --> Grayscale() --> Passthrough() --> output
+        input --> Grayscale() --> Passthrough(outputSize: (32, 24)) --> output  // a scale: it draws
         let pixels = randomBytes(64 * 48 * 4, seed: 3)
         var heldAfterWarmUp = 0
         for frame in 0..<1000 {
@@ -22,7 +22,7 @@ struct FramePoolTests {
         }
         let statistics = await context.poolStatistics
         #expect(images.count == 1000)
-        // The working set: the uploaded frame, Grayscale's output and Passthrough's output.
+        // The working set: the uploaded frame, Grayscale's output and the scaled output.
         #expect(statistics.misses <= 3, "\(statistics)")
         #expect(statistics.hits >= 3 * 1000 - 3)
         #expect(statistics.bytesHeld == heldAfterWarmUp)

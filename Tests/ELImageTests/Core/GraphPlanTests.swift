@@ -141,6 +141,11 @@ struct GraphPlanTests {
         }
         let blur = try await reason { input, output in input --> GaussianBlur(sigma: 1) --> output }
         #expect(blur.contains("not fused: GaussianBlur#") && blur.contains("is not a per-pixel colour filter"), "\(blur)")
+        // A crop is skipped for a picture it keeps whole, and names itself when it cuts.
+        let cut = try await reason { input, output in input --> Crop(Crop.Region(x: 8, y: 4, width: 32, height: 16)) --> output }
+        #expect(cut.contains("not fused: Crop#") && cut.contains("changes a "), "\(cut)")
+        let whole = try await reason { input, output in input --> Crop(Crop.Region(x: 0, y: 0, width: 16384, height: 16384)) --> output }
+        #expect(whole.hasPrefix("latest picture: fused"), "\(whole)")
         // A plain conversion fuses into matched 4:2:0 (it saves the conversion pass), not into NV12.
         let none = try await reason { input, output in input --> output }
         #expect(none.contains("fused, 1 pass from the uploaded planes: Y'CbCr → YUVDataOutput#") && none.contains("Y' plane"),

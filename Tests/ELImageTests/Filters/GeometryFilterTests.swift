@@ -34,6 +34,32 @@ struct GeometryFilterTests {
         expectClose(outside, DoubleImage.generate(width: 1, height: 1) { _, _ in source[clamped: 22, 0] }, tolerance: 0, "outside")
     }
 
+    @Test("A crop holding the whole picture and a scale to its own size hand the frame on: the same pixels, one draw fewer than a crop that cuts or a scale that resizes")
+    func passingOn() async throws {
+        let context = try TestContexts.make()
+        func run(_ filter: some ImageOutput & ImageInput) async throws -> (image: RGBAImage, draws: Int) {
+            let before = await context.drawCallCount
+            let image = try await render(Self.noise, through: filter, on: context)
+            return (image, await context.drawCallCount - before)
+        }
+        let cut = try await run(Crop(Crop.Region(x: 1, y: 0, width: 22, height: 14)))
+        #expect((cut.image.width, cut.image.height) == (22, 14))
+        let resized = try await run(Passthrough(outputSize: (12, 7)))
+        #expect((resized.image.width, resized.image.height) == (12, 7))
+        #expect(resized.draws == cut.draws)
+        let keeping: [(String, any ImageOutput & ImageInput)] = [
+            ("crop of more than the picture", Crop(Crop.Region(x: 0, y: 0, width: 16384, height: 16384))),
+            ("crop of exactly the picture", Crop(Crop.Region(x: 0, y: 0, width: 23, height: 14))),
+            ("scale to the input's size", Passthrough()),
+            ("scale to the same size, given", Passthrough(outputSize: (23, 14))),
+        ]
+        for (name, filter) in keeping {
+            let kept = try await run(filter)
+            #expect(kept.image == Self.noise, "\(name)")
+            #expect(kept.draws == cut.draws - 1, "\(name): \(kept.draws) draws, a cut \(cut.draws)")
+        }
+    }
+
     @Test("Crop of the photo: the face")
     func cropPhoto() async throws {
         let photo = try Photos.astronaut()

@@ -3,7 +3,8 @@
 ///
 /// The rectangle is in pixels of the input, origin at the top-left. Parts outside the input are cut
 /// off; a rectangle entirely outside keeps at least the nearest 1x1 pixel, so the output is never empty.
-public final class Crop: SinglePassFilter {
+/// A rectangle that holds the whole input passes it on without a draw (`PassesOnUnchanged`).
+public final class Crop: SinglePassFilter, PassesOnUnchanged {
     /// A rectangle in pixels.
     public struct Region: Sendable, Equatable {
         public var x: Int
@@ -43,6 +44,10 @@ public final class Crop: SinglePassFilter {
     public func outputSize(forInput input: TextureFrame) -> (width: Int, height: Int) {
         let region = self.region.clamped(toWidth: input.width, height: input.height)
         return (region.width, region.height)
+    }
+
+    public func passesOnUnchanged(width: Int, height: Int) -> Bool {
+        region.clamped(toWidth: width, height: height) == Region(x: 0, y: 0, width: width, height: height)
     }
 
     public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {

@@ -41,6 +41,10 @@ extension SinglePassFilter {
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        if let passing = self as? any PassesOnUnchanged, passing.passesOnUnchanged(width: frame.width, height: frame.height) {
+            deliver(frame, in: context)  // the output would be the input: no draw
+            return
+        }
         let (ready, missing) = pass.inputsToDraw(after: frame, at: index)
         if let missing {
             context.report(ShaderPass.missingInputError(node: NodeFailure.name(of: self), slot: missing), from: self)

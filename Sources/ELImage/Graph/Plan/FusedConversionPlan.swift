@@ -29,7 +29,8 @@ import CGLES
 ///
 /// Anything else runs the nodes as usual: no colour filter into any other packing, fan-out to a
 /// second target that is not an observer,
-/// a filter that is not a colour operation (blur, scale, crop, a custom shader), a piece that
+/// a filter that is not a colour operation (blur, a custom shader; a crop or scale that changes
+/// the picture: one that keeps it, `PassesOnUnchanged`, is skipped), a piece that
 /// samples a texture (lookup table), a `.full`-precision chain, a turned picture, RGB input, input
 /// or output of more than 8 bits, sizes whose rows do not fit whole texels (width % 8, height % 4).
 /// The line is walked once per wiring (`GraphPlan`), so the graph can be rewired while frames
@@ -57,6 +58,9 @@ struct FusedConversionPlan: Sendable {
     static func make(line: FusableLine, buffer: PixelBuffer, orientation: Orientation,
                      in context: isolated RenderContext) -> Result<FusedConversionPlan, NotFused> {
         guard orientation == .up else { return .failure(NotFused(reason: "the picture is turned (\(orientation))")) }
+        if let changing = line.passing.first(where: { !$0.passesOnUnchanged(width: buffer.width, height: buffer.height) }) {
+            return .failure(NotFused(reason: "\(NodeFailure.name(of: changing)) changes a \(buffer.width)x\(buffer.height) picture"))
+        }
         guard !buffer.format.isHighDepth else {
             return .failure(NotFused(reason: "the input has \(buffer.format.bitsPerSample)-bit samples (worked on in half floats)"))
         }

@@ -81,6 +81,8 @@ package struct GraphPlan: Sendable {
                 switch role {
                 case .colorOperations(_, let outputs), .relay(let outputs):
                     targets = stages(for: outputs, depth: depth + 1)
+                case .passingOn(let node):
+                    targets = stages(for: node.outputs, depth: depth + 1)
                 case .group(let entry):
                     targets = [stage(for: OutputTargets.Connection(target: entry, index: 0), depth: depth + 1)]
                 case .opaque(let outputs?):
@@ -105,6 +107,9 @@ package struct NotFused: Error, Sendable, CustomStringConvertible {
 package struct FusableLine: Sendable {
     /// The colour operations, first to last.
     package let operations: [any ColorOperation]
+    /// Filters on the line that keep some pictures as they are (a crop, a scale): the line is
+    /// fused for a picture only when each of them passes it on unchanged.
+    package let passing: [any PassesOnUnchanged]
     /// The sink the line ends in (on its input 0).
     package let sink: any PackingSink
     /// The observers beside the line, with the inputs they are connected on, in walk order.
@@ -114,9 +119,10 @@ package struct FusableLine: Sendable {
     let pieces: [ColorPiece]
     let chainName: String
 
-    private init(operations: [any ColorOperation], sink: any PackingSink,
+    private init(operations: [any ColorOperation], passing: [any PassesOnUnchanged], sink: any PackingSink,
                  observers: [(observer: any FrameObserver, index: Int)]) {
         self.operations = operations
+        self.passing = passing
         self.sink = sink
         self.observers = observers
         pieces = operations.map(\.colorPiece)
@@ -126,6 +132,7 @@ package struct FusableLine: Sendable {
     /// The line through `targets`, if they form one.
     static func derive(from targets: [GraphPlan.Stage]) -> Result<FusableLine, NotFused> {
         var operations: [any ColorOperation] = []
+        var passing: [any PassesOnUnchanged] = []
         var observers: [(observer: any FrameObserver, index: Int)] = []
         var previous: String?  // the last node the line went through
         var level = targets
@@ -156,12 +163,14 @@ package struct FusableLine: Sendable {
                 guard operations.count <= 256 else {
                     return .failure(NotFused(reason: "more than 256 colour operations in one line"))
                 }
+            case .passingOn(let node):
+                passing.append(node)
             case .group, .relay, .observer:  // (observers were set aside above)
                 break
             case .packingSink(let sink):
                 // (No colour operation at all: a plain conversion, fused where the sink's packing
                 // gains from it, which `FusedConversionPlan` decides per picture.)
-                return .success(FusableLine(operations: operations, sink: sink, observers: observers))
+                return .success(FusableLine(operations: operations, passing: passing, sink: sink, observers: observers))
             case .opaque:
                 return .failure(NotFused(reason: "\(stage.name) is not a per-pixel colour filter or a Y'CbCr sink"))
             }

@@ -12,17 +12,23 @@ package enum PlanRole: Sendable {
     case packingSink(any PackingSink)
     /// Only hears that a frame went by: it may sit beside a fused line.
     case observer(any FrameObserver)
-    /// Anything else (blur, crop, a blend, a custom shader, an RGBA sink): runs its own passes,
+    /// Hands pictures of some sizes on unchanged and draws the others (a crop, a scale): a fused
+    /// line goes through it for pictures it keeps as they are.
+    case passingOn(any PassesOnUnchanged)
+    /// Anything else (blur, a blend, a custom shader, an RGBA sink): runs its own passes,
     /// and a fused line cannot go through it. Its outputs, if any, are planned on their own.
     case opaque(outputs: OutputTargets?)
 
     /// The role `node` declares; a node that declares none is a colour operation when it is one
-    /// (`ColorOperation`, e.g. a `PointFilter` of yours), and opaque otherwise.
+    /// (`ColorOperation`, e.g. a `PointFilter` of yours), passing on when it may keep pictures as
+    /// they are (`PassesOnUnchanged`), and opaque otherwise.
     init(of node: any ImageInput) {
         if let stage = node as? any PlannedStage {
             self = stage.planRole
         } else if let operation = node as? any ColorOperation & ImageOutput {
             self = .colorOperations([operation], outputs: operation.outputs)
+        } else if let passing = node as? any PassesOnUnchanged {
+            self = .passingOn(passing)
         } else {
             self = .opaque(outputs: (node as? any ImageOutput)?.outputs)
         }
