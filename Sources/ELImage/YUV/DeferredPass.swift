@@ -19,13 +19,16 @@ struct DeferredPass: PackablePicture {
     let width: Int
     let height: Int
     let uniforms: [String: UniformValue]
+    /// Whether the frame is gray (`SinglePassFilter.drawsMonochrome`): packed into I420 or YV12,
+    /// the pass then runs inside the Y' pass of the gray pack, and chroma is the neutral value.
+    let monochrome: Bool
 
     var timestamp: MediaTime { first.timestamp }
     var colorSpace: ColorSpace { first.colorSpace }
     var chromaLocation: ChromaLocation { first.chromaLocation }
 
     init(programName: String, fragmentShader: String, first: TextureFrame, others: [TextureFrame] = [],
-         extra: [SamplerTexture] = [], width: Int, height: Int, uniforms: [String: UniformValue]) {
+         extra: [SamplerTexture] = [], width: Int, height: Int, uniforms: [String: UniformValue], monochrome: Bool = false) {
         self.programName = programName
         self.fragmentShader = fragmentShader
         self.first = first
@@ -34,6 +37,7 @@ struct DeferredPass: PackablePicture {
         self.width = width
         self.height = height
         self.uniforms = uniforms
+        self.monochrome = monochrome
     }
 
     /// Draws the frame the pass stands for.
@@ -45,12 +49,20 @@ struct DeferredPass: PackablePicture {
         try context.draw(program, into: output, inputs: inputs + extra.map(\.frame)) { program in
             setUniforms(of: program)
         }
+        output.markMonochrome(monochrome)
         return output
     }
 
     func packed(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
                 chromaDownsampling: ChromaDownsampling, in context: isolated RenderContext) throws -> PackedPlanes {
-        if first.workingFormat == .rgba8,
+        if monochrome {
+            if first.workingFormat == .rgba8, [.i420, .yv12].contains(format), width % 8 == 0, height % 4 == 0,
+               let program = grayPackProgram(chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling,
+                                             in: context) {
+                return try packedGray(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
+                                      program: program, in: context)
+            }
+        } else if first.workingFormat == .rgba8,
            MatchedPack420.applies(to: format, width: width, height: height, chromaLocation: chromaLocation,
                                   chromaDownsampling: chromaDownsampling),
            let program = packProgram(chromaLocation: chromaLocation, in: context) {
@@ -66,6 +78,27 @@ struct DeferredPass: PackablePicture {
                                               chromaDownsampling: chromaDownsampling, in: context)
     }
 
+    /// One draw into the Y' rows of a packed I420/YV12 frame, its chroma rows cleared to the
+    /// neutral value: what packing the gray frame gives.
+    private func packedGray(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
+                            program: ShaderProgram, in context: isolated RenderContext) throws -> PackedPlanes {
+        let conversion = YCbCrConversion.fromRGB(colorSpace)
+        let packed = try context.makeFrame(width: width / 4, height: height * 3 / 2, filtering: .nearest,
+                                           timestamp: timestamp, colorSpace: colorSpace)
+        context.clearRows(height..<packed.height, of: packed, to: min(max(conversion.offset.y, 0), 1))
+        try context.draw(program, into: packed, inputs: inputs + extra.map(\.frame), rows: 0..<height) { program in
+            setUniforms(of: program)
+            program.set(.vec2([Float(width), Float(height)]), for: "deferredOutputSize")
+            program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
+            program.set(.mat3(conversion.matrix), for: "yuvMatrix")
+            program.set(.vec3(conversion.offset), for: "yuvOffset")
+        }
+        var planes = PackedPlanes(textures: [packed], format: format, width: width, height: height,
+                                  colorSpace: colorSpace, chromaLocation: chromaLocation)
+        planes.isWholeFrame = true
+        return planes
+    }
+
     private func setUniforms(of program: ShaderProgram) {
         for (name, value) in uniforms { program.set(value, for: name) }
         for (offset, texture) in extra.enumerated() {
@@ -76,10 +109,28 @@ struct DeferredPass: PackablePicture {
     /// The filter's shader as the pack's first pass, compiled once per context; nil when the
     /// shader cannot be run so or did not compile so (remembered: the frames then draw as usual).
     private func packProgram(chromaLocation: ChromaLocation, in context: isolated RenderContext) -> ShaderProgram? {
-        let name = "pack_420(\(programName))[\(chromaLocation)]"
+        program(named: "pack_420(\(programName))[\(chromaLocation)]", in: context) {
+            DeferredPassShader.packSource(for: fragmentShader, chromaLocation: chromaLocation)
+        }
+    }
+
+    /// The filter's shader as the gray pack's Y' pass (rgba_to_yuv.fsh), as `packProgram`.
+    private func grayPackProgram(chromaLocation: ChromaLocation, chromaDownsampling: ChromaDownsampling,
+                                 in context: isolated RenderContext) -> ShaderProgram? {
+        let defines = [("PLANE_KIND", Int(RenderContext.PlaneKind.luma.rawValue)),
+                       ("CHROMA_SITING", RenderContext.sitingDefine(chromaLocation)),
+                       ("CHROMA_FILTER", chromaDownsampling.shaderDefine)]
+        return program(named: "rgba_to_yuv(\(programName))[luma]", in: context) {
+            DeferredPassShader.grayPackSource(for: fragmentShader, defines: defines)
+        }
+    }
+
+    /// The program `name` made from `source()`, compiled once per context; nil when there is no
+    /// source or it did not compile (remembered).
+    private func program(named name: String, in context: isolated RenderContext, source: () -> String?) -> ShaderProgram? {
         guard !context.unpackableShaders.contains(name) else { return nil }
         do {
-            guard let source = DeferredPassShader.packSource(for: fragmentShader, chromaLocation: chromaLocation) else {
+            guard let source = source() else {
                 context.unpackableShaders.insert(name)
                 return nil
             }

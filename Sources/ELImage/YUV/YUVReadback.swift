@@ -163,9 +163,12 @@ extension RenderContext {
         let conversion = YCbCrConversion.fromRGB(colorSpace, bitsPerSample: format.bitsPerSample)
         let depthDefines = [("SAMPLE_BYTES", format.bytesPerSample), ("PICTURE_SNAP", frame.format == .rgba8 ? 1 : 0)]
         let divisor = PlaneTextureLayout(format).chromaDivisor
+        // I420 and YV12 whose rows fit whole texels: the whole frame in one target, one readback;
+        // of a gray frame only the Y' rows are drawn.
+        let wholeFrame = [.i420, .yv12].contains(format) && frame.width % 8 == 0 && frame.height % 4 == 0
         // The matched filter of subsampled chroma runs in two passes: the averages at every
         // chroma site first (`averagedChroma`), then the chroma planes sharpen them.
-        var averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2)
+        var averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2) && !(wholeFrame && frame.isMonochrome)
             ? try averagedChroma(of: frame, format: format, chromaLocation: chromaLocation, conversion: conversion) : nil
         // 10-bit chroma's long filter sharpens down once a site in a pass of its own, instead of
         // once for every output texel that reads the site.
@@ -195,8 +198,7 @@ extension RenderContext {
             default: [averaged ?? frame]
             }
         }
-        // I420 and YV12 whose rows fit whole texels: the whole frame in one target, one readback.
-        if [.i420, .yv12].contains(format), frame.width % 8 == 0, frame.height % 4 == 0 {
+        if wholeFrame {
             let packed = try makeFrame(width: frame.width / 4, height: frame.height * 3 / 2, filtering: .nearest,
                                        timestamp: frame.timestamp, colorSpace: colorSpace)
             if frame.isMonochrome {  // gray: chroma is the constant offset, no need to compute it

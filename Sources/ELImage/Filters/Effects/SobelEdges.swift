@@ -13,4 +13,7 @@ public final class SobelEdges: SinglePassFilter, ParameterizedFilter {
     public init(strength: Float = 1) {
         self.strength = strength
     }
+
+    /// The edge magnitude, as gray: Y'CbCr sinks compute only Y'.
+    public var drawsMonochrome: Bool { true }
 }

@@ -63,18 +63,17 @@ public final class ColorChain: FrameFilter, DeferringFilter, PlannedStage {
 
     public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
         guard let pass = try lastPass(frame, in: context) else { return frame }
-        let output = try pass.render(in: context)
-        output.markMonochrome(operations.last?.producesMonochrome ?? false)
-        return output
+        return try pass.render(in: context)  // (marked gray when the chain ends gray)
     }
 
-    /// The chain's pass for a sink to run in its pack; nil for a gray chain (its frame packs with
-    /// the cheaper gray pack, so it draws as usual) and an empty one.
+    /// The chain's pass for a sink to run in its pack (a gray chain's in the Y' pass of the gray
+    /// pack); nil for an empty chain.
     func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
-        operations.last?.producesMonochrome == true ? nil : try lastPass(frame, in: context)
+        try lastPass(frame, in: context)
     }
 
-    /// The chain's one pass, described; nil for an empty chain.
+    /// The chain's one pass, described (gray when its last operation makes gray); nil for an
+    /// empty chain.
     private func lastPass(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
         guard !operations.isEmpty else { return nil }
         var uniforms: [String: UniformValue] = [:]
@@ -86,6 +85,7 @@ public final class ColorChain: FrameFilter, DeferringFilter, PlannedStage {
                 textures.append(SamplerTexture(sampler: prefix + name, frame: texture))
             }
         }
-        return try pass.described([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms)
+        return try pass.described([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms,
+                                  monochrome: operations.last?.producesMonochrome ?? false)
     }
 }

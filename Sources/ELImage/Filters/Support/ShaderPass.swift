@@ -82,13 +82,13 @@ public final class ShaderPass: Sendable {
     /// that carries the first input's timestamp, colour space and working format, described rather
     /// than made: `render` draws it, a sink that packs 4:2:0 may run it inside its pack.
     func described(_ inputs: [TextureFrame], extra: [SamplerTexture], size: (width: Int, height: Int),
-                   uniforms: [String: UniformValue]) throws -> DeferredPass {
+                   uniforms: [String: UniformValue], monochrome: Bool = false) throws -> DeferredPass {
         guard let first = inputs.first else {
             throw ELImageError.invalidState(node: programName, reason: "a pass was drawn without an input frame")
         }
         return DeferredPass(programName: programName, fragmentShader: fragmentShader, first: first,
                             others: Array(inputs.dropFirst()), extra: extra, width: size.width, height: size.height,
-                            uniforms: uniforms)
+                            uniforms: uniforms, monochrome: monochrome)
     }
 
     /// Draws `inputs` (plus `extra` textures on the following units) into a new pooled frame of

@@ -17,6 +17,11 @@ public protocol SinglePassFilter: ImageOutput, ImageInput, PreparableFilter {
     /// needs runs the shader (five for four pixels at MPEG-2 siting). The default, true, suits a
     /// pass of a few reads; a long neighbourhood pass draws its frame instead.
     var runsInsidePack: Bool { get }
+    /// Whether every frame the pass draws is gray (R = G = B) whatever the input: the frames are
+    /// marked `TextureFrame.isMonochrome`, so Y'CbCr sinks compute only Y' (inside the pack, the
+    /// pass runs in its Y' pass). The default: what a `ColorOperation` says (`producesMonochrome`),
+    /// else false.
+    var drawsMonochrome: Bool { get }
 }
 
 extension SinglePassFilter {
@@ -32,6 +37,8 @@ extension SinglePassFilter {
     public func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture] { [] }
 
     public var runsInsidePack: Bool { true }
+
+    public var drawsMonochrome: Bool { (self as? any ColorOperation)?.producesMonochrome ?? false }
 
     /// Compiles and links the filter's program in `context` now, instead of on the first frame, so
     /// that a shader error is thrown here (`ELImageError.shaderCompile` with the line) rather than
@@ -53,16 +60,15 @@ extension SinglePassFilter {
         let size = outputSize(forInput: frame)
         let extra = try additionalTextures(in: context)
         let uniforms = uniforms(forInput: frame, outputSize: size)
-        let monochrome = (self as? any ColorOperation)?.producesMonochrome ?? false
-        let pass = try pass.described(inputs, extra: extra, size: size, uniforms: uniforms)
+        let monochrome = drawsMonochrome
+        let pass = try pass.described(inputs, extra: extra, size: size, uniforms: uniforms, monochrome: monochrome)
         // Into a sink that packs 4:2:0 (and only observers beside it): the draw runs inside the
-        // sink's pack (a gray frame keeps its own cheaper pack).
-        if !monochrome, runsInsidePack, let target = outputs.deferringSink() {
+        // sink's pack (a gray frame's: its Y' pass).
+        if runsInsidePack, let target = outputs.deferringSink() {
             target.deliver(pass, in: context)
             return
         }
-        let output = try pass.render(in: context)
-        output.markMonochrome(monochrome)
+        let output = try pass.render(in: context)  // (marked gray when it is)
         deliver(output, in: context)
     }
 

@@ -59,7 +59,7 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
     private static func deferral(of stage: GraphPlan.Stage) -> String {
         let deferring: Bool
         if let filter = stage.node as? any SinglePassFilter {
-            deferring = filter.runsInsidePack && (filter as? any ColorOperation)?.producesMonochrome != true
+            deferring = filter.runsInsidePack
                 && DeferredPassShader.functionSource(of: filter.pass.fragmentShader) != nil
         } else {
             deferring = stage.node is any DeferringFilter
