@@ -24,7 +24,7 @@ public final class Passthrough: SinglePassFilter, PassesOnUnchanged {
         [:]
     }
 
-    public func passesOnUnchanged(width: Int, height: Int) -> Bool {
+    public func passesOnUnchanged(width: Int, height: Int, colorSpace: ColorSpace) -> Bool {
         outputSize.map { $0 == (width, height) } ?? true
     }
 }

@@ -95,6 +95,26 @@ struct FusedConversionTests {
         }
     }
 
+    @Test("Tone mapping of an SDR picture is skipped by a fused line, which still counts the frame as passed through")
+    func toneMappingSDR() async throws {
+        let context = try TestContexts.make()
+        let frame = try #require(try Self.frames(.bt709).first)
+        let input = RawDataInput()
+        let toneMapping = ToneMapping()
+        let result = Locked<PixelBuffer?>(nil)
+        let output = try YUVDataOutput(format: .i420) { buffer in result.withLock { $0 = buffer } }
+        input --> toneMapping --> output
+        let before = await context.drawCallCount
+        try await input.process(frame, on: context)
+        #expect(await context.drawCallCount - before == 2, "fused: Y' and the averages, then the chroma planes")
+        #expect(try await output.finish() == 1)
+        #expect(toneMapping.statistics == ToneMapping.Statistics(mapped: 0, passedThrough: 1))
+        let plain = try await Self.run(frame, through: [], fusing: true, context: context)
+        #expect(try #require(result.withLock { $0 }).data == plain.buffer.data)
+        toneMapping.removeAllTargets()
+        input.removeAllTargets()
+    }
+
     @Test("A crop that cuts the picture is not skipped: the line runs the separate passes, byte for byte")
     func cuttingCrop() async throws {
         let context = try TestContexts.make()
@@ -119,7 +139,8 @@ struct FusedConversionTests {
         #expect(fused.draws == fusedDraws ?? (monochrome ? 1 : 2),
                 "gray: one pass (Y' rows); colour (or no filter): Y' and the chroma averages from the uploaded planes, then both chroma planes")
         let drawing = Self.filters(names).filter { node in
-            (node as? any PassesOnUnchanged)?.passesOnUnchanged(width: frame.width, height: frame.height) != true
+            (node as? any PassesOnUnchanged)?.passesOnUnchanged(width: frame.width, height: frame.height,
+                                                                 colorSpace: frame.colorSpace) != true
         }
         // Separately: the conversion and a draw a node (a group's nodes in one), the last inside the pack.
         #expect(separate.draws >= 1 + (grouped ? min(drawing.count, 1) : drawing.count))

@@ -5,11 +5,12 @@ import Synchronization
 /// transfer; the range kept) by BT.2390's EETF (`Shaders/tone_mapping.fsh`): display light
 /// compressed above a knee so that the source's peak lands on SDR white, colours kept, the BT.2020
 /// gamut clipped to BT.709. Frames that are already SDR pass through untouched (counted in
-/// `statistics`).
+/// `statistics`), drawing nothing: a fused line goes through the filter for them
+/// (`PassesOnUnchanged`).
 ///
 /// The source's peak is its MaxCLL, else its mastering display's peak (`ColorSpace.hdr`), else
 /// `fallbackSourcePeak` (1000 cd/m², what most HDR10 grades and HLG assume).
-public final class ToneMapping: FrameFilter, Sendable {
+public final class ToneMapping: FrameFilter, PassesOnUnchanged, Sendable {
     /// What the filter did so far.
     public struct Statistics: Sendable, Equatable {
         /// Frames mapped from HDR to SDR.
@@ -58,6 +59,14 @@ public final class ToneMapping: FrameFilter, Sendable {
         }
         let source = pq(sourcePeak), maximum = pq(targetPeak) / source
         return (source, maximum, 1.5 * maximum - 0.5)
+    }
+
+    public func passesOnUnchanged(width: Int, height: Int, colorSpace: ColorSpace) -> Bool {
+        !colorSpace.isHDR
+    }
+
+    public func passedOnUnchanged() {
+        counters.withLock { $0.passedThrough += 1 }
     }
 
     public func prepare(in context: isolated RenderContext) throws {

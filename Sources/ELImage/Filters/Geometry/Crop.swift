@@ -46,7 +46,7 @@ public final class Crop: SinglePassFilter, PassesOnUnchanged {
         return (region.width, region.height)
     }
 
-    public func passesOnUnchanged(width: Int, height: Int) -> Bool {
+    public func passesOnUnchanged(width: Int, height: Int, colorSpace: ColorSpace) -> Bool {
         region.clamped(toWidth: width, height: height) == Region(x: 0, y: 0, width: width, height: height)
     }
 

@@ -48,7 +48,8 @@ extension SinglePassFilter {
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        if let passing = self as? any PassesOnUnchanged, passing.passesOnUnchanged(width: frame.width, height: frame.height) {
+        if let passing = self as? any PassesOnUnchanged, passing.passesOnUnchanged(width: frame.width, height: frame.height,
+                                                                                           colorSpace: frame.colorSpace) {
             deliver(frame, in: context)  // the output would be the input: no draw
             return
         }

@@ -61,7 +61,9 @@ struct FusedConversionPlan: Sendable {
     static func make(line: FusableLine, buffer: PixelBuffer, orientation: Orientation,
                      in context: isolated RenderContext) -> Result<FusedConversionPlan, NotFused> {
         guard orientation == .up else { return .failure(NotFused(reason: "the picture is turned (\(orientation))")) }
-        if let changing = line.passing.first(where: { !$0.passesOnUnchanged(width: buffer.width, height: buffer.height) }) {
+        if let changing = line.passing.first(where: {
+            !$0.passesOnUnchanged(width: buffer.width, height: buffer.height, colorSpace: buffer.colorSpace)
+        }) {
             return .failure(NotFused(reason: "\(NodeFailure.name(of: changing)) changes a \(buffer.width)x\(buffer.height) picture"))
         }
         guard !buffer.format.isHighDepth else {
@@ -121,6 +123,7 @@ struct FusedConversionPlan: Sendable {
     func run(_ buffer: PixelBuffer, in context: isolated RenderContext) throws {
         let layout = PlaneTextureLayout(buffer.format)
         let planes = try context.uploadPlanes(of: buffer, layout: layout, lumaQuads: readsLumaQuads)
+        for node in line.passing { node.passedOnUnchanged() }
         for (observer, _) in line.observers {
             do {
                 try observer.observe(width: buffer.width, height: buffer.height, timestamp: buffer.timestamp, in: context)

@@ -79,7 +79,8 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
         case .group: return ""
         case .packingSink(let sink):
             return sink.packing.map { ": packs \($0.format.rawValue.uppercased()) (\($0.chromaDownsampling) chroma)" } ?? ": reads RGBA"
-        case .passingOn: return stage.node is any SinglePassFilter ? ": 1 pass, none for a picture it keeps as it is" : ""
+        case .passingOn:
+            return stage.node is any SinglePassFilter ? ": 1 pass, none for a picture it keeps as it is" : ": no pass for a picture it keeps as it is"
         case .relay, .opaque: return stage.node is any SinglePassFilter ? ": 1 pass" : ""
         }
     }
