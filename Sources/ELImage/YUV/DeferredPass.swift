@@ -56,11 +56,17 @@ struct DeferredPass: PackablePicture {
     func packed(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
                 chromaDownsampling: ChromaDownsampling, in context: isolated RenderContext) throws -> PackedPlanes {
         if monochrome {
-            if first.workingFormat == .rgba8, [.i420, .yv12].contains(format), width % 8 == 0, height % 4 == 0,
+            if first.workingFormat == .rgba8, GrayPack.applies(to: format, width: width, height: height),
                let program = grayPackProgram(chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling,
                                              in: context) {
-                return try packedGray(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
-                                      program: program, in: context)
+                return try GrayPack.pack(
+                    format: format, width: width, height: height, timestamp: timestamp, colorSpace: colorSpace,
+                    chromaLocation: chromaLocation, program: program, inputs: inputs + extra.map(\.frame),
+                    setUniforms: { program in
+                        setUniforms(of: program)
+                        program.set(.vec2([Float(width), Float(height)]), for: "deferredOutputSize")
+                        program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
+                    }, in: context)
             }
         } else if first.workingFormat == .rgba8,
            MatchedPack420.applies(to: format, width: width, height: height, chromaLocation: chromaLocation,
@@ -76,27 +82,6 @@ struct DeferredPass: PackablePicture {
         }
         return try render(in: context).packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
                                               chromaDownsampling: chromaDownsampling, in: context)
-    }
-
-    /// One draw into the Y' rows of a packed I420/YV12 frame, its chroma rows cleared to the
-    /// neutral value: what packing the gray frame gives.
-    private func packedGray(as format: PixelFormat, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
-                            program: ShaderProgram, in context: isolated RenderContext) throws -> PackedPlanes {
-        let conversion = YCbCrConversion.fromRGB(colorSpace)
-        let packed = try context.makeFrame(width: width / 4, height: height * 3 / 2, filtering: .nearest,
-                                           timestamp: timestamp, colorSpace: colorSpace)
-        context.clearRows(height..<packed.height, of: packed, to: min(max(conversion.offset.y, 0), 1))
-        try context.draw(program, into: packed, inputs: inputs + extra.map(\.frame), rows: 0..<height) { program in
-            setUniforms(of: program)
-            program.set(.vec2([Float(width), Float(height)]), for: "deferredOutputSize")
-            program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
-            program.set(.mat3(conversion.matrix), for: "yuvMatrix")
-            program.set(.vec3(conversion.offset), for: "yuvOffset")
-        }
-        var planes = PackedPlanes(textures: [packed], format: format, width: width, height: height,
-                                  colorSpace: colorSpace, chromaLocation: chromaLocation)
-        planes.isWholeFrame = true
-        return planes
     }
 
     private func setUniforms(of program: ShaderProgram) {

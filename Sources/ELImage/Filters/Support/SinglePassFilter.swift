@@ -61,8 +61,7 @@ extension SinglePassFilter {
         let size = outputSize(forInput: frame)
         let extra = try additionalTextures(in: context)
         let uniforms = uniforms(forInput: frame, outputSize: size)
-        let monochrome = drawsMonochrome
-        let pass = try pass.described(inputs, extra: extra, size: size, uniforms: uniforms, monochrome: monochrome)
+        let pass = try pass.described(inputs, extra: extra, size: size, uniforms: uniforms, monochrome: drawsMonochrome)
         // Into a sink that packs 4:2:0 (and only observers beside it): the draw runs inside the
         // sink's pack (a gray frame's: its Y' pass).
         if runsInsidePack, let target = outputs.deferringSink() {

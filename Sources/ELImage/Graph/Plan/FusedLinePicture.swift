@@ -47,16 +47,9 @@ struct FusedLinePicture: PackablePicture {
         }
         let program = try plan.program(format: format, chromaLocation: chromaLocation,
                                        chromaDownsampling: chromaDownsampling, in: context)
-        let packed = try context.makeFrame(width: width / 4, height: height * 3 / 2, filtering: .nearest,
-                                           timestamp: timestamp, colorSpace: colorSpace)
-        let neutral = YCbCrConversion.fromRGB(colorSpace).offset.y
-        context.clearRows(height..<packed.height, of: packed, to: min(max(neutral, 0), 1))
-        try context.draw(program, into: packed, inputs: planes, rows: 0..<height) { program in
+        return try GrayPack.pack(format: format, width: width, height: height, timestamp: timestamp, colorSpace: colorSpace,
+                                 chromaLocation: chromaLocation, program: program, inputs: planes, setUniforms: { program in
             plan.setUniforms(of: program, buffer: buffer, layout: layout, format: format, colorSpace: colorSpace)
-        }
-        var result = PackedPlanes(textures: [packed], format: format, width: width, height: height,
-                                  colorSpace: colorSpace, chromaLocation: chromaLocation)
-        result.isWholeFrame = true
-        return result
+        }, in: context)
     }
 }
