@@ -59,29 +59,28 @@ struct DeferredPass: PackablePicture {
             if first.workingFormat == .rgba8, GrayPack.applies(to: format, width: width, height: height),
                let program = grayPackProgram(chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling,
                                              in: context) {
-                return try GrayPack.pack(
-                    format: format, width: width, height: height, timestamp: timestamp, colorSpace: colorSpace,
-                    chromaLocation: chromaLocation, program: program, inputs: inputs + extra.map(\.frame),
-                    setUniforms: { program in
-                        setUniforms(of: program)
-                        program.set(.vec2([Float(width), Float(height)]), for: "deferredOutputSize")
-                        program.set(.vec2([Float(width), Float(height)]), for: "pictureSize")
-                    }, in: context)
+                return try GrayPack.pack(format: format, width: width, height: height, timestamp: timestamp,
+                                         colorSpace: colorSpace, chromaLocation: chromaLocation, program: program,
+                                         inputs: inputs + extra.map(\.frame), setUniforms: setPackUniforms, in: context)
             }
         } else if first.workingFormat == .rgba8,
            MatchedPack420.applies(to: format, width: width, height: height, chromaLocation: chromaLocation,
                                   chromaDownsampling: chromaDownsampling),
            let program = packProgram(chromaLocation: chromaLocation, in: context) {
-            return try MatchedPack420.pack(
-                format: format, width: width, height: height, timestamp: timestamp, colorSpace: colorSpace,
-                chromaLocation: chromaLocation, firstPass: program, inputs: inputs + extra.map(\.frame),
-                setUniforms: { program in
-                    setUniforms(of: program)
-                    program.set(.vec2([Float(width), Float(height)]), for: "deferredOutputSize")
-                }, in: context)
+            return try MatchedPack420.pack(format: format, width: width, height: height, timestamp: timestamp,
+                                           colorSpace: colorSpace, chromaLocation: chromaLocation, firstPass: program,
+                                           inputs: inputs + extra.map(\.frame), setUniforms: setPackUniforms, in: context)
         }
         return try render(in: context).packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
                                               chromaDownsampling: chromaDownsampling, in: context)
+    }
+
+    /// The filter's uniforms and the size of the picture the pack's pass runs it over
+    /// (`deferredOutputSize`; in the gray pack also rgba_to_yuv.fsh's `pictureSize`).
+    private func setPackUniforms(of program: ShaderProgram) {
+        setUniforms(of: program)
+        program.set(.vec2([Float(width), Float(height)]), for: "deferredOutputSize")
+        if monochrome { program.set(.vec2([Float(width), Float(height)]), for: "pictureSize") }
     }
 
     private func setUniforms(of program: ShaderProgram) {
