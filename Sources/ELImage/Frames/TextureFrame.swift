@@ -27,6 +27,11 @@ public final class TextureFrame: Sendable {
     /// delivering it (`markMonochrome`); never changed afterwards.
     public var isMonochrome: Bool { monochrome.load(ordering: .relaxed) }
     private let monochrome = Atomic<Bool>(false)
+    /// Whether every pixel's alpha is 1, as in a picture converted from Y'CbCr or RGB without
+    /// alpha: filters that would filter alpha may then leave it (`BilateralBlur`). Set like
+    /// `isMonochrome` (`markOpaque`); false when unknown.
+    public var isOpaque: Bool { opaque.load(ordering: .relaxed) }
+    private let opaque = Atomic<Bool>(false)
     private let resources: RenderResources
     /// For a retimed frame: the frame that owns the texture (kept alive, recycled by it).
     private let owner: TextureFrame?
@@ -57,6 +62,11 @@ public final class TextureFrame: Sendable {
     /// Marks the frame gray or not; only the node that rendered it, before delivering it.
     func markMonochrome(_ value: Bool) {
         monochrome.store(value, ordering: .relaxed)
+    }
+
+    /// Marks the frame opaque or not; only the node that rendered it, before delivering it.
+    func markOpaque(_ value: Bool) {
+        opaque.store(value, ordering: .relaxed)
     }
 
     /// The same picture presented at `timestamp`: shares this frame's texture (no copy; pixels

@@ -23,6 +23,7 @@ extension RenderContext {
             program.set(.mat3(orientation.textureTransform), for: "textureTransform")
             Self.setPlaneUniforms(of: program, for: buffer, layout: layout)
         }
+        output.markOpaque(![.rgba, .bgra, .rgba64].contains(buffer.format))
         return output
     }
 

@@ -112,6 +112,39 @@ struct BlurFilterTests {
                     "bilateral \(spatial), \(range)")
     }
 
+    @Test("An opaque picture (RGB without alpha, as from Y'CbCr) takes the bilateral pass that leaves alpha out: the exact filter's colour, alpha 1, the same pixels as the full pass of the same picture with alpha",
+          arguments: [(2.0, 0.1), (3.0, 0.02)])
+    func bilateralOpaque(spatial: Double, range: Double) async throws {
+        let context = try TestContexts.make()
+        let image = randomImage(width: 29, height: 23, seed: 7)  // alpha 255 everywhere
+        let rgb = stride(from: 0, to: image.pixels.count, by: 4).flatMap { image.pixels[$0..<($0 + 3)] }
+        let input = RawDataInput()
+        let (collector, _) = imageCollector()
+        let filter = BilateralBlur(spatialSigma: Float(spatial), rangeSigma: Float(range))
+        final class OpacityRecorder: ImageInput, @unchecked Sendable {
+            let inputSlots = InputSlots()
+            let opaque = Collector<Bool>()
+            func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+                opaque.append(frame.isOpaque)
+            }
+            func endOfStream(at index: Int, in context: isolated RenderContext) {}
+        }
+        let recorder = OpacityRecorder()
+        input --> filter --> collector
+        filter --> recorder
+        try await input.process(try PixelBuffer(format: .rgb24, width: 29, height: 23, data: rgb, colorSpace: .srgb), on: context)
+        let opaque = try #require(collector.values.first)
+        #expect(recorder.opaque.values == [true], "an RGB24 picture is opaque, and so is its blur")
+        expectClose(opaque, bilateralReference(DoubleImage(image), spatialSigma: spatial, rangeSigma: range),
+                    "opaque bilateral \(spatial), \(range)")
+        // The RGBA upload of the same pixels is not known to be opaque: the full pass, the same result.
+        let full = try await render(image, through: BilateralBlur(spatialSigma: Float(spatial), rangeSigma: Float(range)),
+                                    on: context)
+        #expect(full == opaque)
+        filter.removeAllTargets()
+        input.removeAllTargets()
+    }
+
     @Test("Bilateral blur of the photo (face crop)")
     func bilateralPhoto() async throws {
         let face = try Photos.astronautFace()

@@ -12,6 +12,10 @@ public final class BilateralBlur: SinglePassFilter, ParameterizedFilter {
 
     public let parameters = Parameters()
     public let pass = ShaderPass(name: "bilateral_blur", fragmentShader: EmbeddedShaders.bilateralBlurFsh)
+    /// The same pass for an opaque picture (`TextureFrame.isOpaque`): colour only, alpha kept.
+    private let opaquePass = ShaderPass(name: opaqueVariant.name, fragmentShader: opaqueVariant.source)
+    private static let opaqueVariant = ShaderVariant("bilateral_blur", source: EmbeddedShaders.bilateralBlurFsh,
+                                                     defines: [("OPAQUE_INPUT", 1)])
     public let outputs = OutputTargets()
 
     /// False: its 25 taps cost as much run inside a sink's pack as drawn (llvmpipe, 720p), and a
@@ -21,6 +25,21 @@ public final class BilateralBlur: SinglePassFilter, ParameterizedFilter {
     public init(spatialSigma: Float = 2, rangeSigma: Float = 0.1) {
         self.spatialSigma = spatialSigma
         self.rangeSigma = rangeSigma
+    }
+
+    public func prepare(in context: isolated RenderContext) throws {
+        try pass.prepare(in: context)
+        try opaquePass.prepare(in: context)
+    }
+
+    /// Draws the frame with the pass that suits it: an opaque picture's leaves alpha out.
+    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        guard index == 0 else { return }
+        let size = (width: frame.width, height: frame.height)
+        let output = try (frame.isOpaque ? opaquePass : pass)
+            .draw([frame], extra: [], size: size, uniforms: uniforms(forInput: frame, outputSize: size), in: context)
+        output.markOpaque(frame.isOpaque)
+        deliver(output, in: context)
     }
 
     public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {

@@ -152,6 +152,7 @@ struct FusedConversionPlan: Sendable {
         try context.draw(program, into: picture, inputs: planes) { program in
             setUniforms(of: program, buffer: buffer, layout: layout, format: .i420, colorSpace: buffer.colorSpace)
         }
+        picture.markOpaque(true)  // converted from Y'CbCr
         return picture
     }
 
