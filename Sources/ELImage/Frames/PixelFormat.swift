@@ -100,6 +100,10 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
         }
     }
 
+    /// True for formats with an alpha channel (RGBA, BGRA, RGBA64); pictures of the others are
+    /// opaque (`TextureFrame.isOpaque`).
+    public var hasAlpha: Bool { [.bgra, .rgba, .rgba64].contains(self) }
+
     /// The shape of plane `index` for a `width` x `height` image. Subsampled planes round up, as
     /// ffmpeg does for odd sizes.
     public func planeShape(_ index: Int, width: Int, height: Int) -> PlaneShape {

@@ -66,6 +66,10 @@ public actor RenderContext {
     /// frames are drawn as usual.
     var unpackableShaders: Set<String> = []
 
+    /// The latest upload's interleaved chroma rows (`uploadInterleavedChroma`), kept so that the
+    /// next picture of the same size needs no allocation.
+    var interleavedChroma: [UInt8] = []
+
     /// Draw calls issued by ELImage's nodes on this context since it was made.
     public private(set) var drawCallCount = 0
 

@@ -23,7 +23,7 @@ extension RenderContext {
             program.set(.mat3(orientation.textureTransform), for: "textureTransform")
             Self.setPlaneUniforms(of: program, for: buffer, layout: layout)
         }
-        output.markOpaque(![.rgba, .bgra, .rgba64].contains(buffer.format))
+        output.markOpaque(!buffer.format.hasAlpha)
         return output
     }
 
@@ -37,7 +37,7 @@ extension RenderContext {
         for index in 0..<(layout.interleavesChroma ? 2 : buffer.format.planeCount) {
             let shape = buffer.shape(ofPlane: index)
             let (width, format) = index == 1 && layout.interleavesChroma
-                ? (shape.width, buffer.format.bytesPerSample == 2 || layout.pairsChroma ? .rgba8 : .rg8)
+                ? (shape.width, .rgba8)  // in pairs of samples (8 bits) or of bytes (16)
                 : index == 0 && lumaQuads ? (shape.width / 4, .rgba8) : layout.texture(for: shape)
             guard width <= limit, shape.height <= limit else {
                 throw ELImageError.invalidInput(
@@ -48,7 +48,7 @@ extension RenderContext {
                                         filtering: layout.usesTexelFetch || (index == 0 && lumaQuads) ? .nearest : .linear,
                                         timestamp: buffer.timestamp)
             if index == 1 && layout.interleavesChroma {
-                try uploadInterleavedChroma(of: buffer, into: texture, inPairs: layout.pairsChroma)
+                try uploadInterleavedChroma(of: buffer, into: texture)
             } else {
                 try uploadPlane(index, of: buffer, into: texture)
             }

@@ -161,25 +161,7 @@ extension RenderContext {
             return try MatchedPack420.pack(frame, as: format, colorSpace: colorSpace, chromaLocation: chromaLocation, in: self)
         }
         let conversion = YCbCrConversion.fromRGB(colorSpace, bitsPerSample: format.bitsPerSample)
-        let depthDefines = [("SAMPLE_BYTES", format.bytesPerSample), ("PICTURE_SNAP", frame.format == .rgba8 ? 1 : 0)]
         let divisor = PlaneTextureLayout(format).chromaDivisor
-        // I420 and YV12 whose rows fit whole texels: the whole frame in one target, one readback;
-        // of a gray frame only the Y' rows are drawn.
-        let wholeFrame = [.i420, .yv12].contains(format) && frame.width % 8 == 0 && frame.height % 4 == 0
-        // The matched filter of subsampled chroma runs in two passes: the averages at every
-        // chroma site first (`averagedChroma`), then the chroma planes sharpen them.
-        var averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2) && !(wholeFrame && frame.isMonochrome)
-            ? try averagedChroma(of: frame, format: format, chromaLocation: chromaLocation, conversion: conversion) : nil
-        // 10-bit chroma's long filter sharpens down once a site in a pass of its own, instead of
-        // once for every output texel that reads the site.
-        let sharpensDownFirst = averaged != nil && format.isHighDepth && divisor.y == 2
-        if sharpensDownFirst, let averages = averaged {
-            averaged = try sharpenedDown(averages, format: format)
-        }
-        let defines = depthDefines + [("VERTICAL_SHARPENED", sharpensDownFirst ? 1 : 0),("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
-                       ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
-                       ("CHROMA_FILTER", averaged == nil ? ChromaDownsampling.average.shaderDefine : ChromaDownsampling.matched.shaderDefine),
-                       ("BILINEAR_AVERAGE", frame.key.filtering == .linear && frame.key.wrap == .clampToEdge ? 1 : 0)]
         let setUniforms = { (program: ShaderProgram) in
             program.set(.vec2([Float(frame.width), Float(frame.height)]), for: "pictureSize")
             program.set(.vec2([Float(1 / Double(frame.width)), Float(1 / Double(frame.height))]), for: "inversePictureSize")
@@ -189,6 +171,38 @@ extension RenderContext {
             program.set(.float(Float((1 << format.bitsPerSample) - 1)), for: "largestSample")
             program.set(.float(Float(format.largestStoredSample / ((1 << format.bitsPerSample) - 1))), for: "storedScale")
         }
+        /// rgba_to_yuv.fsh drawing planes of `kind`, its chroma from the matched filter's averages
+        /// (`averaged`, sharpened down already or not) or from the picture.
+        let program = { (kind: PlaneKind, averaged: Bool, sharpenedDown: Bool) throws -> ShaderProgram in
+            var defines = [("PLANE_KIND", Int(kind.rawValue))]
+            if kind == .packed422 { defines.append(("PACKED_UYVY", format == .uyvy ? 1 : 0)) }
+            defines += [("SAMPLE_BYTES", format.bytesPerSample), ("PICTURE_SNAP", frame.format == .rgba8 ? 1 : 0),
+                        ("VERTICAL_SHARPENED", sharpenedDown ? 1 : 0),
+                        ("CHROMA_DIVISOR_X", Int(divisor.x)), ("CHROMA_DIVISOR_Y", Int(divisor.y)),
+                        ("CHROMA_SITING", Self.sitingDefine(chromaLocation)),
+                        ("CHROMA_FILTER", (averaged ? ChromaDownsampling.matched : .average).shaderDefine),
+                        ("BILINEAR_AVERAGE", frame.key.filtering == .linear && frame.key.wrap == .clampToEdge ? 1 : 0)]
+            let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: defines)
+            return try self.program(named: variant.name, fragment: variant.source)
+        }
+        // Gray into I420 or YV12: only the Y' rows are drawn, chroma is the constant offset.
+        if frame.isMonochrome, GrayPack.applies(to: format, width: frame.width, height: frame.height) {
+            return try GrayPack.pack(format: format, width: frame.width, height: frame.height, timestamp: frame.timestamp,
+                                     colorSpace: colorSpace, chromaLocation: chromaLocation,
+                                     program: try program(.luma, false, false), inputs: [frame],
+                                     setUniforms: setUniforms, in: self)
+        }
+        // The matched filter of subsampled chroma runs in two passes: the averages at every
+        // chroma site first (`averagedChroma`), then the chroma planes sharpen them.
+        var averaged = chromaDownsampling == .matched && (divisor.x == 2 || divisor.y == 2)
+            ? try averagedChroma(of: frame, format: format, chromaLocation: chromaLocation, conversion: conversion) : nil
+        // 10-bit chroma's long filter sharpens down once a site in a pass of its own, instead of
+        // once for every output texel that reads the site.
+        let sharpensDownFirst = averaged != nil && format.isHighDepth && divisor.y == 2
+        if sharpensDownFirst, let averages = averaged {
+            averaged = try sharpenedDown(averages, format: format)
+        }
+        let planeProgram = { (kind: PlaneKind) in try program(kind, averaged != nil, sharpensDownFirst) }
         /// What a plane's draw reads: the picture for Y', the averages for matched chroma; packed
         /// 4:2:2 takes both in one draw (the averages first, the picture second).
         let inputs = { (kind: PlaneKind) -> [TextureFrame] in
@@ -198,19 +212,13 @@ extension RenderContext {
             default: [averaged ?? frame]
             }
         }
-        if wholeFrame {
+        // I420 and YV12 whose rows fit whole texels (as the gray pack): the whole frame in one
+        // target, one readback.
+        if GrayPack.applies(to: format, width: frame.width, height: frame.height) {
             let packed = try makeFrame(width: frame.width / 4, height: frame.height * 3 / 2, filtering: .nearest,
                                        timestamp: frame.timestamp, colorSpace: colorSpace)
-            if frame.isMonochrome {  // gray: chroma is the constant offset, no need to compute it
-                clearRows(frame.height..<packed.height, of: packed, to: min(max(conversion.offset.y, 0), 1))
-            }
-            let kinds = frame.isMonochrome ? [(PlaneKind.luma, 0..<frame.height)]
-                : [(PlaneKind.luma, 0..<frame.height), (.wholeFrameChroma, frame.height..<packed.height)]
-            for (kind, rows) in kinds {
-                let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh,
-                                            defines: [("PLANE_KIND", Int(kind.rawValue))] + defines)
-                let program = try self.program(named: variant.name, fragment: variant.source)
-                try draw(program, into: packed, inputs: inputs(kind), rows: rows, setUniforms: setUniforms)
+            for (kind, rows) in [(PlaneKind.luma, 0..<frame.height), (.wholeFrameChroma, frame.height..<packed.height)] {
+                try draw(try planeProgram(kind), into: packed, inputs: inputs(kind), rows: rows, setUniforms: setUniforms)
             }
             var planes = PackedPlanes(textures: [packed], format: format, width: frame.width, height: frame.height,
                                       colorSpace: colorSpace, chromaLocation: chromaLocation)
@@ -228,11 +236,7 @@ extension RenderContext {
             let packed = try makeFrame(width: texelWidth,
                                        height: shape.height, filtering: .nearest, timestamp: frame.timestamp,
                                        colorSpace: colorSpace)
-            var kindDefines = [("PLANE_KIND", Int(kind.rawValue))]
-            if kind == .packed422 { kindDefines.append(("PACKED_UYVY", format == .uyvy ? 1 : 0)) }
-            let variant = ShaderVariant("rgba_to_yuv", source: EmbeddedShaders.rgbaToYuvFsh, defines: kindDefines + defines)
-            let program = try self.program(named: variant.name, fragment: variant.source)
-            try draw(program, into: packed, inputs: inputs(kind), setUniforms: setUniforms)
+            try draw(try planeProgram(kind), into: packed, inputs: inputs(kind), setUniforms: setUniforms)
             return packed
         }
         return PackedPlanes(textures: textures, format: format, width: frame.width, height: frame.height,

@@ -97,8 +97,9 @@ struct FusedConversionPlan: Sendable {
         // (RGBA included) it takes the colour path.
         let packsGray = line.sink.packing.map { [.i420, .yv12].contains($0.format) } ?? false
         monochrome = packsGray && (line.operations.last?.producesMonochrome ?? false)
-        chromaDefines = PlaneTextureLayout(buffer.format).chromaDefines
-        sharedChromaColumns = PlaneTextureLayout(buffer.format).chromaDivisor.x != 2 ? nil
+        let layout = PlaneTextureLayout(buffer.format)
+        chromaDefines = layout.chromaDefines
+        sharedChromaColumns = layout.chromaDivisor.x != 2 ? nil
             : buffer.chromaLocation == .center ? 4 : 3
     }
 
