@@ -28,7 +28,9 @@ public struct LiveStreamOptions: Sendable, Equatable {
     /// every segment (an event playlist).
     public var hlsPlaylistLength = 6
     /// SRT: the receiver's latency buffer (`latency`), the time lost packets have to be sent
-    /// again; 120 ms, SRT's default.
+    /// again; 120 ms, SRT's default. The stream stays connected about twice this long after its
+    /// last packet, so the receiver hands on what it still holds: a listener set to a longer
+    /// latency than this should be given it here too.
     public var srtLatency: Duration = .milliseconds(120)
     /// RTMP: the socket's send buffer in bytes (`SO_SNDBUF`). What waits there is delay the queue
     /// can neither see nor drop (Linux lets it grow to 4 MiB: 20 s of a 1.5 Mbit/s stream on a

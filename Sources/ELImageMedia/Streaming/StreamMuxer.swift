@@ -15,6 +15,8 @@ final class StreamMuxer {
     private var audioTimeBase = AVRational(num: 1, den: 48_000)
     private var audioIndex: Int32 = 1
     private var headerWritten = false
+    /// SRT: how long the receiver holds each packet before handing it on (its latency).
+    private var receiverHoldTime: Duration?
 
     /// Connects to `target` (an RTMP publish, an SRT call) or opens the HLS playlist, and writes
     /// the stream's header. Waits at most `options.networkTimeout`.
@@ -62,6 +64,7 @@ final class StreamMuxer {
             av_dict_set(&protocolOptions, "pkt_size", "1316", 0)
             let linger = Int((Double(Self.microseconds(options.closingTimeout)) / 1e6).rounded(.up))
             av_dict_set(&protocolOptions, "linger", "\(linger)", 0)
+            receiverHoldTime = options.srtLatency
             // Each 1316-byte datagram (seven TS packets) goes out as it fills, not a 64 KiB buffer later.
             av_dict_set(&muxerOptions, "flush_packets", "1", 0)
         case .hls(let segments):
@@ -159,8 +162,23 @@ final class StreamMuxer {
             headerWritten = false
             code = av_write_trailer(context)
         }
+        if code >= 0, let hold = receiverHoldTime { waitForDelivery(heldFor: hold, by: deadline) }
         release()
         guard code >= 0 else { throw failure("finish the stream at", code) }
+    }
+
+    /// Stays connected until a live SRT receiver has handed on the last packets sent. It holds
+    /// each for its latency after it was sent, and drops what it still holds when the
+    /// connection goes; and the socket's linger does not protect them here: libavformat's SRT
+    /// socket is non-blocking, so `srt_close` returns at once and leaves the lingering to
+    /// libsrt's collector thread, which `srt_cleanup` (in the same close) stops. So this waits
+    /// the latency, and as long again (at least 100 ms) for a loaded machine on either end;
+    /// it stops early at `deadline` or when the stream is aborted.
+    private func waitForDelivery(heldFor hold: Duration, by deadline: ContinuousClock.Instant) {
+        let until = min(deadline, .now + hold + max(hold, .milliseconds(100)))
+        while !interrupt.isAborted, .now < until {
+            Thread.sleep(forTimeInterval: min(0.01, max(0, (until - .now).timeInterval)))
+        }
     }
 
     /// Closes the connection at once, without the trailer (after a failure).
