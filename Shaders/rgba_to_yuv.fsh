@@ -265,6 +265,12 @@ void main() {
     for (int k = 0; k < 4; k++) {
         result[k] = (yuvMatrix * fusedColor(colors[k]) + yuvOffset).x;
     }
+#elif PLANE_KIND == 0 && defined(FUSED_ROW_OF_FOUR)
+    vec3 four[4];  // a filter's 3x3 stencil, its neighbourhoods read once (DeferredPassShader)
+    fusedRowOfFour(ivec2(texel.x * 4, texel.y), four);
+    for (int k = 0; k < 4; k++) {
+        result[k] = (yuvMatrix * four[k] + yuvOffset).x;
+    }
 #elif PLANE_KIND == 0 && SAMPLE_BYTES == 2
     result = vec4(wordBytes((yuvMatrix * rgbAt(texel.x * 2, texel.y) + yuvOffset).x),
                   wordBytes((yuvMatrix * rgbAt(texel.x * 2 + 1, texel.y) + yuvOffset).x));

@@ -46,7 +46,7 @@ struct DeferredPassTests {
     }
 
     static let filters: [(String, @Sendable () -> any ImageOutput & ImageInput)] = [
-        ("sharpen (gl_FragCoord)", { Sharpen(amount: 0.8) }), ("sobel", { SobelEdges() }),
+        ("sharpen (3x3 stencil)", { Sharpen(amount: 0.8) }), ("sobel", { SobelEdges() }),
         ("beauty", { Beauty(strength: 0.8) }), ("colour chain from RGB", { ColorChain([Brightness(0.1), Saturation(1.4)]) }),
         ("crop", { Crop(Crop.Region(x: 8, y: 4, width: 144, height: 100)) }),
     ]
@@ -130,6 +130,44 @@ struct DeferredPassTests {
         let separate = try await Self.run(ShaderFilter(name: "derivatives", fragmentShader: shader), fanOut: true, context: context)
         #expect(alone.buffer.data == separate.buffer.data)
         #expect(alone.draws == separate.draws - 2, "drawn once, packed in two draws")
+    }
+
+    /// A 3x3 stencil that is not symmetric: each pixel takes its right, top and bottom-left
+    /// neighbours in different shares, so a neighbourhood read one texel off shows.
+    static let lopsidedStencil = """
+        #version 300 es
+        precision highp float;
+        uniform sampler2D inputImageTexture;
+        out vec4 fragColor;
+        vec4 filterStencil3x3(vec4 texels[9]) {
+            return vec4(0.5 * texels[5].rgb + 0.3 * texels[1].bgr + 0.2 * texels[6].gbr, 1.0);
+        }
+        void main() {
+            ivec2 last = textureSize(inputImageTexture, 0) - 1;
+            ivec2 p = ivec2(gl_FragCoord.xy);
+            vec4 texels[9];
+            for (int k = 0; k < 9; k++) {
+                texels[k] = texelFetch(inputImageTexture, clamp(p + ivec2(k % 3 - 1, k / 3 - 1), ivec2(0), last), 0);
+            }
+            fragColor = filterStencil3x3(texels);
+        }
+        """
+
+    @Test("A 3x3 stencil (filterStencil3x3) runs on neighbourhoods read once a row: sharpen, sobel and a lopsided user stencil equal their drawn frames, edges included",
+          arguments: [ChromaLocation.left, .center])
+    func stencils(location: ChromaLocation) async throws {
+        #expect(DeferredPassShader.isStencil3x3(EmbeddedShaders.sharpenFsh) && DeferredPassShader.isStencil3x3(EmbeddedShaders.sobelEdgesFsh))
+        #expect(!DeferredPassShader.isStencil3x3(EmbeddedShaders.bilateralBlurFsh))
+        #expect(DeferredPassShader.packSource(for: Self.lopsidedStencil, chromaLocation: location)?.contains("stencilRow(start") == true)
+        let gray = DeferredPassShader.grayPackSource(for: EmbeddedShaders.sobelEdgesFsh, defines: [("PLANE_KIND", 0)])
+        #expect(gray?.contains("#define FUSED_ROW_OF_FOUR 1") == true)
+        let context = try TestContexts.make()
+        let deferred = try await Self.run(ShaderFilter(name: "lopsided", fragmentShader: Self.lopsidedStencil), location: location,
+                                          fanOut: false, context: context)
+        let separate = try await Self.run(ShaderFilter(name: "lopsided", fragmentShader: Self.lopsidedStencil), location: location,
+                                          fanOut: true, context: context)
+        Self.expectSame(deferred.buffer, separate.buffer, "lopsided stencil, \(location)")
+        #expect(deferred.draws == separate.draws - 3)
     }
 
     @Test("The shader rewrite: varying and output become globals, main a function, gl_FragCoord the pixel run")
