@@ -6,6 +6,9 @@ package protocol PackingSink: PlannedStage {
     /// The format and chroma filter the sink packs into now; nil when it does not pack (RGBA).
     var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { get }
 
+    /// Where the sink sites the chroma it packs; nil: where each picture's source sited it.
+    var packingChromaLocation: ChromaLocation? { get }
+
     /// Takes one picture, as `receive(_:at:in:)` takes a frame, packing it with `picture.packed`.
     func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws
 }

@@ -28,6 +28,8 @@ final class ReadbackRuns: Sendable {
 
     /// What the runs pack into (`PackingSink.packing`).
     var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { configuration.packing }
+    /// Where the runs site chroma (`PackingSink.packingChromaLocation`).
+    var chromaLocation: ChromaLocation? { configuration.chromaLocation }
 
     /// - Parameter makeWriter: makes the writer of a run, on its worker thread, at its first frame.
     init(_ configuration: ReadbackSink.Configuration, makeWriter: @escaping @Sendable () -> any FrameWriter) {

@@ -57,6 +57,8 @@ public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Senda
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { runs.packing }
 
+    package var packingChromaLocation: ChromaLocation? { runs.chromaLocation }
+
     package var planSummary: String { runs.planSummary }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {

@@ -313,6 +313,9 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         (settings.pixelFormat, settings.chromaDownsampling)
     }
 
+    /// The settings' siting, or the first picture's (fixed for the recording).
+    package var packingChromaLocation: ChromaLocation? { settings.chromaLocation }
+
     package var planSummary: String {
         if session?.readsBackOnRenderThread == true {
             return "packs I420 (\(settings.chromaDownsampling) chroma) and reads it back on the render thread (one GL context); "

@@ -172,6 +172,8 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
 
     package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { sink.configuration.packing }
 
+    package var packingChromaLocation: ChromaLocation? { sink.configuration.chromaLocation }
+
     package var planSummary: String { sink.planSummary }
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {

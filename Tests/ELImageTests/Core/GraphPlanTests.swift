@@ -131,9 +131,10 @@ struct GraphPlanTests {
     func reasons() async throws {
         let context = try TestContexts.make()
         func reason(_ wire: (RawDataInput, YUVDataOutput) -> Void, picture: PixelBuffer? = nil,
-                    orientation: Orientation = .up, format: PixelFormat = .i420) async throws -> String {
+                    orientation: Orientation = .up, format: PixelFormat = .i420,
+                    siting: ChromaLocation? = .left) async throws -> String {
             let input = RawDataInput()
-            let output = try YUVDataOutput(format: format) { _ in }
+            let output = try YUVDataOutput(format: format, chromaLocation: siting) { _ in }
             wire(input, output)
             try await input.process(picture ?? Self.picture(0), orientation: orientation, on: context)
             _ = try await output.finish()
@@ -150,6 +151,15 @@ struct GraphPlanTests {
         let none = try await reason { input, output in input --> output }
         #expect(none.contains("fused, 1 pass from the uploaded planes: Y'CbCr → YUVDataOutput#") && none.contains("Y' plane"),
                 "\(none)")
+        // Top-left-sited chroma kept by the sink: the two-pass pack does not take it, so the line
+        // makes RGBA; a sink siting its own chroma (MPEG-2 "left") packs in the two passes.
+        var topLeft = try Self.picture(0)
+        topLeft.chromaLocation = .topLeft
+        let kept = try await reason({ input, output in input --> Brightness(0.1) --> output }, picture: topLeft, siting: nil)
+        #expect(kept.contains("fused, 1 pass from the uploaded planes: Y'CbCr → brightness → RGBA, then YUVDataOutput#")
+                && kept.contains("(chroma sited top left"), "\(kept)")
+        let resited = try await reason({ input, output in input --> Brightness(0.1) --> output }, picture: topLeft)
+        #expect(resited.contains("Y' plane and chroma averages, then 1 pass for both chroma planes"), "\(resited)")
         let nv12 = try await reason({ input, output in input --> output }, format: .nv12)
         #expect(nv12.contains("not fused: no colour filter before YUVDataOutput#"), "\(nv12)")
         let rgba = try PixelBuffer(format: .rgba, width: 64, height: 32)

@@ -47,6 +47,9 @@ struct FusedConversionPlan: Sendable {
     /// subsampled across: 3 co-sited, 4 centred); nil reads chroma pixel by pixel (4:4:4).
     let sharedChromaColumns: Int?
 
+    /// Where the picture's chroma sits (a sink may keep it, or site its own).
+    let pictureChromaLocation: ChromaLocation
+
     /// How the uploaded chroma texture is laid out (`PlaneTextureLayout.chromaDefines`).
     let chromaDefines: [(String, Int)]
 
@@ -99,6 +102,7 @@ struct FusedConversionPlan: Sendable {
         monochrome = packsGray && (line.operations.last?.producesMonochrome ?? false)
         let layout = PlaneTextureLayout(buffer.format)
         chromaDefines = layout.chromaDefines
+        pictureChromaLocation = buffer.chromaLocation
         sharedChromaColumns = layout.chromaDivisor.x != 2 ? nil
             : buffer.chromaLocation == .center ? 4 : 3
     }
@@ -110,6 +114,11 @@ struct FusedConversionPlan: Sendable {
             return "1 pass from the uploaded planes: \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
         }
         if MatchedPack420.takes(output.packing) {
+            // MatchedPack420 takes chroma between rows only: top-left sited, the sink packs RGBA.
+            guard (output.packingChromaLocation ?? pictureChromaLocation) != .topLeft else {
+                return "1 pass from the uploaded planes: \(pieces) → RGBA, then \(NodeFailure.name(of: output)) packs it "
+                    + "(chroma sited top left, which the two-pass pack does not take)"
+            }
             return "1 pass from the uploaded planes: \(pieces) → \(NodeFailure.name(of: output))'s Y' plane and "
                 + "chroma averages, then 1 pass for both chroma planes"
         }
