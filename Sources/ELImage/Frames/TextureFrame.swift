@@ -57,6 +57,9 @@ public final class TextureFrame: Sendable {
         chromaLocation = frame.chromaLocation
         resources = frame.resources
         owner = frame.owner ?? frame
+        // The same pixels: gray and opaque as the frame is (it was delivered, so they are set).
+        monochrome.store(frame.isMonochrome, ordering: .relaxed)
+        opaque.store(frame.isOpaque, ordering: .relaxed)
     }
 
     /// Marks the frame gray or not; only the node that rendered it, before delivering it.
@@ -70,7 +73,7 @@ public final class TextureFrame: Sendable {
     }
 
     /// The same picture presented at `timestamp`: shares this frame's texture (no copy; pixels
-    /// never change once rendered) and keeps it alive. For frame-rate conversion, which shows
+    /// never change once rendered) and keeps it alive, gray and opaque as this frame is. For frame-rate conversion, which shows
     /// one picture in several frame slots.
     public func retimed(to timestamp: MediaTime) -> TextureFrame {
         TextureFrame(sharing: self, timestamp: timestamp)

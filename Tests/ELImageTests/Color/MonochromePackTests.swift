@@ -59,4 +59,31 @@ struct MonochromePackTests {
         #expect(fused.data[luma...].allSatisfy { $0 == 128 })
         #expect(Set(fused.data[..<luma]).count > 50, "luma varies")
     }
+
+    @Test("A gray frame shown in several slots (frame-rate conversion) packs as gray every time: one draw each, neutral chroma")
+    func repeatedGrayFrames() async throws {
+        let context = try TestContexts.make()
+        let (width, height) = (64, 48)
+        let frames = Locked<[PixelBuffer]>([])
+        let input = RawDataInput()
+        let converter = FrameRateConverter(rate: Y4MHeader.Ratio(50, 1))
+        let output = try YUVDataOutput(format: .i420) { buffer in frames.withLock { $0.append(buffer) } }
+        input --> Grayscale() --> converter --> output
+        let before = await context.drawCallCount
+        for number in 0..<3 {
+            try await input.process(Self.picture(width: width, height: height), width: width, height: height, format: .rgba,
+                                    timestamp: MediaTime(value: Int64(number), timescale: 25), on: context)
+        }
+        try await context.perform { context in input.finish(in: context) }
+        let delivered = try await output.finish()
+        let draws = await context.drawCallCount - before
+        #expect(delivered == 6, "25 fps at 50: each picture twice")
+        // A frame: the grayscale pass (RGBA input is uploaded, not drawn); each of the six slots:
+        // the gray pack's one draw (a repeat packed as colour would take two).
+        #expect(draws == 3 + 6, "\(draws) draws")
+        let luma = width * height
+        for (index, frame) in frames.withLock({ $0 }).enumerated() {
+            #expect(frame.data[luma...].allSatisfy { $0 == 128 }, "frame \(index): neutral chroma")
+        }
+    }
 }
