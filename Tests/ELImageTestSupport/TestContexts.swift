@@ -7,14 +7,36 @@ import Testing
 /// Make contexts with `TestContexts.make()` in suites marked `.closesContexts`.
 package enum TestContexts {
     @TaskLocal package static var current: Registry?
+    /// The suite's one context, in a suite marked `.sharesOneContext`.
+    @TaskLocal package static var suiteContext: SuiteContext?
 
-    /// A new context on `clock` (the real one by default) reading back at `readback`, closed at
-    /// the end of the running test (when its suite is `.closesContexts`).
-    package static func make(clock: any BlockingClock = ContinuousClock(),
-                             readback: ReadbackPlacement = .automatic) throws -> RenderContext {
-        let context = try RenderContext(clock: clock, readback: readback)
+    /// A new context on `clock` (the real one when nil) reading back at `readback` (`.automatic`
+    /// when nil), closed at the end of the running test (when its suite is `.closesContexts`); in
+    /// a suite marked `.sharesOneContext`, without a clock or placement, the suite's one context.
+    package static func make(clock: (any BlockingClock)? = nil,
+                             readback: ReadbackPlacement? = nil) throws -> RenderContext {
+        if let suiteContext, clock == nil, readback == nil { return try suiteContext.context() }
+        let context = try RenderContext(clock: clock ?? ContinuousClock(), readback: readback ?? .automatic)
         current?.add(context)
         return context
+    }
+
+    /// One context for the tests of a suite, made when the first asks, closed when the suite ends.
+    package final class SuiteContext: Sendable {
+        private let shared = Locked<RenderContext?>(nil)
+
+        package func context() throws -> RenderContext {
+            try shared.withLock { shared in
+                if let shared { return shared }
+                let context = try RenderContext()
+                shared = context
+                return context
+            }
+        }
+
+        package func close() async {
+            await shared.withLock { $0 }?.close()
+        }
     }
 
     /// The contexts of one test.
@@ -51,6 +73,36 @@ package struct ClosesContexts: SuiteTrait, TestTrait, TestScoping {
             await registry.closeAll()
         }
     }
+}
+
+/// Runs every test of a suite on one render context (`TestContexts.make()` returns it), closed when
+/// the suite ends: the process then has one GL context while the suite's tests run at once. Mesa
+/// 22.3's llvmpipe walks every context's pending work without their locks when a texture is
+/// uploaded or read back, and crashed a parallel run of the live-streaming suite, whose tests each
+/// made their own (README, "Known driver issue").
+package struct SharesOneContext: SuiteTrait, TestScoping {
+    package var isRecursive: Bool { false }
+
+    package func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        test.isSuite ? self : nil  // once, around the whole suite
+    }
+
+    package func provideScope(for test: Test, testCase: Test.Case?,
+                              performing function: @Sendable () async throws -> Void) async throws {
+        let suiteContext = TestContexts.SuiteContext()
+        do {
+            try await TestContexts.$suiteContext.withValue(suiteContext) { try await function() }
+        } catch {
+            await suiteContext.close()
+            throw error
+        }
+        await suiteContext.close()
+    }
+}
+
+extension Trait where Self == SharesOneContext {
+    /// Runs the suite's tests on one render context (see `SharesOneContext`).
+    package static var sharesOneContext: Self { SharesOneContext() }
 }
 
 extension Trait where Self == ClosesContexts {

@@ -11,7 +11,7 @@ import Testing
 /// The sources are paced in real time and the tests run at once (each with servers and ports of its
 /// own), so a busy machine makes the pacing drop late frames: what is checked is what the stream says
 /// it sent.
-@Suite("Live streaming to RTMP, SRT and HLS servers", .closesContexts)
+@Suite("Live streaming to RTMP, SRT and HLS servers", .closesContexts, .sharesOneContext)
 struct LiveStreamingTests {
     /// What a live stream is encoded with: no frame delay, constant bit rate, a keyframe a second.
     static func liveSettings(keyframeInterval: Int = 25) -> EncoderSettings {
