@@ -73,8 +73,8 @@ public final class TextureFrame: Sendable {
     }
 
     /// The same picture presented at `timestamp`: shares this frame's texture (no copy; pixels
-    /// never change once rendered) and keeps it alive, gray and opaque as this frame is. For frame-rate conversion, which shows
-    /// one picture in several frame slots.
+    /// never change once rendered) and keeps it alive, gray and opaque as this frame is. For
+    /// frame-rate conversion, which shows one picture in several frame slots.
     public func retimed(to timestamp: MediaTime) -> TextureFrame {
         TextureFrame(sharing: self, timestamp: timestamp)
     }

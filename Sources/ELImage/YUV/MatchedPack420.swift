@@ -13,9 +13,13 @@ enum MatchedPack420 {
     /// "left" or JPEG "center"), whole chroma texels (width % 8, height % 2).
     static func applies(to format: PixelFormat, width: Int, height: Int, chromaLocation: ChromaLocation,
                         chromaDownsampling: ChromaDownsampling) -> Bool {
-        [.i420, .yv12].contains(format) && chromaDownsampling == .matched && chromaLocation != .topLeft
+        [.i420, .yv12].contains(format) && chromaDownsampling == .matched && takes(sitedAt: chromaLocation)
             && width % 8 == 0 && height % 2 == 0 && width >= 8
     }
+
+    /// Whether the two passes take chroma sited at `location`: between rows (MPEG-2 "left", JPEG
+    /// "center"), not top left.
+    static func takes(sitedAt location: ChromaLocation) -> Bool { location != .topLeft }
 
     /// Whether a sink packing with `packing` (`PackingSink.packing`) packs with the two passes at
     /// sizes and sitings that fit (`applies`): 8-bit I420 or YV12 with the matched filter.

@@ -114,8 +114,8 @@ struct FusedConversionPlan: Sendable {
             return "1 pass from the uploaded planes: \(pieces) → the Y' rows of \(NodeFailure.name(of: output))'s packed frame"
         }
         if MatchedPack420.takes(output.packing) {
-            // MatchedPack420 takes chroma between rows only: top-left sited, the sink packs RGBA.
-            guard (output.packingChromaLocation ?? pictureChromaLocation) != .topLeft else {
+            // Chroma the two passes do not take: the sink packs the coloured RGBA picture.
+            guard MatchedPack420.takes(sitedAt: output.packingChromaLocation ?? pictureChromaLocation) else {
                 return "1 pass from the uploaded planes: \(pieces) → RGBA, then \(NodeFailure.name(of: output)) packs it "
                     + "(chroma sited top left, which the two-pass pack does not take)"
             }
