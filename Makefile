@@ -3,6 +3,7 @@
 #   make demo    the main job: camera or bundled clip -> beauty -> MP4 + snapshot (installs packages first);
 #                on a desktop (DISPLAY or WAYLAND_DISPLAY set) the camera app: live preview, r records, p shoots
 #   make test    build everything and run the test suite (installs missing system packages first)
+#   make refs-update  write the reference outputs of every filter again (Tests/References), to review
 #   make test-long  the endurance tests: 200 CLI runs in a row, 30 s of sound drifting ±1500 ppm
 #                (CI runs it after make test)
 #   make bench   per-frame latency benchmark (release build)
@@ -58,7 +59,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps models segmentation-model build demo test test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check docs
+.PHONY: all deps models segmentation-model build demo test refs-update test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -197,6 +198,13 @@ test: deps
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)|$(STREAM_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(STREAM_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --skip '$(LONG_TESTS)' --no-parallel
+
+## The reference outputs (Tests/References: every catalogue filter x file output x 8/10 bits) are
+## checked by `make test` on llvmpipe and softpipe. refs-update runs every case on both and writes
+## the records and pictures again: do it when an output is meant to change, and review the diff.
+refs-update: deps
+	$(SWIFT) build --build-tests
+	ELIMAGE_REFS_UPDATE=1 $(TEST_ENV) $(SWIFT) test --skip-build --filter 'ReferenceOutputTests/matchesRecords'
 
 # The benchmark's in-process pipelines (the matrix runs the CLI, which the tests cover; GStreamer
 # is an outside program).

@@ -2,7 +2,7 @@ import ELImage
 
 /// `elimage run --explain`: at the input's first picture, prints the graph's plan as it runs it
 /// (`PlanExplanation`: the nodes, their passes, the fused line or why there is none, the
-/// threads). An observer, so it never changes the plan it prints.
+/// threads) and the renderer that draws it. An observer, so it never changes the plan it prints.
 final class PlanPrinter: ImageInput, FrameObserver {
     let inputSlots = InputSlots()
     private weak let source: (any ImageOutput)?
@@ -20,6 +20,7 @@ final class PlanPrinter: ImageInput, FrameObserver {
     func observe(width: Int, height: Int, timestamp: MediaTime, in context: isolated RenderContext) throws {
         guard !printed.withLock({ done in defer { done = true }; return done }), let source,
               let plan = PlanExplanation(of: source, threads: context.runningThreadNames) else { return }
-        Terminal.say("plan at the first picture (\(width)x\(height)):\n" + plan.description)
+        let renderer = "renderer: \(context.info.renderer), \(context.info.version)"
+        Terminal.say("plan at the first picture (\(width)x\(height)):\n" + plan.description + "\n" + renderer)
     }
 }

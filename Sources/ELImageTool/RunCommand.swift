@@ -79,7 +79,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "x264 preset for .mp4/.h264.")
     var preset: EncoderSettings.Preset?
 
-    @Option(parsing: .unconditional, help: "x264 constant rate factor 0...51 (default 23; lower is better).")
+    @Option(parsing: .unconditional, help: "x264 constant rate factor 0...51 (default 23; lower is better; 0 is lossless, at 8 and 10 bits).")
     var crf: Double?
 
     @Option(parsing: .unconditional, help: "Target bitrate in kbit/s instead of --crf.")

@@ -1,20 +1,30 @@
 import ELImage
 import Foundation
 
-/// Runs a program built next to the test bundle (`elimage`, the examples) and reports its exit
-/// status and output.
-package struct BuiltProgram {
+/// Runs a program built next to the test bundle (`elimage`, the examples), or one of the system's
+/// (`ffmpeg`), and reports its exit status and output.
+package struct BuiltProgram: Sendable {
     package let name: String
+    package let url: URL
 
-    package init(name: String) { self.name = name }
-
-    package var url: URL {
+    /// The program `name` built next to the test bundle.
+    package init(name: String) {
+        self.name = name
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = bundle.deletingLastPathComponent()
         while !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), folder.path != "/" {
             folder = folder.deletingLastPathComponent()
         }
-        return folder.appendingPathComponent(name)
+        url = folder.appendingPathComponent(name)
+    }
+
+    /// The program `name` found on `PATH` (a missing one fails when it is run, naming it).
+    package init(systemTool name: String) {
+        self.name = name
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        let found = folders.map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        url = found ?? URL(fileURLWithPath: "/usr/bin").appendingPathComponent(name)
     }
 
     /// Runs the program to its end. Async, so the wait holds no thread of the cooperative pool

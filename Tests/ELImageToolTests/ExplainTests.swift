@@ -35,6 +35,8 @@ struct ExplainTests {
         #expect(plan.contains("latest picture: fused, 1 pass from the uploaded planes: Y'CbCr → brightness → grayscale → the Y' rows"),
                 "\(plan)")
         #expect(plan.contains("threads: ELImage.render"), "\(plan)")
+        // The renderer as the driver names it, with its GL version (Mesa here, a GPU's driver elsewhere).
+        #expect(plan.contains(/\nrenderer: [^\n]+, OpenGL ES 3\.\d/), "\(plan)")
         let plain = try await elimage.run(["run", clip] + filters + ["-o", folder.path("plain.y4m")])
         #expect(plain.status == 0, "\(plain.errors)")
         #expect(!(plain.output + plain.errors).contains("plan at the first picture"))

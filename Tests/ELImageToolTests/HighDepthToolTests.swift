@@ -25,6 +25,24 @@ struct HighDepthToolTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    @Test("--crf 0 is lossless at 8 and 10 bits: High 4:4:4 Predictive, every sample the Y4M output holds", arguments: [8, 10])
+    func losslessAtEitherDepth(depth: Int) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = Repository.path("Tests/References/Inputs/in\(depth).y4m")
+        let mp4 = folder.path("lossless.mp4"), y4m = folder.path("plain.y4m")
+        for (output, options) in [(mp4, ["--crf", "0"]), (y4m, [])] {
+            let result = try await elimage.run(["run", source, "--filter", "blur", "-o", output, "--output-depth", "\(depth)"] + options)
+            #expect(result.status == 0, "\(output): \(result.errors)")
+        }
+        #expect(try Self.probe(mp4, "stream=profile") == "High 4:4:4 Predictive")
+        let encoded = try await DecodedPicture.decode(mp4, as: .yuv420, bits: depth, width: 160, height: 120)
+        let written = try await DecodedPicture.decode(y4m, as: .yuv420, bits: depth, width: 160, height: 120)
+        #expect(encoded.planes.map(\.count) == [19200, 4800, 4800])
+        let psnr = try encoded.psnr(against: written)
+        #expect(encoded == written, "PSNR \(psnr) dB")
+    }
+
     @Test("A 10-bit PQ movie into .mp4, .y4m and .png keeps 10 bits (16 in PNG) and its tags; --output-depth 8 gives 8")
     func keepsDepth() async throws {
         let folder = try TemporaryFolder()

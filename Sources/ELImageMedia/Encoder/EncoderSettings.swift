@@ -24,6 +24,9 @@ public struct EncoderSettings: Sendable, Equatable {
         case high
         /// High 10: 10-bit samples (`bitDepth` 10 picks it for `.high`).
         case high10
+        /// High 4:4:4 Predictive: the one profile that codes losslessly (CRF 0 picks it for `.high`
+        /// and `.high10`), at 8 or 10 bits.
+        case high444
     }
 
     /// How bits are spent.
@@ -60,8 +63,14 @@ public struct EncoderSettings: Sendable, Equatable {
     public var bitDepth: Int = 8
     /// The layout frames are packed as for x264: I420, or I420 with 10-bit samples.
     public var pixelFormat: PixelFormat { bitDepth == 10 ? .i420p10 : .i420 }
-    /// The profile given to x264: `profile`, with `.high` becoming `.high10` at 10 bits.
-    var effectiveProfile: Profile { bitDepth == 10 && profile == .high ? .high10 : profile }
+    /// The profile given to x264: `profile`, with `.high` becoming `.high10` at 10 bits, and `.high`
+    /// or `.high10` becoming `.high444` when lossless.
+    var effectiveProfile: Profile {
+        if isLossless && (profile == .high || profile == .high10) { return .high444 }
+        return bitDepth == 10 && profile == .high ? .high10 : profile
+    }
+    /// CRF 0: x264 codes every sample exactly.
+    var isLossless: Bool { rateControl == .constantQuality(0) }
     /// `--level`, e.g. "4.1"; `nil` lets x264 pick the lowest level that fits.
     public var level: String?
     /// Encoder threads (`--threads`); 0 lets x264 choose from the CPU count.
@@ -114,6 +123,9 @@ public struct EncoderSettings: Sendable, Equatable {
         if bitDepth != 8 && bitDepth != 10 { return "bit depth \(bitDepth) is neither 8 nor 10" }
         if bitDepth == 10 && (profile == .baseline || profile == .main) {
             return "the \(profile) profile has 8-bit samples only; 10 bits need the high10 profile"
+        }
+        if isLossless && (profile == .baseline || profile == .main) {
+            return "CRF 0 is lossless, which the \(profile) profile cannot code; leave the profile at high (it becomes high444)"
         }
         if threads < 0 { return "\(threads) threads" }
         if frameRate.numerator <= 0 || frameRate.denominator <= 0 || frameRate.numerator > Int(Int32.max)

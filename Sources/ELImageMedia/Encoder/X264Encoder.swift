@@ -71,6 +71,11 @@ final class X264Encoder {
         param.b_repeat_headers = repeatHeaders ? 1 : 0
         param.b_annexb = 1
         switch settings.rateControl {
+        case .constantQuality where settings.isLossless:
+            // Lossless is quantiser 0. x264's CRF 0 is that at 8 bits only: at 10 its scale starts 12
+            // lower, and CRF 0 would lose up to 9 levels a sample.
+            param.rc.i_rc_method = X264_RC_CQP
+            param.rc.i_qp_constant = 0
         case let .constantQuality(crf):
             param.rc.i_rc_method = X264_RC_CRF
             param.rc.f_rf_constant = Float(crf)
@@ -97,7 +102,7 @@ final class X264Encoder {
         guard x264_param_apply_profile(&param, settings.effectiveProfile.rawValue) == 0 else {
             throw ELImageError.invalidInput(
                 what: "x264 cannot apply profile \(settings.effectiveProfile.rawValue) to these settings",
-                hint: "use .high, or remove what the profile forbids (B-frames in baseline)")
+                hint: "choose another profile, or leave out what this one forbids (B-frames in baseline)")
         }
         guard let handle = elimage_x264_encoder_open(&param) else {
             throw ELImageError.invalidInput(

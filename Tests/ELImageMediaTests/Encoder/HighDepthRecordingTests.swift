@@ -175,6 +175,16 @@ struct HighDepthRecordingTests {
         #expect { try VideoEncoder(settings: settings) } throws: { "\($0)".contains("bit depth 12") }
     }
 
+    @Test("CRF 0 is lossless, which main and baseline cannot code: refused, naming the profile that can")
+    func losslessNeedsHigh444() throws {
+        var settings = EncoderSettings()
+        settings.rateControl = .constantQuality(0)
+        settings.profile = .main
+        #expect { try VideoEncoder(settings: settings) } throws: {
+            "\($0)".contains("CRF 0 is lossless, which the main profile cannot code") && "\($0)".contains("high444")
+        }
+    }
+
     /// A one-frame 10-bit PQ (or HLG) BT.2020 picture of the astronaut photo, its diffuse white
     /// near 640 cd/m² and highlights to 800, in HEVC with HDR10 metadata (PQ) or FFV1 (HLG).
     static func hdrPicture(hlg: Bool, in folder: TemporaryFolder) throws -> String {
