@@ -5,6 +5,9 @@ import ELImageTesting
 import Foundation
 import Testing
 
+/// Each limit on the mean difference from the photo sits between what the right conversion measures
+/// (1.2 levels through YUYV, 1.4 through NV12 and P010, 1.85 and 2.15 through 4:2:2 and 4:2:0
+/// JPEG) and what a one-sample chroma shift measures (2.7).
 @Suite("Camera frame colour", .closesContexts)
 struct CameraColorTests {
     /// Captures one frame of `fourCC` from an emulated camera serving `data` (or its own encoding
@@ -52,7 +55,7 @@ struct CameraColorTests {
         #expect(mode?.bytesPerLine == 1024 + padding)
         #expect(mode?.colorSpace.matrix == .bt601 && mode?.colorSpace.range == .limited)
         let difference = ImageDifference(rgba: image.pixels, rgb: photo, width: 512, height: 512)
-        #expect(difference.meanAbsolute <= 3, "\(difference)")
+        #expect(difference.meanAbsolute <= 1.6, "\(difference)")
     }
 
     @Test("P010 (10-bit) of the photo (made by ffmpeg), with padded rows: captured into a half-float graph, it reads back as P010 above 70 dB a plane")
@@ -90,21 +93,21 @@ struct CameraColorTests {
         }
         let image = try #require(rgba.received.first)
         let difference = ImageDifference(rgba: image.pixels, rgb: photo.pixels, width: 512, height: 512)
-        #expect(difference.meanAbsolute <= 3, "\(difference)")
+        #expect(difference.meanAbsolute <= 1.8, "\(difference)")
     }
 
     @Test("NV12 of the photo (made by ffmpeg), with padded rows, matches the photo")
     func nv12() async throws {
         let (image, photo, _) = try await capture(.nv12, data: swscale("nv12"), rowPadding: 64)
         let difference = ImageDifference(rgba: image.pixels, rgb: photo, width: 512, height: 512)
-        #expect(difference.meanAbsolute <= 3, "\(difference)")
+        #expect(difference.meanAbsolute <= 1.8, "\(difference)")
     }
 
     @Test("The emulated camera's own YUYV and NV12 encodings match the photo too", arguments: [FourCC.yuyv, .nv12, .yu12])
     func emulatorEncoding(fourCC: FourCC) async throws {
         let (image, photo, _) = try await capture(fourCC, data: { _, _ in nil })
         let difference = ImageDifference(rgba: image.pixels, rgb: photo, width: 512, height: 512)
-        #expect(difference.meanAbsolute <= 3, "\(fourCC): \(difference)")
+        #expect(difference.meanAbsolute <= (fourCC == .yuyv ? 1.6 : 1.8), "\(fourCC): \(difference)")
     }
 
     @Test("MJPEG: a 4:2:0 JPEG made by ffmpeg decodes to I420 and matches the photo")
@@ -117,14 +120,14 @@ struct CameraColorTests {
         })
         #expect(mode?.colorSpace == .jpeg)
         let difference = ImageDifference(rgba: image.pixels, rgb: photo, width: 512, height: 512)
-        #expect(difference.meanAbsolute <= 3, "\(difference)")
+        #expect(difference.meanAbsolute <= 2.45, "\(difference)")
     }
 
     @Test("MJPEG: a 4:2:2 JPEG (libturbojpeg, as webcams send) matches the photo")
     func mjpegFromTurbo() async throws {
         let (image, photo, _) = try await capture(.mjpeg, data: { _, _ in nil })
         let difference = ImageDifference(rgba: image.pixels, rgb: photo, width: 512, height: 512)
-        #expect(difference.meanAbsolute <= 3, "\(difference)")
+        #expect(difference.meanAbsolute <= 2.3, "\(difference)")
     }
 }
 

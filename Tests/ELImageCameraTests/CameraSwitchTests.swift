@@ -76,6 +76,8 @@ struct CameraSwitchTests {
         #expect(await sink.waitForFrames(3))
         let thrown = #expect(throws: ELImageError.self) { try camera.switchDevice(to: "/dev/video2") }
         #expect(thrown?.ioErrno == EACCES)
+        let said = thrown.map { "\($0)" } ?? ""
+        #expect(said.contains("/dev/video2") && said.contains("add your user to the 'video' group"), "\(said)")
         #expect(camera.isRunning && camera.devicePath == "/dev/video0")
         let before = sink.count
         #expect(await sink.waitForFrames(before + 3))  // still streaming

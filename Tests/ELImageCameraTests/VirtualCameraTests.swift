@@ -57,7 +57,7 @@ struct VirtualCameraTests {
         }
     }
 
-    @Test("Each format the driver takes: a consumer reads the source's picture (≥ 35 dB after ffmpeg decodes it), rows padded as the driver says",
+    @Test("Each format the driver takes: a consumer reads the source's picture (≥ 40 dB through 4:2:2, 36 through 4:2:0, after ffmpeg decodes it), rows padded as the driver says",
           arguments: [FourCC.yuyv, .uyvy, .yu12, .nv12, .yv12])
     func formats(fourCC: FourCC) async throws {
         let folder = try TemporaryFolder()
@@ -86,7 +86,11 @@ struct VirtualCameraTests {
         #expect(frame.fourCC == fourCC && frame.width == width && frame.height == height)
         #expect(frame.bytesPerLine % 64 == 0 && frame.bytesPerLine > fourCC.pixelFormat!.planeShape(0, width: width, height: height).rowBytes)
         let psnr = EncoderFixtures.psnr(try Self.decoded(frame, in: folder), StillsReference.rgb(ofRGBA: photo))
-        #expect(psnr >= 35, "\(fourCC): \(psnr) dB")
+        // Floors between what the right conversion measures on this photo (41.6 dB through 4:2:2, 37.6
+        // through 4:2:0) and the nearest plausible bugs (a swapped BT.601/709 matrix about 34 dB, a
+        // one-sample chroma shift about 33).
+        let floor: Double = fourCC == .yuyv || fourCC == .uyvy ? 40 : 36
+        #expect(psnr >= floor, "\(fourCC): \(psnr) dB")
         // Closed behind it: the stream stopped, nothing mapped, no descriptor open; a camera no more.
         let counters = loopback.counters
         #expect(counters.streamOns == 1 && counters.streamOffs == 1)
@@ -136,7 +140,7 @@ struct VirtualCameraTests {
         for y in 0..<360 { middle += decoded[(y * 640 + 80) * 3..<(y * 640 + 560) * 3] }
         let reference = try Self.scaledRGB(photo, width: 320, height: 240, to: (480, 360), in: folder)
         let psnr = EncoderFixtures.psnr(middle, reference)
-        #expect(psnr >= 30, "scaled middle: \(psnr) dB")
+        #expect(psnr >= 40, "scaled middle: \(psnr) dB")  // 42.1 dB here; a swapped matrix measures about 34
     }
 
     @Test("A driver that takes no format ELImage writes fails the first frame with what it offers; nothing stays open")
@@ -212,7 +216,7 @@ struct VirtualCameraTests {
         #expect(last.fourCC == .yu12 && last.width == 640 && last.height == 480)
         let reference = try Self.scaledRGB(photo, width: 320, height: 240, to: (640, 480), in: folder)
         let psnr = EncoderFixtures.psnr(try Self.decoded(last, in: folder), reference)
-        #expect(psnr >= 30, "after reconfiguring: \(psnr) dB")
+        #expect(psnr >= 42, "after reconfiguring: \(psnr) dB")  // 44.9 dB here; a swapped matrix measures about 34
         // The old buffers were unmapped and freed, the new ones too.
         let counters = loopback.counters
         #expect(counters.liveMappings == 0 && counters.liveBuffers == 0 && counters.openDescriptors == 0)
@@ -310,7 +314,7 @@ struct VirtualCameraTests {
     /// A v4l2loopback device of this machine, if it has one.
     static let realLoopback: String? = CameraDevice.list().outputs.first(where: \.isLoopback)?.path
 
-    @Test("A real v4l2loopback device: ffmpeg opens it as a camera and reads the picture written (≥ 30 dB)",
+    @Test("A real v4l2loopback device: ffmpeg opens it as a camera and reads the picture written (≥ 36 dB)",
           .enabled(if: realLoopback != nil, "skipped: this machine has no v4l2loopback device (sudo modprobe v4l2loopback exclusive_caps=1 makes one); the emulated device's tests stand in"))
     func realDevice() async throws {
         let path = try #require(Self.realLoopback)
@@ -338,7 +342,7 @@ struct VirtualCameraTests {
         try #require(read.count == 5 * frameBytes, "ffmpeg read \(read.count) bytes from \(path)")
         let last = [UInt8](read.suffix(frameBytes))
         let psnr = EncoderFixtures.psnr(last, StillsReference.rgb(ofRGBA: photo))
-        #expect(psnr >= 30, "\(path): \(psnr) dB")
+        #expect(psnr >= 36, "\(path): \(psnr) dB")  // as through the emulated devices: 37.6 dB or more
     }
 
     @Test("Listing: output devices apart from cameras, with the formats their output side takes; a device with both sides is noted")

@@ -121,10 +121,14 @@ struct DetectorOutputTests {
 
     @Test("Invalid settings are refused with the reason")
     func invalidSettings() {
-        #expect(throws: ELImageError.self) { try DetectorOutput(detector: RecordingDetector(), settings: .init(interval: 0)) }
-        #expect(throws: ELImageError.self) { try DetectorOutput(detector: RecordingDetector(), settings: .init(maximumRate: 0)) }
-        #expect(throws: ELImageError.self) {
-            try DetectorOutput(detector: RecordingDetector(), settings: .init(analysisSize: (4, 4)))
+        #expect { try DetectorOutput(detector: RecordingDetector(), settings: .init(interval: 0)) } throws: {
+            "\($0)".contains("detector interval 0") && "\($0)".contains("N >= 1")
+        }
+        #expect { try DetectorOutput(detector: RecordingDetector(), settings: .init(maximumRate: 0)) } throws: {
+            "\($0)".contains("detector rate 0") && "\($0)".contains("positive number of analyses per second")
+        }
+        #expect { try DetectorOutput(detector: RecordingDetector(), settings: .init(analysisSize: (4, 4))) } throws: {
+            "\($0)".contains("analysis size 4x4") && "\($0)".contains("at least 8x8")
         }
     }
 

@@ -75,8 +75,14 @@ struct MotionDetectionTests {
 
     @Test("settings that cannot work are refused, naming the range")
     func refusals() {
-        #expect(throws: ELImageError.self) { try MotionDetector(settings: .init(threshold: 0)) }
-        #expect(throws: ELImageError.self) { try MotionDetector(settings: .init(minimumArea: 0)) }
-        #expect(throws: ELImageError.self) { try MotionDetector(settings: .init(holdTime: .seconds(-1))) }
+        #expect { try MotionDetector(settings: .init(threshold: 0)) } throws: {
+            "\($0)".contains("motion threshold 0") && "\($0)".contains("1...255")
+        }
+        #expect { try MotionDetector(settings: .init(minimumArea: 0)) } throws: {
+            "\($0)".contains("motion area 0") && "\($0)".contains("(0, 1]")
+        }
+        #expect { try MotionDetector(settings: .init(holdTime: .seconds(-1))) } throws: {
+            "\($0)".contains("motion hold time -1") && "\($0)".contains("zero or more seconds")
+        }
     }
 }

@@ -156,21 +156,35 @@ package enum EncoderFixtures {
     }
 
     /// PSNR (dB) from a sum of squared 8-bit differences over `count` samples; infinity when equal.
-    package static func psnr(sum: Double, count: Int) -> Double {
-        guard count > 0, sum > 0 else { return .infinity }
+    /// Nothing to compare is no match: it records an issue and gives -infinity, which no floor passes.
+    package static func psnr(sum: Double, count: Int, sourceLocation: SourceLocation = #_sourceLocation) -> Double {
+        guard count > 0 else {
+            Issue.record("PSNR of nothing: no samples were compared (an empty decode or frame)", sourceLocation: sourceLocation)
+            return -.infinity
+        }
+        guard sum > 0 else { return .infinity }
         return 10 * log10(255 * 255 / (sum / Double(count)))
     }
 
-    /// PSNR (dB) between two byte buffers (the shorter length).
-    package static func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
+    /// PSNR (dB) between two byte buffers of the same length; buffers of different lengths (a
+    /// frame of another size, a cut decode) record an issue and give -infinity.
+    package static func psnr(_ a: [UInt8], _ b: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> Double {
+        guard a.count == b.count else { return mismatchedLengths(a.count, b.count, sourceLocation) }
         let error = a.withUnsafeBytes { first in b.withUnsafeBytes { second in squaredError(first, second) } }
-        return psnr(sum: error.sum, count: error.count)
+        return psnr(sum: error.sum, count: error.count, sourceLocation: sourceLocation)
     }
 
-    /// PSNR (dB) between a byte array and Data.
-    package static func psnr(_ a: [UInt8], _ b: Data) -> Double {
+    /// PSNR (dB) between a byte array and Data of the same length (as `psnr(_:_:)` for two arrays).
+    package static func psnr(_ a: [UInt8], _ b: Data, sourceLocation: SourceLocation = #_sourceLocation) -> Double {
+        guard a.count == b.count else { return mismatchedLengths(a.count, b.count, sourceLocation) }
         let error = a.withUnsafeBytes { first in b.withUnsafeBytes { second in squaredError(first, second) } }
-        return psnr(sum: error.sum, count: error.count)
+        return psnr(sum: error.sum, count: error.count, sourceLocation: sourceLocation)
+    }
+
+    private static func mismatchedLengths(_ first: Int, _ second: Int, _ sourceLocation: SourceLocation) -> Double {
+        Issue.record("PSNR of buffers of different lengths, \(first) and \(second) bytes: another size or a cut decode",
+                     sourceLocation: sourceLocation)
+        return -.infinity
     }
 }
 

@@ -90,10 +90,17 @@ package enum MovieFixtures {
     }
 
     /// Mean and largest absolute difference of the R, G and B bytes of two RGBA images (alpha
-    /// ignored), and how many of those bytes differ by more than `limit`.
-    package static func compareRGB(_ left: [UInt8], _ right: [UInt8], limit: Int = 2) -> (mean: Double, max: Int, over: Int) {
+    /// ignored), and how many of those bytes differ by more than `limit`. Images of different
+    /// sizes, or empty ones, record an issue and compare as entirely different.
+    package static func compareRGB(_ left: [UInt8], _ right: [UInt8], limit: Int = 2,
+                                   sourceLocation: SourceLocation = #_sourceLocation) -> (mean: Double, max: Int, over: Int) {
+        guard left.count == right.count, !left.isEmpty else {
+            Issue.record("compared RGBA images of \(left.count) and \(right.count) bytes: another size, or nothing",
+                         sourceLocation: sourceLocation)
+            return (.infinity, Int.max, max(left.count, right.count))
+        }
         var total = 0, worst = 0, over = 0, count = 0
-        for index in 0..<min(left.count, right.count) where index % 4 != 3 {
+        for index in 0..<left.count where index % 4 != 3 {
             let difference = abs(Int(left[index]) - Int(right[index]))
             total += difference
             worst = max(worst, difference)

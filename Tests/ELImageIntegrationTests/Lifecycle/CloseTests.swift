@@ -105,13 +105,17 @@ struct CloseTests {
     func closeAfterFailedStart() async throws {
         let context = try RenderContext()
         let encoder = try VideoEncoder()
-        #expect(throws: ELImageError.self) { try encoder.start(recordingTo: "/nonexistent-folder/x.mp4") }
+        let unwritable = #expect(throws: ELImageError.self) { try encoder.start(recordingTo: "/nonexistent-folder/x.mp4") }
+        #expect(unwritable.map { "\($0)" }?.contains("/nonexistent-folder/x.mp4") == true, "\(String(describing: unwritable))")
         let camera = Camera(device: "/dev/video-none", io: EmulatedDeviceIO([]))
-        #expect(throws: ELImageError.self) { try camera.start(on: context) }
+        let missing = #expect(throws: ELImageError.self) { try camera.start(on: context) }
+        #expect(missing.map { "\($0)" }?.contains("/dev/video-none") == true, "\(String(describing: missing))")
         await context.close()
         #expect(context.runningThreadNames.isEmpty)
-        #expect(throws: ELImageError.self) { try camera.start(on: context) }
-        await #expect(throws: ELImageError.self) { try await encoder.finish() }
+        let afterClose = #expect(throws: ELImageError.self) { try camera.start(on: context) }
+        #expect(afterClose.map { "\($0)" }?.contains("used after close()") == true, "\(String(describing: afterClose))")
+        let unstarted = await #expect(throws: ELImageError.self) { try await encoder.finish() }
+        #expect(unstarted.map { "\($0)" }?.contains("no recording was started") == true, "\(String(describing: unstarted))")
     }
 
     @Test("Close finishes a recording nobody stopped, a Y4M file nobody finished, and fails a pending snapshot")

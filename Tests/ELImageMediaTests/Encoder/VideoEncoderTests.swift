@@ -183,11 +183,12 @@ struct VideoEncoderTests {
         #expect([UInt8](header) == [0, 0, 0, 1], "Annex-B start code")
         let decoded = try EncoderFixtures.decode(path, pixelFormat: "rgba", extra: ["-xerror"])
         #expect(decoded.count == 320 * 240 * 4 * frames.count)
-        // A loose check that the pictures are the ones sent (RGB PSNR, chroma subsampling included).
+        // The pictures are the ones sent (RGB PSNR, chroma subsampling included): 37.8 dB here, where
+        // a swapped matrix or a one-sample chroma shift measures about 34 and 33.
         var sent: [UInt8] = []
         images.values.forEach { sent.append(contentsOf: $0.pixels) }
         let value = EncoderFixtures.psnr(sent, decoded)
-        #expect(value > 30, "RGB PSNR \(value) dB")
+        #expect(value > 36, "RGB PSNR \(value) dB")
     }
 
     @Test("settings x264 cannot use are refused up front")

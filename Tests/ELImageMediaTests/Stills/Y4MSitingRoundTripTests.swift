@@ -5,11 +5,12 @@ import Foundation
 import Testing
 
 /// `elimage run in.y4m -o out.y4m` without filters keeps the input's chroma siting (the C tag)
-/// and its pictures: PSNR ≥ 56 dB on every plane by FFmpeg's psnr filter, for inputs made by
+/// and its pictures: PSNR ≥ 52 dB on every plane by FFmpeg's psnr filter, for inputs made by
 /// FFmpeg from real pictures in each 4:2:0 siting.
 ///
 /// Measured (centred): Big Buck Bunny Y 79.8, U 59.2, V 66.9 dB; the astronaut Y 57.4, U 57.1, V 58.4 dB;
-/// the lowest plane of any siting is the astronaut's U in DV PAL siting, 56.4 dB.
+/// the lowest plane of any siting is the astronaut's U in DV PAL siting, 56.4 dB. The floor, 52 dB,
+/// leaves another renderer's rounding room.
 /// What is left of the loss is the RGBA8 intermediate's range, not its precision: 4.6% of the
 /// astronaut's pixels fall outside R'G'B' 0...1 once chroma is interpolated and are clipped (a CPU
 /// model of the path with the clipping gives Y 57.38 dB; without it, the 8-bit rounding alone loses
@@ -53,16 +54,16 @@ struct Y4MSitingRoundTripTests {
         return (tag, try await roundTrip(input, tag: tag, in: folder))
     }
 
-    @Test("The astronaut photo (256x256): siting tag kept, ≥ 56 dB on Y, U and V", arguments: 0..<3)
+    @Test("The astronaut photo (256x256): siting tag kept, ≥ 52 dB on Y, U and V", arguments: 0..<3)
     func photo(siting index: Int) async throws {
         let (tag, psnr) = try await roundTrip(of: "Examples/Media/astronaut.png", frames: 1, size: "256:256", siting: index)
-        #expect(psnr.allSatisfy { $0 >= 56 }, "\(tag): PSNR Y \(psnr[0]), U \(psnr[1]), V \(psnr[2]) dB")
+        #expect(psnr.allSatisfy { $0 >= 52 }, "\(tag): PSNR Y \(psnr[0]), U \(psnr[1]), V \(psnr[2]) dB")
     }
 
-    @Test("Three frames of Big Buck Bunny (320x180): siting tag kept, ≥ 56 dB on Y, U and V", arguments: 0..<3)
+    @Test("Three frames of Big Buck Bunny (320x180): siting tag kept, ≥ 52 dB on Y, U and V", arguments: 0..<3)
     func movieFrames(siting index: Int) async throws {
         let (tag, psnr) = try await roundTrip(of: "Examples/Media/bigbuckbunny.mp4", frames: 3, size: "320:180", siting: index)
-        #expect(psnr.allSatisfy { $0 >= 56 }, "\(tag): PSNR Y \(psnr[0]), U \(psnr[1]), V \(psnr[2]) dB")
+        #expect(psnr.allSatisfy { $0 >= 52 }, "\(tag): PSNR Y \(psnr[0]), U \(psnr[1]), V \(psnr[2]) dB")
     }
 
     @Test("A movie's chroma location (the codec's chroma_sample_location) becomes the Y4M output's C tag",

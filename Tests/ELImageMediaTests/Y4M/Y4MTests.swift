@@ -311,9 +311,12 @@ struct Y4MTests {
         let createError = #expect(throws: ELImageError.self) { try Y4MWriter(path: missingFolder, header: header) }
         #expect(ioFailure(createError)?.file == missingFolder)
         #expect(ioFailure(createError)?.errno == ENOENT)
+    }
 
-        // /dev/full accepts the open and fails every write with ENOSPC.
-        guard FileManager.default.fileExists(atPath: "/dev/full") else { return }
+    /// /dev/full accepts the open and fails every write with ENOSPC: a full disk on demand.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full"), "this machine has no /dev/full to stand in for a full disk"))
+    func writerReportsAFullDisk() throws {
+        let header = try Y4MHeader(width: 64, height: 48, format: .i420)
         let writer = try Y4MWriter(path: "/dev/full", header: header)
         let writeError = #expect(throws: ELImageError.self) { try writer.write(try PixelBuffer(format: .i420, width: 64, height: 48)) }
         let failure = ioFailure(writeError)

@@ -86,9 +86,9 @@ struct RenderContextTests {
         #expect(readBack == pixels)
     }
 
-    @Test("Asking for a platform that is not there says what was tried and what to install")
+    @Test("Asking for a platform that is not there says what was tried and what to install",
+          .enabled(if: !FileManager.default.fileExists(atPath: "/dev/dri"), "this machine has a render node (/dev/dri): GBM opens"))
     func missingPlatform() throws {
-        guard !FileManager.default.fileExists(atPath: "/dev/dri") else { return }  // a machine with a GPU node
         #expect {
             _ = try RenderContext(platform: .gbm)
         } throws: { error in

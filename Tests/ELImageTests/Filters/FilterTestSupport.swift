@@ -132,26 +132,47 @@ enum Photos {
     }
 }
 
-/// Sends `image` through `filter` in an `EmbeddedPipeline` (on `context`, or a fresh one closed at
-/// the end of the test) and returns the frame that came out. The filter is taken off the pipeline
-/// afterwards, so it can be rendered again; no end-of-stream is sent (a filter's state goes on).
+/// Sends `image` through `filter` in an `EmbeddedPipeline` and returns the frame that came out. On
+/// `context`, the filter is taken off the pipeline afterwards and no end-of-stream is sent (a
+/// filter's state goes on), and no failure may have been recorded. Without one, the pipeline has a
+/// context of its own and ends with `finish()` (`endCleanly`).
 func render(_ image: RGBAImage, through filter: some ImageOutput & ImageInput,
-            on context: RenderContext? = nil) async throws -> RGBAImage {
-    let pipeline = try EmbeddedPipeline(context: context ?? TestContexts.make()) { $0 --> filter }
-    defer { pipeline.disconnect() }
-    return try await pipeline.render(image)
+            on context: RenderContext? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> RGBAImage {
+    if let context {  // the caller's context, which goes on: no failure may have been recorded
+        let pipeline = try EmbeddedPipeline(context: context) { $0 --> filter }
+        defer { pipeline.disconnect() }
+        let frame = try await pipeline.render(image)
+        #expect(pipeline.failures.all.isEmpty, "\(pipeline.failures.all)", sourceLocation: sourceLocation)
+        return frame
+    }
+    let pipeline = try EmbeddedPipeline(context: RenderContext()) { $0 --> filter }
+    return try await endCleanly(pipeline, sourceLocation: sourceLocation) { try await $0.render(image) }
+}
+
+/// Runs `work` on `pipeline`, then ends it with `finish()` (also when `work` throws), which must
+/// find no failure recorded and no thread running. Textures still in use are not counted against
+/// the filter: those a filter keeps across streams (a lookup table, a skin model, a background
+/// picture) are not told apart from a leaked frame by a single frame's run.
+func endCleanly<Result>(_ pipeline: EmbeddedPipeline, sourceLocation: SourceLocation = #_sourceLocation,
+                        _ work: (EmbeddedPipeline) async throws -> Result) async throws -> Result {
+    let outcome: Swift.Result<Result, any Error>
+    do { outcome = .success(try await work(pipeline)) } catch { outcome = .failure(error) }
+    let leftovers = await pipeline.finish()
+    #expect(leftovers.failures.isEmpty, "\(leftovers)", sourceLocation: sourceLocation)
+    #expect(leftovers.threadsRunning.isEmpty && leftovers.threadsAfterClose.isEmpty, "\(leftovers)", sourceLocation: sourceLocation)
+    return try outcome.get()
 }
 
 /// Sends `top` (input 1) and then `base` (input 0) through a two-input filter in an
 /// `EmbeddedPipeline` and returns the blended frame.
-func render(base: RGBAImage, top: RGBAImage, through filter: some ImageOutput & ImageInput) async throws -> RGBAImage {
-    let pipeline = try EmbeddedPipeline(context: TestContexts.make()) { $0 --> filter }
+func render(base: RGBAImage, top: RGBAImage, through filter: some ImageOutput & ImageInput,
+            sourceLocation: SourceLocation = #_sourceLocation) async throws -> RGBAImage {
+    let pipeline = try EmbeddedPipeline(context: RenderContext()) { $0 --> filter }
     let topInput = RawDataInput()
     topInput --> filter
-    defer {
-        pipeline.disconnect()
-        topInput.removeAllTargets()
+    defer { topInput.removeAllTargets() }
+    return try await endCleanly(pipeline, sourceLocation: sourceLocation) { pipeline in
+        try await pipeline.send(top, via: topInput)
+        return try await pipeline.render(base)
     }
-    try await pipeline.send(top, via: topInput)
-    return try await pipeline.render(base)
 }
