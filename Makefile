@@ -3,9 +3,11 @@
 #   make demo    the main job: camera or bundled clip -> beauty -> MP4 + snapshot (installs packages first);
 #                on a desktop (DISPLAY or WAYLAND_DISPLAY set) the camera app: live preview, r records, p shoots
 #   make test    build everything and run the test suite (installs missing system packages first)
+#   make coverage  the same, instrumented: line coverage per module at the end (CI runs this)
 #   make refs-update  write the reference outputs of every filter again (Tests/References), to review
-#   make test-long  the endurance tests: 200 CLI runs in a row, 30 s of sound drifting ±1500 ppm
-#                (CI runs it after make test)
+#   make mutate  mutation testing: which plausible bugs in colour and packing no test catches
+#   make test-long  the endurance tests: 200 CLI runs in a row, 30 s of sound drifting ±1500 ppm;
+#                the reference outputs on softpipe (CI runs it after make test)
 #   make bench   per-frame latency benchmark (release build)
 #   make sanitize  AddressSanitizer over the suites of hand-managed memory and lifetimes and a CLI
 #                stress loop, ThreadSanitizer over the concurrency-heavy suites, libFuzzer over the
@@ -59,7 +61,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps models segmentation-model build demo test refs-update test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check docs
+.PHONY: all deps models segmentation-model build demo test refs-update mutate coverage test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -193,27 +195,54 @@ STREAM_SUITES := LiveStreamingTests|StreamToolTests
 # s), which must finish. Together they take two and a half minutes of a 2-core machine, which
 # the quick start's `make test` (about 13 minutes from a clean clone, 5 of them the build) leaves out.
 LONG_TESTS := LifecycleCLITests/twoHundredRuns|DriftSoakTests
+# COVERAGE=1 (CI, `make coverage`): the build is instrumented, every process the tests start (the
+# bundle, elimage, the examples) adds to the profiles in $(COVERAGE_PROFILES), and the line
+# coverage of each module is printed at the end.
+COVERAGE ?=
+COVERAGE_PROFILES := $(CURDIR)/.build/coverage
+BUILD_FLAGS := $(if $(COVERAGE),--enable-code-coverage)
+RUN_ENV := $(if $(COVERAGE),LLVM_PROFILE_FILE=$(COVERAGE_PROFILES)/%4m.profraw)
 test: deps
-	$(SWIFT) build --build-tests
-	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)|$(STREAM_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(STREAM_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --skip '$(LONG_TESTS)' --no-parallel
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(if $(COVERAGE),rm -rf $(COVERAGE_PROFILES))
+	$(RUN_ENV) $(TEST_ENV) ELIMAGE_REFERENCE_RENDERERS=llvmpipe $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)|$(STREAM_SUITES)'
+	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(STREAM_SUITES)'
+	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --skip '$(LONG_TESTS)' --no-parallel
+	$(if $(COVERAGE),python3 Tests/Scripts/coverage.py $(COVERAGE_PROFILES) $$($(SWIFT) build --show-bin-path) --json $(COVERAGE_PROFILES)/modules.json)
+
+## `make test` with line coverage per module (llvm-cov through SwiftPM's instrumented build).
+coverage:
+	$(MAKE) test COVERAGE=1
 
 ## The reference outputs (Tests/References: every catalogue filter x file output x 8/10 bits) are
-## checked by `make test` on llvmpipe and softpipe. refs-update runs every case on both and writes
-## the records and pictures again: do it when an output is meant to change, and review the diff.
+## checked on llvmpipe by `make test` and on softpipe by `make test-long`. refs-update runs every
+## case on both and writes the records and pictures again: do it when an output is meant to
+## change, and review the diff.
 refs-update: deps
 	$(SWIFT) build --build-tests
 	ELIMAGE_REFS_UPDATE=1 $(TEST_ENV) $(SWIFT) test --skip-build --filter 'ReferenceOutputTests/matchesRecords'
+
+## Mutation testing: each mutant of Tests/Mutation/mutants.json (a plausible bug in colour
+## conversion, packing or chosen logic: a swapped matrix, a flipped range, a shifted sample, a
+## dropped clamp, ...) is applied in turn to a clone of HEAD in .build-mutate, which is rebuilt and
+## tested (the colour and packing suites, then the reference outputs, then files and cameras) until
+## a test fails. Lists the mutants no test caught and exits 1 if there is one. Two to four minutes a
+## mutant on 2 cores; MUTANTS=id,id runs some. Not part of CI.
+MUTANTS ?=
+mutate: deps
+	python3 Tests/Scripts/mutate.py --mutants Tests/Mutation/mutants.json --work .build-mutate \
+	  --report $(OUT)/mutate.json $(if $(MUTANTS),--only $(MUTANTS))
 
 # The benchmark's in-process pipelines (the matrix runs the CLI, which the tests cover; GStreamer
 # is an outside program).
 BENCH_SMOKE_PIPELINES := conversion grayscale grayscale-fused color-fused beauty record y4m virtual-camera
 test-long: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter '$(LONG_TESTS)' --no-parallel
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
+	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(LONG_TESTS)' --no-parallel
+	@echo "== the reference outputs on the second renderer, Mesa's softpipe (make test checks llvmpipe)"
+	$(RUN_ENV) $(TEST_ENV) ELIMAGE_REFERENCE_RENDERERS=softpipe $(SWIFT) test --skip-build --filter 'ReferenceOutputTests'
 	@echo "== benchmark pipelines, 10 frames each (debug build): each must finish, none may hang"
-	timeout 600 $$($(SWIFT) build --show-bin-path)/elimage-bench --quick --frames 10 \
+	$(RUN_ENV) timeout 600 $$($(SWIFT) build --show-bin-path)/elimage-bench --quick --frames 10 \
 	  $(foreach pipeline,$(BENCH_SMOKE_PIPELINES),--pipeline $(pipeline)) > /dev/null
 
 # Sanitizer builds live in their own scratch folders (.build-asan, .build-tsan), beside .build.
