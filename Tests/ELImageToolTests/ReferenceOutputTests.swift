@@ -1,3 +1,4 @@
+import ELImage
 import ELImageTestSupport
 import Foundation
 import Testing
@@ -10,26 +11,22 @@ import Testing
 struct ReferenceOutputTests {
     let elimage = BuiltProgram(name: "elimage")
 
-    @Test("The table covers the catalogue: every filter `elimage filters` lists, a changed setting for each that has parameters, no stale records")
-    func tableCoversCatalogue() async throws {
-        let listing = try await elimage.run(["filters"])
-        #expect(listing.status == 0, "\(listing.errors)")
-        var parameters: [String: Int] = [:]
-        var current: String?
-        for line in listing.output.split(separator: "\n") {
-            if line.hasPrefix(" "), let filter = current {
-                parameters[filter, default: 0] += 1
-            } else if let name = line.split(separator: " ").first {
-                current = String(name)
-                parameters[String(name)] = 0
-            }
-        }
-        #expect(parameters.count >= 20, "`elimage filters` printed: \(listing.output)")
-        #expect(Set(parameters.keys) == Set(ReferenceCases.changedSettings.keys),
+    @Test("The table covers the catalogue: every filter of FilterCatalog.standard, a changed setting for each that has parameters, no stale records")
+    func tableCoversCatalogue() throws {
+        let catalogue = FilterCatalog.standard.entries
+        #expect(Set(catalogue.map(\.name)) == Set(ReferenceCases.changedSettings.keys),
                 "the catalogue and ReferenceCases.changedSettings name different filters: add the new one to the table")
-        for (filter, count) in parameters {
-            let changed = ReferenceCases.changedSettings[filter] ?? nil
-            #expect((count == 0) == (changed == nil), "\(filter): \(count) parameters, changed setting \(changed ?? "none")")
+        for entry in catalogue {
+            let changed = ReferenceCases.changedSettings[entry.name] ?? nil
+            #expect(entry.parameters.isEmpty == (changed == nil), "\(entry.name): \(entry.parameters.count) parameters, changed setting \(changed ?? "none")")
+            // The changed setting is one the catalogue takes, and not the defaults.
+            let values = (changed ?? "").split(separator: ",").compactMap { pair -> (String, Double)? in
+                let parts = pair.split(separator: "=")
+                return parts.count == 2 ? (String(parts[0]), Double(parts[1]) ?? .nan) : nil
+            }
+            #expect(throws: Never.self) { try entry.make(Dictionary(uniqueKeysWithValues: values)) }
+            #expect(values.contains { name, value in entry.parameters.first { $0.name == name }?.defaultValue != value } || changed == nil,
+                    "\(entry.name): the changed setting \(changed ?? "") is its defaults")
         }
         let stored = try FileManager.default.contentsOfDirectory(atPath: ReferenceCases.folder)
             .filter { $0.hasSuffix(".tsv") }.map { String($0.dropLast(4)) }
@@ -206,7 +203,7 @@ struct ReferenceCase: Sendable {
 /// The table of cases: for every catalogue filter, its defaults and one changed setting.
 enum ReferenceCases {
     /// Each catalogue filter's changed setting (nil: it has no parameters). `tableCoversCatalogue`
-    /// fails when a filter of `elimage filters` is missing here.
+    /// fails when a filter of `FilterCatalog.standard` is missing here.
     static let changedSettings: [String: String?] = [
         "grayscale": nil, "personmask": nil,
         "brightness": "brightness=0.2", "contrast": "contrast=1.5", "saturation": "saturation=0.3",
