@@ -227,11 +227,13 @@ refs-update: deps
 ## dropped clamp, ...) is applied in turn to a clone of HEAD in .build-mutate, which is rebuilt and
 ## tested (the colour and packing suites, then the reference outputs, then files and cameras) until
 ## a test fails. Lists the mutants no test caught and exits 1 if there is one. Two to four minutes a
-## mutant on 2 cores; MUTANTS=id,id runs some. Not part of CI.
+## mutant on 2 cores; MUTANTS=id,id runs some, MUTATE_TIER="reference outputs" one tier alone (what
+## it catches by itself). Not part of CI.
 MUTANTS ?=
+MUTATE_TIER ?=
 mutate: deps
 	python3 Tests/Scripts/mutate.py --mutants Tests/Mutation/mutants.json --work .build-mutate \
-	  --report $(OUT)/mutate.json $(if $(MUTANTS),--only $(MUTANTS))
+	  --report $(OUT)/mutate.json $(if $(MUTANTS),--only $(MUTANTS)) $(if $(MUTATE_TIER),--tier '$(MUTATE_TIER)')
 
 # The benchmark's in-process pipelines (the matrix runs the CLI, which the tests cover; GStreamer
 # is an outside program).

@@ -8,7 +8,7 @@ one fails. A mutant no tier kills *survived*: the tests let that bug through. A 
 not build is reported apart (it tests nothing). The clone is restored after every mutant.
 
 Usage: mutate.py --mutants Tests/Mutation/mutants.json --work .build-mutate [--report out/mutate.json]
-                 [--only ID,ID]
+                 [--only ID,ID] [--tier NAME]   (NAME: one tier alone, e.g. "reference outputs")
 """
 import argparse
 import json
@@ -52,9 +52,9 @@ def build(tree):
     return True, ""
 
 
-def run_tiers(tree):
+def run_tiers(tree, tiers):
     """The name of the first tier in which a test failed, or None when all passed."""
-    for name, pattern in TIERS:
+    for name, pattern in tiers:
         status, _ = run(["swift", "test", "--skip-build", "--filter", pattern], tree, timeout=TEST_TIMEOUT,
                         environment={"ELIMAGE_REFERENCE_RENDERERS": "llvmpipe",
                                      "SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH": "6"})
@@ -80,7 +80,11 @@ def main():
     parser.add_argument("--work", required=True, help="folder for the clone (kept between runs)")
     parser.add_argument("--report", help="JSON report to write")
     parser.add_argument("--only", help="comma-separated mutant ids")
+    parser.add_argument("--tier", help="run this tier alone: how many mutants it catches by itself")
     arguments = parser.parse_args()
+    tiers = [tier for tier in TIERS if arguments.tier in (None, tier[0])]
+    if not tiers:
+        sys.exit(f"mutate: no tier '{arguments.tier}'; the tiers: " + ", ".join(name for name, _ in TIERS))
 
     repository = os.getcwd()
     with open(arguments.mutants) as file:
@@ -104,7 +108,7 @@ def main():
     built, output = build(tree)
     if not built:
         sys.exit(f"mutate: HEAD does not build in {tree}:\n{output}")
-    killer = run_tiers(tree)
+    killer = run_tiers(tree, tiers)
     if killer is not None:
         sys.exit(f"mutate: the tests fail without any mutant ({killer}): fix them first")
 
@@ -121,7 +125,7 @@ def main():
             if not built:
                 outcome, detail = "does not build", output.strip().splitlines()[-1:]
             else:
-                killer = run_tiers(tree)
+                killer = run_tiers(tree, tiers)
                 outcome, detail = ("killed", [killer]) if killer else ("SURVIVED", [])
         finally:
             with open(path, "w") as file:
