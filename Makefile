@@ -193,7 +193,7 @@ STREAM_SUITES := LiveStreamingTests|StreamToolTests
 # times in a row (a crash at exit in 1 run of 100 is a crash), and 30 s of capture from a sound
 # source whose clock drifts; then each in-process benchmark pipeline runs for 10 frames (about 10
 # s), which must finish. Together they take two and a half minutes of a 2-core machine, which
-# the quick start's `make test` (about 13 minutes from a clean clone, 5 of them the build) leaves out.
+# the quick start's `make test` (about 10 minutes from a clean clone, 2.5 of them the build) leaves out.
 LONG_TESTS := LifecycleCLITests/twoHundredRuns|DriftSoakTests
 # COVERAGE=1 (CI, `make coverage`): the build is instrumented, every process the tests start (the
 # bundle, elimage, the examples) adds to the profiles in $(COVERAGE_PROFILES), and the line
