@@ -52,8 +52,9 @@ struct ReferenceOutputTests {
                     "\(filter) \(referenceCase.name): recorded for '\(record.arguments)', the table now says '\(referenceCase.arguments)': `make refs-update`")
             var reference: DecodedPicture?  // read when a picture is not the recorded one
             for renderer in ReferenceCases.renderers {
-                let picture = try await run(referenceCase, on: renderer)
+                let (picture, tags) = try await run(referenceCase, on: renderer)
                 drawn["\(renderer) \(referenceCase.name)"] = picture.checksum
+                #expect(tags == record.tags, "\(filter) \(referenceCase.name) on \(renderer): the file describes its picture as \(tags), recorded \(record.tags)")
                 if picture.checksum == record.checksum { continue }
                 #expect(!(record.exact && renderer.madeTheRecords),
                         "\(filter) \(referenceCase.name) on \(renderer): the samples changed (checksum \(picture.checksum), recorded \(record.checksum)), where every renderer drew the same bytes: the arithmetic changed")
@@ -81,8 +82,10 @@ struct ReferenceOutputTests {
         }
     }
 
-    /// Runs `referenceCase` through `elimage run` on `renderer` and decodes its output.
-    private func run(_ referenceCase: ReferenceCase, on renderer: ReferenceRenderer) async throws -> DecodedPicture {
+    /// Runs `referenceCase` through `elimage run` on `renderer`, decodes its output and reads how the
+    /// file describes it (ffprobe's pixel format, range, matrix, transfer, primaries and chroma
+    /// location; "-" for raw frames).
+    private func run(_ referenceCase: ReferenceCase, on renderer: ReferenceRenderer) async throws -> (picture: DecodedPicture, tags: String) {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.path("out.\(referenceCase.output.rawValue)")
@@ -94,9 +97,15 @@ struct ReferenceOutputTests {
         guard renderer.accepts(said) else {
             throw PictureMismatch("asked for \(renderer) (GALLIUM_DRIVER), but elimage said '\(said)': set ELIMAGE_REFERENCE_RENDERERS=native to check another renderer")
         }
-        return try await DecodedPicture.decode(output, as: referenceCase.output.layout, bits: referenceCase.bits,
-                                               width: referenceCase.width, height: referenceCase.height,
-                                               rawRGBA: referenceCase.output == .rgba)
+        let picture = try await DecodedPicture.decode(output, as: referenceCase.output.layout, bits: referenceCase.bits,
+                                                      width: referenceCase.width, height: referenceCase.height,
+                                                      rawRGBA: referenceCase.output == .rgba)
+        guard referenceCase.output != .rgba else { return (picture, "-") }
+        let probe = try await BuiltProgram(systemTool: "ffprobe").run(
+            ["-v", "error", "-select_streams", "v:0", "-show_entries",
+             "stream=pix_fmt,color_range,color_space,color_transfer,color_primaries,chroma_location", "-of", "csv=p=0", output])
+        guard probe.status == 0 else { throw PictureMismatch("ffprobe could not read \(output): \(probe.errors)") }
+        return (picture, probe.output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// `make refs-update`: runs each case on every renderer and writes its record and half-size
@@ -112,21 +121,24 @@ struct ReferenceOutputTests {
         try FileManager.default.createDirectory(atPath: ReferenceCases.imageFolder(of: filter), withIntermediateDirectories: true)
         var lines = ["# Reference outputs of `elimage run --filter \(filter)`, made by `make refs-update` on "
                      + renderers.map(\.description).joined(separator: " and ") + "; Tests/References/README.md says how they are read.",
-                     "# case\targuments\tchecksum\texact or approximate\tfloor per plane (dB)"]
+                     "# case\targuments\tchecksum\texact or approximate\tpix_fmt,range,matrix,transfer,primaries,chroma location\tfloor per plane (dB)"]
         for referenceCase in cases {
-            let made = try await run(referenceCase, on: first)
+            let (made, tags) = try await run(referenceCase, on: first)
             let reference = made.halved()
             var exact = true
             var worst = Array(repeating: Double.infinity, count: reference.planes.count)
             for renderer in renderers.dropFirst() {
-                let other = try await run(referenceCase, on: renderer)
+                let (other, otherTags) = try await run(referenceCase, on: renderer)
+                guard otherTags == tags else {
+                    throw PictureMismatch("\(filter) \(referenceCase.name): \(renderer)'s file says \(otherTags), \(first)'s \(tags)")
+                }
                 exact = exact && other.checksum == made.checksum
                 worst = zip(worst, try other.halved().psnr(against: reference)).map { min($0, $1) }
             }
             let floors = worst.map { min(45, ($0 - 3).rounded(.down)) }
             try await reference.write(to: ReferenceCases.imageFile(of: referenceCase))
             let record = ReferenceRecord(name: referenceCase.name, arguments: referenceCase.arguments,
-                                         checksum: made.checksum, exact: exact, floors: floors)
+                                         checksum: made.checksum, exact: exact, tags: tags, floors: floors)
             lines.append(record.line(planeNames: referenceCase.output.layout.planeNames))
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: ReferenceCases.recordFile(of: filter), atomically: true, encoding: .utf8)
