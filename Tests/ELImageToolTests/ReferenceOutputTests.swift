@@ -50,7 +50,6 @@ struct ReferenceOutputTests {
             guard let record = records[referenceCase.name] else { continue }
             #expect(record.arguments == referenceCase.arguments,
                     "\(filter) \(referenceCase.name): recorded for '\(record.arguments)', the table now says '\(referenceCase.arguments)': `make refs-update`")
-            var reference: DecodedPicture?  // read when a picture is not the recorded one
             for renderer in ReferenceCases.renderers {
                 let (picture, tags) = try await run(referenceCase, on: renderer)
                 drawn["\(renderer) \(referenceCase.name)"] = picture.checksum
@@ -58,13 +57,7 @@ struct ReferenceOutputTests {
                 if picture.checksum == record.checksum { continue }
                 #expect(!(record.exact && renderer.madeTheRecords),
                         "\(filter) \(referenceCase.name) on \(renderer): the samples changed (checksum \(picture.checksum), recorded \(record.checksum)), where every renderer drew the same bytes: the arithmetic changed")
-                if reference == nil {
-                    reference = try await DecodedPicture.decode(
-                        ReferenceCases.imageFile(of: referenceCase), as: referenceCase.output.layout, bits: referenceCase.bits,
-                        width: referenceCase.width / 2, height: referenceCase.height / 2)
-                }
-                guard let reference else { continue }
-                let measured = try picture.halved().psnr(against: reference)
+                let measured = try picture.halved().psnr(against: try await ReferenceCases.storedPicture(of: referenceCase))
                 for (plane, (value, floor)) in zip(referenceCase.output.layout.planeNames, zip(measured, record.floors)) {
                     #expect(value >= floor, "\(filter) \(referenceCase.name) on \(renderer): \(plane) at \(String(format: "%.2f", value)) dB against the record, below its floor of \(floor) dB (\(ReferenceCases.imageFile(of: referenceCase)))")
                 }
@@ -251,6 +244,12 @@ enum ReferenceCases {
     static func imageFolder(of filter: String) -> String { "\(folder)/\(filter)" }
     static func imageFile(of referenceCase: ReferenceCase) -> String {
         "\(imageFolder(of: referenceCase.filter))/\(referenceCase.name).\(referenceCase.output.layout == .yuv420 ? "y4m" : "png")"
+    }
+
+    /// The stored half-size picture of `referenceCase`, read only when an output is not the recorded one.
+    static func storedPicture(of referenceCase: ReferenceCase) async throws -> DecodedPicture {
+        try await DecodedPicture.decode(imageFile(of: referenceCase), as: referenceCase.output.layout, bits: referenceCase.bits,
+                                        width: referenceCase.width / 2, height: referenceCase.height / 2)
     }
 
     /// `make refs-update` sets ELIMAGE_REFS_UPDATE=1: the cases write their records instead of checking them.
