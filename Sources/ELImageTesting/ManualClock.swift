@@ -103,6 +103,9 @@ public final class ManualClock: BlockingClock {
 
     /// Waits until at least `count` waits are pending on the clock: the code under test has gone
     /// as far as it can without time passing. False when `timeout` (real time) passed first.
+    ///
+    /// A thread whose wait also ends by its condition's own signal leaves the pending waits for a
+    /// moment before it waits again: to act on a particular deadline, use `waitForDeadlines`.
     @discardableResult
     public func waitForSleepers(_ count: Int = 1, timeout: Duration = Waitable<Int>.defaultTimeout) async -> Bool {
         await state.wait(timeout: timeout) { $0.sleeps.count >= count }
