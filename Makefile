@@ -61,7 +61,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps models segmentation-model build demo test refs-update mutate coverage test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check docs
+.PHONY: all deps models segmentation-model build demo test layers refs-update mutate coverage test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check docs
 
 all: build
 
@@ -202,13 +202,18 @@ COVERAGE ?=
 COVERAGE_PROFILES := $(CURDIR)/.build/coverage
 BUILD_FLAGS := $(if $(COVERAGE),--enable-code-coverage)
 RUN_ENV := $(if $(COVERAGE),LLVM_PROFILE_FILE=$(COVERAGE_PROFILES)/%4m.profraw)
-test: deps
+test: deps layers
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(if $(COVERAGE),rm -rf $(COVERAGE_PROFILES))
 	$(RUN_ENV) $(TEST_ENV) ELIMAGE_REFERENCE_RENDERERS=llvmpipe $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)|$(STREAM_SUITES)'
 	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(STREAM_SUITES)'
 	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --skip '$(LONG_TESTS)' --no-parallel
 	$(if $(COVERAGE),python3 Tests/Scripts/coverage.py $(COVERAGE_PROFILES) $$($(SWIFT) build --show-bin-path) --json $(COVERAGE_PROFILES)/modules.json)
+
+## The rooms of the core and of ELImageMedia name only rooms below them (docs/ARCHITECTURE.md
+## declares the layers; Tests/Scripts/layers.py checks every file, and itself first).
+layers:
+	python3 Tests/Scripts/layers.py docs/ARCHITECTURE.md
 
 ## `make test` with line coverage per module (llvm-cov through SwiftPM's instrumented build).
 coverage:

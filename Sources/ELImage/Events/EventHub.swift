@@ -6,13 +6,13 @@ import Foundation
 ///
 /// Publishing never waits for a consumer: it appends under a lock and wakes a waiting one.
 final class EventHub: Sendable {
-    private struct State {
+    private struct HubState {
         var subscribers: [ObjectIdentifier: EventBuffer] = [:]
         var errorHandler: (@Sendable (NodeFailure) -> Void)?
         var closed = false
     }
 
-    private let state = Locked(State())
+    private let state = Locked(HubState())
 
     /// A new subscriber's buffer; one made after `close()` is finished at once.
     func subscribe(capacity: Int) -> EventBuffer {

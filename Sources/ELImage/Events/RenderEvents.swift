@@ -24,7 +24,6 @@
 /// Iterate a sequence once, from one task; make another sequence for another consumer. Cancelling
 /// the iterating task ends the iteration. Releasing the sequence unsubscribes it.
 public struct RenderEvents: AsyncSequence, Sendable {
-    public typealias Element = RenderEvent
     public typealias Failure = Never
 
     let subscription: EventSubscription
@@ -73,7 +72,7 @@ final class EventSubscription: Sendable {
 
 /// One subscriber's events waiting to be taken, with the policy of `RenderEvents`.
 final class EventBuffer: Sendable {
-    private struct State {
+    private struct SubscriptionState {
         var events: [RenderEvent] = []
         var lost = 0
         var finished = false
@@ -81,7 +80,7 @@ final class EventBuffer: Sendable {
     }
 
     let capacity: Int
-    private let state = Locked(State())
+    private let state = Locked(SubscriptionState())
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)

@@ -6,10 +6,11 @@ import Foundation
 /// A request is served from the pool when a texture with an equal `TextureKey` is idle, and only
 /// otherwise allocated. Idle textures unused for `idleLifetime` are deleted, and the pool never holds
 /// more than `maximumIdleBytes` of idle textures.
-/// Lives in a `RenderContext`; use it only on that context's render thread.
+/// Lives in a `RenderContext` (`RenderContext.makeFrame` takes frames from it); use it only on that
+/// context's render thread.
 public final class FramePool {
     /// Counters describing the pool.
-    public struct Statistics: Sendable, Equatable {
+    public struct Counters: Sendable, Equatable {
         /// Requests served with an idle texture.
         public var hits = 0
         /// Requests that allocated a new texture.
@@ -31,7 +32,7 @@ public final class FramePool {
     /// The most idle texture memory kept; past it the least recently used textures are deleted.
     public var maximumIdleBytes = 256 << 20
 
-    public private(set) var statistics = Statistics()
+    public private(set) var statistics = Counters()
 
     private struct IdleTexture {
         let texture: PooledTexture
@@ -46,13 +47,14 @@ public final class FramePool {
         self.maximumTextureSize = maximumTextureSize
     }
 
-    /// A frame backed by an idle texture with `key`, or by a new one.
+    /// A frame backed by an idle texture with `key`, or by a new one; its texture goes back to the
+    /// pool through `resources` when the frame is released.
     func frame(for key: TextureKey, timestamp: MediaTime, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
-               in context: isolated RenderContext) throws -> TextureFrame {
+               resources: RenderResources) throws -> TextureFrame {
         let texture = try take(key)
         return TextureFrame(texture: texture.texture, framebuffer: texture.framebuffer, key: key,
                             timestamp: timestamp, colorSpace: colorSpace, chromaLocation: chromaLocation,
-                            resources: context.resources)
+                            resources: resources)
     }
 
     private func take(_ key: TextureKey) throws -> PooledTexture {

@@ -100,13 +100,12 @@ public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable,
 
     /// The frames of a `FrameStream`.
     public struct Frames: AsyncSequence, Sendable {
-        public typealias Element = PixelBuffer
         let elements: FrameChannel<PixelBuffer>.Elements
 
-        public func makeAsyncIterator() -> Iterator { Iterator(base: elements.makeAsyncIterator()) }
+        public func makeAsyncIterator() -> FrameIterator { FrameIterator(base: elements.makeAsyncIterator()) }
 
-        public struct Iterator: AsyncIteratorProtocol {
-            var base: FrameChannel<PixelBuffer>.Elements.Iterator
+        public struct FrameIterator: AsyncIteratorProtocol {
+            var base: FrameChannel<PixelBuffer>.Elements.ElementIterator
 
             public mutating func next() async throws -> PixelBuffer? { try await base.next() }
         }

@@ -19,7 +19,7 @@ final class HeldReadbacks: Sendable {
         let number: Int
     }
 
-    private struct State {
+    private struct HeldState {
         var frames: [Frame] = []
         var lettingGo = false
         var pollScheduled = false
@@ -29,7 +29,7 @@ final class HeldReadbacks: Sendable {
     let limit: Int
     /// Frames packed after a frame before it is read.
     static let newerFrames = 2
-    private let state = Locked(State())
+    private let state = Locked(HeldState())
     /// Held while the render thread reads taken frames back and queues them, so that the end of a
     /// run can wait until those frames are queued or counted as let go.
     private let delivery = NSLock()

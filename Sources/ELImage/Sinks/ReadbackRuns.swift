@@ -8,7 +8,7 @@ import Dispatch
 /// once the run before it has ended, so the writer (a user's closure) sees the streams' frames in
 /// order, never two runs at once.
 final class ReadbackRuns: Sendable {
-    private struct State {
+    private struct RunsState {
         /// Runs not yet known to have ended, oldest first; the last one takes new frames.
         var runs: [ReadbackSink] = []
         /// The end of the newest run, which the next run's writer waits for.
@@ -21,7 +21,7 @@ final class ReadbackRuns: Sendable {
 
     private let configuration: ReadbackSink.Configuration
     private let makeWriter: @Sendable () -> any FrameWriter
-    private let state = Locked(State())
+    private let state = Locked(RunsState())
 
     /// What a run does per frame, for a printed plan.
     var planSummary: String { state.withLock { $0.runs.last }?.planSummary ?? configuration.planSummary(placement: nil) }
@@ -53,7 +53,7 @@ final class ReadbackRuns: Sendable {
     }
 
     /// Takes `ended` out of the runs, keeping their counts.
-    private static func remove(_ ended: [ReadbackSink], from state: inout State) {
+    private static func remove(_ ended: [ReadbackSink], from state: inout RunsState) {
         state.writtenByEndedRuns += ended.reduce(0) { $0 + $1.counts.written }
         state.droppedByEndedRuns += ended.reduce(0) { $0 + dropped(by: $1) }
         state.runs.removeAll { run in ended.contains { $0 === run } }

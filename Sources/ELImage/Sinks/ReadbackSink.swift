@@ -119,7 +119,7 @@ package final class ReadbackSink: Sendable {
         var isFailure: Bool { if case .failed = self { true } else { false } }
     }
 
-    private struct State {
+    private struct SinkState {
         var closing = false
         var cancelRequested = false
         var threadStarted = false
@@ -133,7 +133,7 @@ package final class ReadbackSink: Sendable {
     package let configuration: Configuration
     package var path: String { configuration.path }
     private let queue: HandoffQueue<Message>
-    private let state = Locked(State())
+    private let state = Locked(SinkState())
     private let result = WorkerOutcome<Ending>()
     /// Buffers the worker has written, for the next readbacks to read into (on the render thread
     /// or the worker).

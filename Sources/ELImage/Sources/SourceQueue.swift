@@ -21,7 +21,7 @@ extension HandoffQueue where Element == SourceItem {
     }
 
     /// Puts a picture in: waits for room under back-pressure, replaces the waiting one otherwise.
-    func put(_ frame: PixelBuffer, orientation: Orientation, policy: SourcePolicy) -> Outcome {
+    func put(_ frame: PixelBuffer, orientation: Orientation, policy: SourcePolicy) -> PushOutcome {
         push(.frame(frame, orientation), whenFull: policy == .newestWins ? .replaceOldest : .wait)
     }
 }

@@ -74,7 +74,7 @@ public final class SourceRunner: Sendable {
         var threads: [JoinableThread] { [producer, delivery] }
     }
 
-    private struct State {
+    private struct RunnerState {
         /// The current (or last) run.
         var current: Started?
         /// The run before it, while its delivery may still go on.
@@ -85,7 +85,7 @@ public final class SourceRunner: Sendable {
     public let name: String
     /// What happens when pictures come faster than the graph takes them.
     public let policy: SourcePolicy
-    private let state = Locked(State())
+    private let state = Locked(RunnerState())
 
     public init(name: String, policy: SourcePolicy) {
         self.name = name

@@ -55,11 +55,11 @@ final class FrameChannel<Element: Sendable>: Sendable {
     struct Elements: AsyncSequence, Sendable {
         let channel: FrameChannel
 
-        func makeAsyncIterator() -> Iterator {
-            Iterator(base: channel.stream.makeAsyncIterator(), listener: Listener(channel))
+        func makeAsyncIterator() -> ElementIterator {
+            ElementIterator(base: channel.stream.makeAsyncIterator(), listener: Listener(channel))
         }
 
-        struct Iterator: AsyncIteratorProtocol {
+        struct ElementIterator: AsyncIteratorProtocol {
             var base: AsyncThrowingStream<Element, any Error>.AsyncIterator
             let listener: Listener
 

@@ -20,16 +20,16 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     package enum WhenFull: Sendable, Equatable {
         /// Waits until the consumer takes one (or the queue is cancelled): nothing is lost.
         case wait
-        /// Refuses the new item at once (counted in `Statistics.rejected`).
+        /// Refuses the new item at once (counted in `QueueStatistics.rejected`).
         case refuse
-        /// Drops the oldest waiting item for the new one (counted in `Statistics.replaced`).
+        /// Drops the oldest waiting item for the new one (counted in `QueueStatistics.replaced`).
         case replaceOldest
     }
 
     /// What became of a pushed item: it is `queued`, or it `replacedOlder` (it got in in place of
     /// the oldest waiting item, which is dropped), or it was `refused` (full, and the policy was to
     /// refuse), or the queue was `closed` (cancelled or closed) before it got in.
-    package enum Outcome: Sendable, Equatable {
+    package enum PushOutcome: Sendable, Equatable {
         case queued, replacedOlder, refused, closed
     }
 
@@ -37,11 +37,11 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// were dropped while waiting for a newer one (`replaced`), and the most items that waited at
     /// once (`highWaterMark`); counted under the queue's lock, so they agree with what the
     /// consumer saw.
-    package struct Statistics: Sendable, Equatable {
+    package struct QueueStatistics: Sendable, Equatable {
         package var accepted = 0, rejected = 0, replaced = 0, highWaterMark = 0
     }
 
-    private struct Entry {
+    private struct QueueEntry {
         let element: Element
         let counted: Bool
     }
@@ -52,7 +52,7 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// The items and control messages waiting, oldest first. A popped entry leaves the array at
     /// once: kept, it would hold its element (a frame's buffer) alive, and a consumer that reuses
     /// its buffers would then copy them.
-    private var entries: [Entry] = []
+    private var entries: [QueueEntry] = []
     private var waitingItems = 0
     private var cancelled = false
     private var finished = false
@@ -60,7 +60,7 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// Counted items popped, and how many of those the consumer said it handled.
     private var popped = 0
     private var handled = 0
-    private var counts = Statistics()
+    private var counts = QueueStatistics()
 
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -73,15 +73,15 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// not started).
     package var isIdle: Bool { locked { entries.isEmpty && !busy } }
 
-    package var statistics: Statistics { locked { counts } }
+    package var statistics: QueueStatistics { locked { counts } }
 
     /// Appends a counted item, doing `whenFull` when `capacity` items wait. With
     /// `waitUntilHandled`, then waits until the consumer `markHandled()` it (or the queue is
     /// cancelled).
     @discardableResult
-    package func push(_ element: Element, whenFull: WhenFull, waitUntilHandled: Bool = false) -> Outcome {
+    package func push(_ element: Element, whenFull: WhenFull, waitUntilHandled: Bool = false) -> PushOutcome {
         locked {
-            var outcome = Outcome.queued
+            var outcome = PushOutcome.queued
             room: while !cancelled, waitingItems >= capacity {
                 switch whenFull {
                 case .wait:
@@ -99,7 +99,7 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
                 }
             }
             guard !cancelled else { return .closed }
-            entries.append(Entry(element: element, counted: true))
+            entries.append(QueueEntry(element: element, counted: true))
             waitingItems += 1
             counts.accepted += 1
             counts.highWaterMark = max(counts.highWaterMark, waitingItems)
@@ -115,7 +115,7 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// Appends a control message: never waits, never counts, taken even after `cancel()`.
     package func post(_ control: Element) {
         locked {
-            entries.append(Entry(element: control, counted: false))
+            entries.append(QueueEntry(element: control, counted: false))
             condition.broadcast()
         }
     }
@@ -126,7 +126,7 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     package func close(with last: Element) -> Bool {
         locked {
             guard !cancelled else { return false }
-            entries.append(Entry(element: last, counted: false))
+            entries.append(QueueEntry(element: last, counted: false))
             (cancelled, finished) = (true, true)
             condition.broadcast()
             return true

@@ -9,7 +9,7 @@ import Foundation
 /// destructors (EGL's, glapi's, the Swift runtime's) and is gone, so nothing of it can race the
 /// process's `exit()`.
 package final class JoinableThread: Sendable {
-    private enum Phase {
+    private enum ThreadPhase {
         case created(Start)
         case started(pthread_t)
         case joined
@@ -19,7 +19,7 @@ package final class JoinableThread: Sendable {
     package let name: String
     private let stackSize: Int
     private let exit = ExitSignal()
-    private let phase: Locked<Phase>
+    private let phase: Locked<ThreadPhase>
     private weak let group: ThreadGroup?
 
     /// A thread that will run `body`, registered in `group` once started.

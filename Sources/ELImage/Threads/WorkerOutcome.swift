@@ -4,12 +4,12 @@
 /// (attached with `attach(_:)`), so that whoever hears the outcome knows the thread and everything
 /// it held (x264, the muxer, its GL context) are gone.
 package final class WorkerOutcome<Value: Sendable>: Sendable {
-    private struct State {
+    private struct OutcomeState {
         var outcome: Result<Value, ELImageError>?
         var waiters: [CheckedContinuation<Result<Value, ELImageError>, Never>] = []
         var worker: JoinableThread?
     }
-    private let state = Locked(State())
+    private let state = Locked(OutcomeState())
 
     /// Sets the outcome (the first one counts) and wakes the waiters.
     package init() {}

@@ -70,7 +70,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         set { shared.withLock { $0.onFailure = newValue } }
     }
 
-    private struct Shared {
+    private struct CaptureShared {
         var queue: [AudioPacket] = []
         /// Where the sound captured so far ends, in output samples on the monotonic clock.
         var capturedEnd: Int64?
@@ -81,7 +81,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         var stopping = false
         var ended = false
     }
-    private let shared = Locked(Shared())
+    private let shared = Locked(CaptureShared())
     private let stream: StreamHandle
     private let encoder: EncoderHandle
     private var thread: JoinableThread?

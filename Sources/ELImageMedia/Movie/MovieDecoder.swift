@@ -65,14 +65,14 @@ public final class MovieDecoder {
     private let streamIndex: Int32
     private let timeBase: StreamTimeBase
 
-    private enum State {
+    private enum DecoderState {
         /// Reading packets and decoding them.
         case reading
         /// The input ended (or failed with `failure`): taking the last frames out of the decoder.
         case draining(failure: ELImageError?)
         case finished
     }
-    private var state = State.reading
+    private var state = DecoderState.reading
     private var failure: ELImageError?
     /// The number of the next frame to come out, and whether it must be recomputed from the next
     /// timestamp (after a seek).

@@ -46,15 +46,15 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
         let path: String
         let format: Format
         let time: MediaTime?
-        let continuation: CheckedContinuation<Written, Never>
+        let continuation: CheckedContinuation<WrittenSnapshot, Never>
     }
 
     /// A request's outcome.
-    private struct Written: Sendable {
+    private struct WrittenSnapshot: Sendable {
         let outcome: Result<Capture, any Error>
     }
 
-    private struct State {
+    private struct SnapshotState {
         var next: UInt64 = 0
         var pending: [Request] = []
         /// The sinks writing pictures, by request, until their callers joined them.
@@ -63,7 +63,7 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
     }
 
     public let inputSlots = InputSlots(count: 1)
-    private let state = Locked(State())
+    private let state = Locked(SnapshotState())
     /// Registered with the context of the first frame, whose `close()` then closes this node.
     private let registered = Locked(false)
 
@@ -99,14 +99,14 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
                     state.pending.append(Request(id: id, path: path, format: format, time: time, continuation: continuation))
                     return nil
                 }
-                if let refusal { continuation.resume(returning: Written(outcome: .failure(refusal))) }
+                if let refusal { continuation.resume(returning: WrittenSnapshot(outcome: .failure(refusal))) }
             }
         } onCancel: {
             let request = state.withLock { state -> Request? in
                 guard let index = state.pending.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.pending.remove(at: index)
             }
-            request?.continuation.resume(returning: Written(outcome: .failure(CancellationError())))
+            request?.continuation.resume(returning: WrittenSnapshot(outcome: .failure(CancellationError())))
         }
         // The thread that wrote the picture has ended before the caller hears.
         if let sink = state.withLock({ $0.writing.removeValue(forKey: id) }) { _ = await sink.outcome() }
@@ -125,7 +125,7 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
             return (state.pending, Array(state.writing.values))
         }
         for request in left {
-            request.continuation.resume(returning: Written(outcome: .failure(ELImageError.closed(
+            request.continuation.resume(returning: WrittenSnapshot(outcome: .failure(ELImageError.closed(
                 what: "the snapshot of \(request.path) (closed before a frame arrived)"))))
         }
         for sink in writing { _ = await sink.outcome() }
@@ -143,7 +143,7 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
         guard frame.format.holdsPicture else {
             let error = ELImageError.invalidInput(what: "Snapshot got a \(frame.format) frame",
                                                   hint: "connect it after a node that outputs RGBA")
-            due.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }
+            due.forEach { $0.continuation.resume(returning: WrittenSnapshot(outcome: .failure(error))) }
             throw error
         }
         // Encoding a PNG or JPEG takes milliseconds to tens of them: not on the render thread.
@@ -151,7 +151,7 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
         /// Answers the requests the writer did not (the readback or conversion failed) with why.
         let answer: @Sendable (any Error) -> Void = { error in
             let left = unanswered.withLock { left in defer { left = [] }; return left }
-            left.forEach { $0.continuation.resume(returning: Written(outcome: .failure(error))) }
+            left.forEach { $0.continuation.resume(returning: WrittenSnapshot(outcome: .failure(error))) }
         }
         let timestamp = frame.timestamp
         let sink = ReadbackSink(
@@ -183,7 +183,7 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
         }
         for request in left {
             let when = request.time.map { "at or after \($0.seconds) s" } ?? ""
-            request.continuation.resume(returning: Written(outcome: .failure(ELImageError.invalidState(
+            request.continuation.resume(returning: WrittenSnapshot(outcome: .failure(ELImageError.invalidState(
                 node: "Snapshot", reason: "the stream ended before a frame \(when) arrived for \(request.path)"))))
         }
     }
@@ -210,7 +210,7 @@ public final class Snapshot: ImageInput, ClosableNode, Sendable {
                     return Capture(path: request.path, timestamp: image.timestamp, width: image.width,
                                    height: image.height, format: request.format)
                 }
-                request.continuation.resume(returning: Written(outcome: outcome))
+                request.continuation.resume(returning: WrittenSnapshot(outcome: outcome))
             }
             return .more
         }

@@ -12,11 +12,11 @@ final class StreamConnection: Sendable {
     private let options: LiveStreamOptions
     private let layout: StreamLayout
     private let interrupt = NetworkInterrupt()
-    private let shared: Shared
+    private let shared: ConnectionShared
     private let thread: JoinableThread
 
     /// The queue and the counters, under one condition the network thread waits on.
-    private final class Shared: @unchecked Sendable {
+    private final class ConnectionShared: @unchecked Sendable {
         // @unchecked Sendable: every stored property is touched only while `condition` is locked.
         let condition = NSCondition()
         var queue: LivePacketQueue
@@ -37,7 +37,7 @@ final class StreamConnection: Sendable {
             statistics.address = address
         }
 
-        func withLock<T>(_ body: (Shared) throws -> T) rethrows -> T {
+        func withLock<T>(_ body: (ConnectionShared) throws -> T) rethrows -> T {
             condition.lock()
             defer { condition.unlock() }
             return try body(self)
@@ -50,7 +50,7 @@ final class StreamConnection: Sendable {
         self.target = target
         self.options = options
         self.layout = layout
-        let shared = Shared(queue: LivePacketQueue(maximumDelay: options.maximumDelay, maximumBytes: options.maximumQueuedBytes),
+        let shared = ConnectionShared(queue: LivePacketQueue(maximumDelay: options.maximumDelay, maximumBytes: options.maximumQueuedBytes),
                             address: target.description)
         self.shared = shared
         let interrupt = self.interrupt
@@ -120,7 +120,7 @@ final class StreamConnection: Sendable {
     // MARK: The network thread
 
     private static func run(target: StreamTarget, layout: StreamLayout, options: LiveStreamOptions,
-                            shared: Shared, interrupt: NetworkInterrupt) {
+                            shared: ConnectionShared, interrupt: NetworkInterrupt) {
         var muxer: StreamMuxer
         do {
             muxer = try StreamMuxer(target: target, layout: layout, options: options, interrupt: interrupt)
@@ -193,7 +193,7 @@ final class StreamConnection: Sendable {
 
     /// The next packet to send; nil when the stream ends (aborted, or finishing with the queue
     /// empty or its time up).
-    private static func next(_ shared: Shared) -> LivePacket? {
+    private static func next(_ shared: ConnectionShared) -> LivePacket? {
         shared.withLock { shared in
             while true {
                 if shared.aborted { return nil }
@@ -209,7 +209,7 @@ final class StreamConnection: Sendable {
     /// window has passed since the connection broke. Nil when it gave up (the failure is set) or
     /// the stream was stopped meanwhile.
     private static func reconnect(after error: Error, target: StreamTarget, layout: StreamLayout, options: LiveStreamOptions,
-                                  shared: Shared, interrupt: NetworkInterrupt) -> StreamMuxer? {
+                                  shared: ConnectionShared, interrupt: NetworkInterrupt) -> StreamMuxer? {
         let lostAt = ContinuousClock.now
         let giveUp = lostAt + options.reconnectWindow
         var pause = Duration.milliseconds(250)
@@ -259,7 +259,7 @@ final class StreamConnection: Sendable {
 
     /// The thread ends: with `error` as the stream's failure (the first one kept); the frames still
     /// queued are counted as dropped.
-    private static func end(with error: Error?, shared: Shared) {
+    private static func end(with error: Error?, shared: ConnectionShared) {
         shared.withLock { shared in
             if let error, shared.failure == nil {
                 shared.failure = (error as? ELImageError)

@@ -161,7 +161,7 @@ struct HandoffQueueTests {
     func closeWithLastItem() async {
         let queue = HandoffQueue<Int>(capacity: 4)
         let producer = await onThread {
-            var outcomes: [HandoffQueue<Int>.Outcome] = []
+            var outcomes: [HandoffQueue<Int>.PushOutcome] = []
             for item in 0..<3 { outcomes.append(queue.push(item, whenFull: .wait)) }
             #expect(queue.close(with: 100))
             outcomes.append(queue.push(4, whenFull: .wait))

@@ -31,19 +31,19 @@ public final class FaceReshape: FrameFilter {
 
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
-    private struct State {
+    private struct ReshapeState {
         var slimming: Float
         var eyeEnlargement: Float
         var faces: [FacePoints] = []
         var statistics = Statistics()
     }
-    private let state: Locked<State>
+    private let state: Locked<ReshapeState>
 
     /// - Parameters:
     ///   - slimming: 0...1, how much the lower face is narrowed (0: not at all).
     ///   - eyeEnlargement: 0...1, how much the eyes are enlarged (0: not at all).
     public init(slimming: Float = 0.5, eyeEnlargement: Float = 0.5) {
-        state = Locked(State(slimming: Self.unit(slimming), eyeEnlargement: Self.unit(eyeEnlargement)))
+        state = Locked(ReshapeState(slimming: Self.unit(slimming), eyeEnlargement: Self.unit(eyeEnlargement)))
     }
 
     /// 0...1; NaN is 0.

@@ -29,3 +29,10 @@ extension ParameterizedFilter {
         return values
     }
 }
+
+extension SinglePassFilter where Self: ParameterizedFilter {
+    /// The `@Uniform` parameters' current values.
+    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
+        parameterUniforms
+    }
+}

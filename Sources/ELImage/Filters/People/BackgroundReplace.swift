@@ -39,7 +39,7 @@ public final class BackgroundReplace: FrameFilter, PersonMaskFollowing, PlanDesc
     public let inputSlots = InputSlots(count: 2)
     public let outputs = OutputTargets()
     private let refiner = PersonMaskRefiner()
-    private struct State {
+    private struct ReplaceState {
         var wrap: Float
         var statistics = Statistics()
         var picture: RGBAImage?
@@ -49,14 +49,14 @@ public final class BackgroundReplace: FrameFilter, PersonMaskFollowing, PlanDesc
         /// The second input's newest frame.
         var secondInput: (context: RenderContext, frame: TextureFrame)?
     }
-    private let state: Locked<State>
+    private let state: Locked<ReplaceState>
 
     /// - Parameters:
     ///   - background: the new background; nil: the frames of a second source connected to input 1.
     ///   - wrap: 0...1, how much of the new background's light reaches the person's edge.
     /// - Throws: `ELImageError.invalidInput` when the picture is empty or its pixels do not fill it.
     public init(background: RGBAImage? = nil, wrap: Float = 0.35) throws {
-        state = Locked(State(wrap: FilterParameter.clamp(wrap, to: 0...1, neutral: 0)))
+        state = Locked(ReplaceState(wrap: FilterParameter.clamp(wrap, to: 0...1, neutral: 0)))
         try setBackground(background)
     }
 

@@ -11,14 +11,14 @@ final class PlanCache: Sendable {
         case separate(NotFused?)
     }
 
-    private struct State {
+    private struct CacheState {
         var plan: GraphPlan?
         var route: Route?
         /// How many times a plan was compiled for these outputs.
         var compilations = 0
     }
 
-    private let state = Locked(State())
+    private let state = Locked(CacheState())
 
     /// The plan for `outputs` as they are wired now: the cached one, or a new walk.
     func plan(for outputs: OutputTargets) -> GraphPlan {
@@ -48,7 +48,7 @@ final class PlanCache: Sendable {
     /// the plan and the route (the stream ended: nothing is kept alive for it).
     func endOfStream() -> FusableLine? {
         state.withLock { state in
-            defer { state = State(compilations: state.compilations) }
+            defer { state = CacheState(compilations: state.compilations) }
             guard case .fused(let fused)? = state.route, state.plan?.isCurrent == true else { return nil }
             return fused.line
         }
@@ -56,6 +56,6 @@ final class PlanCache: Sendable {
 
     /// Forgets the plan and the route (the wiring of these outputs changed).
     func forget() {
-        state.withLock { state in state = State(compilations: state.compilations) }
+        state.withLock { state in state = CacheState(compilations: state.compilations) }
     }
 }

@@ -19,7 +19,7 @@ final class RecordingSession: Sendable {
     }
 
     /// The render thread's bookkeeping and what the encoder thread reports.
-    private struct State {
+    private struct SessionState {
         var phase = Phase.recording
         var cancelRequested = false
         var stopReason = RecordingStopReason.requested
@@ -62,7 +62,7 @@ final class RecordingSession: Sendable {
     private let keepsSourceSound: Bool
     /// A live stream rather than files.
     private let isStream: Bool
-    private let state: Locked<State>
+    private let state: Locked<SessionState>
     private let sink: ReadbackSink
 
     /// Whether the render thread reads the frames back (`ReadbackPlacement.renderThread`).
@@ -78,7 +78,7 @@ final class RecordingSession: Sendable {
     init(destination: RecordingDestination, container: ContainerFormat, limits: RecordingLimits, settings: EncoderSettings,
          sound: RecordingSound = .off, preRecord: Duration? = nil, emit: @escaping @Sendable (RecordingEvent) -> Void) {
         let path = destination.path
-        let state = Locked(State())
+        let state = Locked(SessionState())
         self.path = path
         let isSegmented = if case .segments = destination { true } else { false }
         self.isSegmented = isSegmented
@@ -324,7 +324,7 @@ final class RecordingSession: Sendable {
 
     /// The frame's presentation time in ticks from the recording's start: pauses removed, never
     /// going back.
-    private func stamp(_ time: MediaTime, timescale: Int32, state: inout State) -> Int64 {
+    private func stamp(_ time: MediaTime, timescale: Int32, state: inout SessionState) -> Int64 {
         let absolute = MediaTimeMath.ticks(time, timescale: timescale)
         let origin = state.origin ?? absolute
         state.origin = origin
@@ -354,7 +354,7 @@ final class RecordingSession: Sendable {
 
     /// The sound track of the recording, opened at its first frame on the encoder thread and
     /// kept in `state` to be stopped at the end: the track given, or the first frame's source's.
-    private static func openSound(_ sound: RecordingSound, state: Locked<State>) throws -> (any AudioTrackSource)? {
+    private static func openSound(_ sound: RecordingSound, state: Locked<SessionState>) throws -> (any AudioTrackSource)? {
         let track: (any AudioTrackSource)?
         switch sound {
         case .off: track = nil
@@ -368,7 +368,7 @@ final class RecordingSession: Sendable {
     // MARK: Outcome and statistics
 
     /// How the recording ended, from how its sink's run did.
-    private static func outcome(of result: Result<ReadbackSink.Ending, ELImageError>, state: State,
+    private static func outcome(of result: Result<ReadbackSink.Ending, ELImageError>, state: SessionState,
                                 counts: ReadbackSink.Counts, path: String, segmented: Bool,
                                 streamed: Bool) -> Result<RecordingSummary, ELImageError> {
         let cancelled = ELImageError.invalidState(node: "VideoEncoder", reason: "the recording to \(path) was cancelled")
@@ -396,7 +396,7 @@ final class RecordingSession: Sendable {
     /// The statistics with the frame counts from the sink: once the recording has ended,
     /// `framesIn == encoded + dropped + preRecordDiscarded` (every frame that got in and was
     /// neither written nor let go by the pre-record buffer is lost).
-    private static func counted(_ state: State, _ counts: ReadbackSink.Counts) -> RecordingStatistics {
+    private static func counted(_ state: SessionState, _ counts: ReadbackSink.Counts) -> RecordingStatistics {
         var statistics = state.statistics
         let lost = counts.ended ? max(0, counts.accepted - statistics.encoded - statistics.preRecordDiscarded) : 0
         statistics.framesIn = counts.accepted + counts.rejected + counts.conversionFailures

@@ -1,7 +1,7 @@
 
 /// Where a `RenderContext` stands in its life, and the nodes its `close()` closes.
 final class ContextLifecycle: Sendable {
-    private enum Phase {
+    private enum LifecyclePhase {
         case open
         /// `close()` is stopping sources and draining sinks; GL still works.
         case closing
@@ -16,13 +16,13 @@ final class ContextLifecycle: Sendable {
         var taken: Bool
     }
 
-    private struct State {
-        var phase = Phase.open
+    private struct LifecycleState {
+        var phase = LifecyclePhase.open
         var nodes: [ObjectIdentifier: Registered] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Locked(State())
+    private let state = Locked(LifecycleState())
 
     var isClosed: Bool { state.withLock { $0.phase == .closed } }
     var isGLClosed: Bool { state.withLock { $0.phase == .glClosed || $0.phase == .closed } }

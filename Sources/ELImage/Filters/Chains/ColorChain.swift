@@ -20,12 +20,7 @@ public final class ColorChain: FrameFilter, DeferringFilter, PlannedStage {
     public let outputs = OutputTargets()
 
     /// What the chain does between its pieces.
-    public enum Precision: Sendable, Hashable {
-        /// Round to 8 bits between pieces, reproducing the separate nodes (the default).
-        case matchingSeparatePasses
-        /// Keep full float precision between pieces (still clamped to [0, 1]).
-        case full
-    }
+    public typealias Precision = ColorPrecision
 
     /// The operations, applied first to last.
     public let operations: [any ColorOperation]

@@ -76,10 +76,3 @@ extension SinglePassFilter {
         if index == 0 { deliverEndOfStream(in: context) }
     }
 }
-
-extension SinglePassFilter where Self: ParameterizedFilter {
-    /// The `@Uniform` parameters' current values.
-    public func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] {
-        parameterUniforms
-    }
-}

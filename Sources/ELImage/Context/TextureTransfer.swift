@@ -7,7 +7,7 @@ extension RenderContext {
                           filtering: TextureFiltering = .linear, timestamp: MediaTime,
                           colorSpace: ColorSpace = .srgb, chromaLocation: ChromaLocation = .left) throws -> TextureFrame {
         try framePool.frame(for: TextureKey(width: width, height: height, format: format, filtering: filtering),
-                            timestamp: timestamp, colorSpace: colorSpace, chromaLocation: chromaLocation, in: self)
+                            timestamp: timestamp, colorSpace: colorSpace, chromaLocation: chromaLocation, resources: resources)
     }
 
     /// Copies CPU pixels into `frame`, rows `bytesPerRow` apart (padding allowed); the caller has
