@@ -315,8 +315,6 @@ struct RunCommand: AsyncParsableCommand {
         }
         triggers?.cancel()
         await triggers?.value
-        // The frames that went through are written and the file completed, also after a failure.
-        if let converter { try? await context.perform { converter.flush(in: $0) } }
         let count = counter.count
         var run = RunOutcome(frames: count, signal: signal, timing: "", inputFailure: inputFailure)
         if count == 0, signal == nil {

@@ -187,6 +187,20 @@ struct TimingTests {
         }
     }
 
+    @Test("A movie cut short, into Y4M (through the frame-rate converter): the frame the converter held back is written too, as the failed source still ends its stream")
+    func failedSourceThroughConverter() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = try MovieFixtures.smallClip(in: folder)  // 25 fps: no frame is repeated or left out
+        let cut = try MovieFixtures.truncatedCopy(of: clip, fraction: 0.6, name: "cut.mp4", in: folder)
+        let decodable = try MovieFixtures.probeTimestampTicks(cut).count  // what ffprobe decodes of it
+        #expect(decodable > 50 && decodable < 120)
+        let output = folder.path("out.y4m")
+        let result = try await elimage.run(["run", cut, "--fps", "25", "-o", output])
+        #expect(result.status != 0 && result.errors.contains("cut short"), "\(result.errors)")
+        #expect(try decodedFrames(output) == decodable, "every frame decoded before the cut, the last one included")
+    }
+
     @Test("Without --fps a variable-rate source takes the rate FFmpeg guesses (ffprobe's r_frame_rate); MP4 keeps every timestamp")
     func defaultRate() async throws {
         let folder = try TemporaryFolder()

@@ -29,14 +29,14 @@ public final class FrameRateConverter: ImageOutput, ImageInput {
         if let previous { send(previous, in: slots, schedule: schedule, context: context) }
     }
 
+    /// Sends the frame held back, in the slots left to it, then ends the stream. A source delivers
+    /// the end of its stream also when it fails or is closed, so every frame it delivered goes out.
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
-        flush(in: context)
+        sendHeldFrame(in: context)
         deliverEndOfStream(in: context)
     }
 
-    /// Sends the frame held back, if any, as the last one, without ending the stream: for a source
-    /// that failed (and sends no end-of-stream), so that every frame before the fault goes out.
-    public func flush(in context: isolated RenderContext) {
+    private func sendHeldFrame(in context: isolated RenderContext) {
         let (slots, last, schedule) = state.withLock { state in
             let slots = state.schedule.finish()
             defer { state.held = nil }
