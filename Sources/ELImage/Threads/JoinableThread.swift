@@ -27,7 +27,14 @@ package final class JoinableThread: Sendable {
         self.name = name
         self.stackSize = stackSize
         self.group = group
-        phase = Locked(.created(Start(name: name, body: body, exit: exit)))
+        phase = Locked(.created(Start(name: name, group: group, body: body, exit: exit)))
+    }
+
+    /// The group of the framework thread this is called on; nil on any other thread. A thread
+    /// that a framework thread starts for its own work (a live stream's network thread, started by
+    /// the encoder thread) joins this group, so the owner's close joins it too.
+    package static var currentGroup: ThreadGroup? {
+        (Thread.current.threadDictionary[GroupReference.key] as? GroupReference)?.group
     }
 
     /// Starts the thread. Does nothing when it was started before.
@@ -109,21 +116,31 @@ package final class JoinableThread: Sendable {
     private final class Start: @unchecked Sendable {
         // @unchecked Sendable: handed to the new thread once, then used by it alone.
         let name: String
+        weak var group: ThreadGroup?
         var body: (@Sendable () -> Void)?
         let exit: ExitSignal
-        init(name: String, body: @escaping @Sendable () -> Void, exit: ExitSignal) {
+        init(name: String, group: ThreadGroup?, body: @escaping @Sendable () -> Void, exit: ExitSignal) {
             self.name = name
+            self.group = group
             self.body = body
             self.exit = exit
         }
 
         func run() {
             Thread.current.name = name  // the system keeps the first 15 characters
+            if let group { Thread.current.threadDictionary[GroupReference.key] = GroupReference(group) }
             body?()
             body = nil
             exit.markDone()
         }
     }
+}
+
+/// A framework thread's group, kept in the thread's dictionary (`JoinableThread.currentGroup`).
+private final class GroupReference: NSObject {
+    static let key = "ELImage.threadGroup"
+    weak var group: ThreadGroup?
+    init(_ group: ThreadGroup) { self.group = group }
 }
 
 /// Tells waiters (blocking threads and async tasks) that a thread's body has returned.

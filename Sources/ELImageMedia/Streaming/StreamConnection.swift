@@ -54,7 +54,8 @@ final class StreamConnection: Sendable {
                             address: target.description)
         self.shared = shared
         let interrupt = self.interrupt
-        thread = JoinableThread(name: "ELImage.stream", group: nil) {
+        // In the encoder thread's group: the render context's close joins it with the encoder.
+        thread = JoinableThread(name: "ELImage.stream", group: JoinableThread.currentGroup) {
             Self.run(target: target, layout: layout, options: options, shared: shared, interrupt: interrupt)
         }
         try thread.start()

@@ -125,10 +125,14 @@ struct LiveStreamingTests {
         }
         try #require(listed, "the playlist did not list two segments")
         let live = try StreamProbe.codecs(server.httpURL("index.m3u8"))
+        let threadsWhileLive = context.runningThreadNames
         let stillRunning = stream.currentState == .recording
         try await run.value
         let summary = try await stream.finish()
         let sent = try #require(summary.statistics.stream)
+        // The network thread is the context's, like the encoder thread that started it.
+        #expect(threadsWhileLive.contains("ELImage.stream") && threadsWhileLive.contains("ELImage.encoder"), "\(threadsWhileLive)")
+        #expect(!context.runningThreadNames.contains("ELImage.stream"), "finish() joined the network thread")
 
         #expect(stillRunning, "the playlist was read after the stream ended")
         #expect(live.video == "h264" && live.audio == "aac", "read live: \(live)")
