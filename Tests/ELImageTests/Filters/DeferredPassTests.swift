@@ -89,6 +89,36 @@ struct DeferredPassTests {
         #expect(lines.contains { $0.contains("Sharpen#") && $0.contains("the last runs inside YUVDataOutput#") }, "\(lines)")
     }
 
+    @Test("Where the last pass goes is compiled with the filter's plan, once per wiring, not walked per frame: a second output recompiles it, and the filter draws its frame again")
+    func compiledOncePerWiring() async throws {
+        let context = try TestContexts.make()
+        let input = RawDataInput()
+        let sharpen = Sharpen(amount: 0.5)
+        let output = try YUVDataOutput(format: .i420) { _ in }
+        input --> sharpen --> output
+        let picture = try Self.photo()
+        var sent = 0
+        func draws(forFrames count: Int) async throws -> Int {
+            let before = await context.drawCallCount
+            for _ in 0..<count {
+                try await input.process(picture, width: Self.width, height: Self.height, format: .rgba,
+                                        timestamp: MediaTime(value: Int64(sent), timescale: 25), on: context)
+                sent += 1
+            }
+            return await context.drawCallCount - before
+        }
+        let deferred = try await draws(forFrames: 5)
+        #expect(sharpen.outputs.plans.compilations == 1, "one wiring, one compilation")
+        let second = try YUVDataOutput(format: .i420) { _ in }
+        sharpen.addTarget(second)
+        let fannedOut = try await draws(forFrames: 5)
+        #expect(sharpen.outputs.plans.compilations == 2, "rewired: compiled again")
+        // Fanned out, each frame draws the filter's pass and a second two-pass pack.
+        #expect(fannedOut == deferred + 5 * (1 + 2), "\(fannedOut) draws against \(deferred)")
+        #expect(try await output.finish() == 10)
+        #expect(try await second.finish() == 5)
+    }
+
     @Test("Long neighbourhood passes (the blurs' vertical pass, bilateral) draw their frame: no cheaper inside the pack")
     func longPassesDrawn() async throws {
         let context = try TestContexts.make()

@@ -128,9 +128,38 @@ struct DeferredPass: PackablePicture {
 
 /// Where a filter's last draw goes undone: the sink that packs it, and the observers beside it
 /// that hear of the frame first (`OutputTargets.deferringSink()`).
-struct DeferringTarget {
+struct DeferringTarget: Sendable {
     let sink: any PackingSink
     let observers: [(observer: any FrameObserver, index: Int)]
+
+    /// The target below `targets` (a node's compiled plan): the one target that is not an
+    /// observer, on input 0 (through a group's exit relay), a sink that packs; with the observers
+    /// beside it. Nil when the targets are not that shape.
+    static func derive(from targets: [GraphPlan.Stage]) -> DeferringTarget? {
+        var observers: [(observer: any FrameObserver, index: Int)] = []
+        var level = targets
+        while true {
+            var next: GraphPlan.Stage?
+            for stage in level {
+                if case .observer(let observer) = stage.role {
+                    observers.append((observer, stage.index))
+                } else if next == nil, stage.index == 0 {
+                    next = stage
+                } else {
+                    return nil
+                }
+            }
+            switch next?.role {
+            case .relay?:
+                guard let relay = next, !relay.repeated else { return nil }
+                level = relay.targets
+            case .packingSink(let sink)?:
+                return DeferringTarget(sink: sink, observers: observers)
+            default:
+                return nil
+            }
+        }
+    }
 
     /// Tells the observers of the frame, then hands `pass` to the sink. Failures are reported as
     /// theirs, never thrown (as `OutputTargets.deliver` does).
@@ -154,30 +183,9 @@ extension OutputTargets {
     /// The target a filter may hand its last draw undone (`DeferredPass`): the one target that is
     /// not an observer, on input 0 (through a group's exit relay), packing 8-bit I420 or YV12 with
     /// the matched chroma filter now (`MatchedPack420.takes`); with the observers beside it.
+    /// Read from the plan compiled for these outputs when they were last rewired: no walk.
     func deferringSink() -> DeferringTarget? {
-        var observers: [(observer: any FrameObserver, index: Int)] = []
-        var level = self
-        for _ in 0..<16 {  // relays in a row: groups in groups
-            var next: PlanRole?
-            for connection in level.all {
-                let role = PlanRole(of: connection.target)
-                if case .observer(let observer) = role {
-                    observers.append((observer, connection.index))
-                } else if next == nil, connection.index == 0 {
-                    next = role
-                } else {
-                    return nil
-                }
-            }
-            switch next {
-            case .relay(let outputs)?:
-                level = outputs
-            case .packingSink(let sink)?:
-                return MatchedPack420.takes(sink.packing) ? DeferringTarget(sink: sink, observers: observers) : nil
-            default:
-                return nil
-            }
-        }
-        return nil
+        guard let target = plans.plan(for: self).deferring, MatchedPack420.takes(target.sink.packing) else { return nil }
+        return target
     }
 }
