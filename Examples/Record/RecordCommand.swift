@@ -59,9 +59,10 @@ struct RecordCommand: AsyncParsableCommand {
         // say each failure once, as it happens; they end when it closes.
         let (outcome, failures) = try await withRenderContext { context in
             let events = context.events
-            let failures = Task { await sayFailures(events) }
+            let streamers = Locked<Set<NodeReference>>([])  // the live stream's encoder, once made
+            let failures = Task { await sayEvents(events, streamers: streamers) }
             do {
-                return (Result<UnixSignal?, any Error>.success(try await record(in: context)), failures)
+                return (Result<UnixSignal?, any Error>.success(try await record(in: context, streamers: streamers)), failures)
             } catch {
                 return (.failure(error), failures)
             }
@@ -76,13 +77,24 @@ struct RecordCommand: AsyncParsableCommand {
         }
     }
 
-    /// Says the failures among `events` until they end; returns what each failure's error said.
-    private func sayFailures(_ events: RenderEvents) async -> Set<String> {
+    /// Says the failures and the recordings' news among `events` until they end (the context
+    /// closed); returns what each failure's error said.
+    private func sayEvents(_ events: RenderEvents, streamers: Locked<Set<NodeReference>>) async -> Set<String> {
         var said: Set<String> = []
         for await event in events {
-            guard case .failed(let failure) = event else { continue }
-            said.insert("\(failure.error)")
-            say("error: \(failure)")
+            if case .failed(let failure) = event {
+                said.insert("\(failure.error)")
+                say("error: \(failure)")
+            }
+            switch event.message(RecordingEvent.self) {
+            case let .started(path, width, height)?:
+                let streaming = event.node.map { node in streamers.withLock { $0.contains(node) } } ?? false
+                say(streaming ? "streaming to \(path)" : "recording \(width)x\(height) to \(path)")
+            case let .fragmentWritten(fragment)?:
+                say("fragment \(fragment.index) written: \(fragment.framesCompleted) frames, "
+                    + String(format: "%.2f s, %lld bytes", fragment.duration.seconds, fragment.bytes))
+            default: break
+            }
         }
         return said
     }
@@ -107,7 +119,7 @@ struct RecordCommand: AsyncParsableCommand {
     }
 
     /// Runs the graph until the input ends or Ctrl-C/SIGTERM stops it; returns that signal.
-    private func record(in context: RenderContext) async throws -> UnixSignal? {
+    private func record(in context: RenderContext, streamers: Locked<Set<NodeReference>>) async throws -> UnixSignal? {
         let target = try stream.map { address in
             guard let target = StreamTarget(address) else {
                 throw ValidationError("--stream \(address): give rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8")
@@ -124,15 +136,6 @@ struct RecordCommand: AsyncParsableCommand {
         source.node --> beauty --> encoder         // the graph
         beauty --> still
 
-        encoder.setEventHandler { event in
-            switch event {
-            case let .started(path, width, height): say("recording \(width)x\(height) to \(path)")
-            case let .fragmentWritten(fragment):
-                say("fragment \(fragment.index) written: \(fragment.framesCompleted) frames, "
-                    + String(format: "%.2f s, %lld bytes", fragment.duration.seconds, fragment.bytes))
-            default: break  // a failure is one of the context's events, said by `sayFailures`
-            }
-        }
         try encoder.start(recordingTo: output, container: container(for: output, fragmentSeconds: fragmentSeconds),
                           audio: sound(for: source, context: context))
         // The live stream beside the file: its own encoder, and its own capture of the microphone.
@@ -143,10 +146,8 @@ struct RecordCommand: AsyncParsableCommand {
                                             bufferKilobits: streamBitrate)
             settings.keyframeInterval = 30
             let streamer = try VideoEncoder(settings: settings)
+            streamers.withLock { _ = $0.insert(NodeReference(streamer)) }
             beauty --> streamer
-            streamer.setEventHandler { event in
-                if case .started = event { say("streaming to \(target)") }
-            }
             try streamer.start(streamingTo: target, audio: sound(for: source, context: context, live: true))
             return streamer
         }

@@ -34,7 +34,8 @@ struct AudioOptions: ParsableArguments {
     /// input's own sound (a movie's first audio track: stream copy, or AAC when MP4 cannot hold
     /// its codec, which is said here).
     /// A live stream (`paced`: the file input is paced in real time for it) takes its sound as AAC.
-    func sound(for input: MediaSource, output: OutputKind?, context: RenderContext, paced: Bool = false) throws -> RecordingSound {
+    func sound(for input: MediaSource, output: OutputKind?, context: RenderContext, events: EventLog,
+               paced: Bool = false) throws -> RecordingSound {
         guard !noAudio else { return .off }
         let name: String
         switch output {
@@ -47,7 +48,7 @@ struct AudioOptions: ParsableArguments {
             return .off
         default: return .fromSource
         }
-        if let source { return try capture(source, for: input, context: context, paced: paced, streaming: { if case .stream = output { true } else { false } }()).map(RecordingSound.track) ?? .off }
+        if let source { return try capture(source, for: input, context: context, events: events, paced: paced, streaming: { if case .stream = output { true } else { false } }()).map(RecordingSound.track) ?? .off }
         if case .movie(let movie) = input.kind, let sound = (input.node as? MovieInput)?.sound {
             if case .stream = output, sound.codecName != "aac" {
                 Terminal.say("note: the stream carries AAC: encoding the \(sound.codecName) sound of \(movie) to AAC")
@@ -59,7 +60,7 @@ struct AudioOptions: ParsableArguments {
     }
 
     /// Starts capturing `source` ("NAME" or "NAME?"), its clock anchored at the input's first frame.
-    private func capture(_ source: String, for input: MediaSource, context: RenderContext, paced: Bool,
+    private func capture(_ source: String, for input: MediaSource, context: RenderContext, events: EventLog, paced: Bool,
                          streaming: Bool) throws -> (any AudioTrackSource)? {
         let optional = source.hasSuffix("?")
         let name = optional ? String(source.dropLast()) : source
@@ -96,7 +97,10 @@ struct AudioOptions: ParsableArguments {
             return nil
         }
         context.register(capture, stage: .sink)
-        capture.onFailure = { error in Terminal.say("note: \(error)") }
+        // A source that vanishes ends the sound, not the run: its failure is a note.
+        events.listen(to: capture, failuresAreNotes: true) { event in
+            if case .failed(let failure) = event { Terminal.say("note: \(failure.error)") }
+        }
         // A camera says when each frame was captured: the sound lines up with that, not with delivery.
         input.node.addTarget(MediaClockAnchor(clock: options.clock, timing: input.node as? CaptureTiming))
         Terminal.say("recording sound from \(capture.device.name) (\(options.codec.rawValue))")

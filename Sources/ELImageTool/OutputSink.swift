@@ -92,11 +92,14 @@ final class OutputSink: Sendable {
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, bitDepth: Int = 8, encoder settings: EncoderSettings,
                      segments: RecordingSegments? = nil, preRecord: Duration? = nil,
                      audio: RecordingSound = .fromSource, live: LiveStreamOptions = LiveStreamOptions(),
-                     virtualCamera: VirtualCameraSettings = VirtualCameraSettings(),
+                     virtualCamera: VirtualCameraSettings = VirtualCameraSettings(), events: EventLog,
                      onStreamFailure: @escaping @Sendable () -> Void = {}) throws -> OutputSink {
         switch kind {
         case .virtualCamera(let path):
-            let camera = try VirtualCamera(device: path, settings: virtualCamera) { event in Terminal.say("\(path): \(event)") }
+            let camera = try VirtualCamera(device: path, settings: virtualCamera)
+            events.listen(to: camera) { event in
+                if let change = event.message(VirtualCameraEvent.self) { Terminal.say("\(path): \(change)") }
+            }
             for warning in camera.warnings { Terminal.say("warning: \(warning)") }
             return OutputSink(node: camera, finish: {
                 // Said also when the writing failed: what was written before.
@@ -105,12 +108,9 @@ final class OutputSink: Sendable {
             })
         case .stream(let target):
             let encoder = try VideoEncoder(settings: settings)
-            encoder.setEventHandler { event in
-                switch event {
-                case .started: Terminal.say("streaming to \(target)")
-                case .failed: onStreamFailure()
-                default: break
-                }
+            events.listen(to: encoder) { event in
+                if case .started? = event.message(RecordingEvent.self) { Terminal.say("streaming to \(target)") }
+                if case .failed = event { onStreamFailure() }
             }
             try encoder.start(streamingTo: target, options: live, audio: audio)
             return OutputSink(node: encoder, finish: {
@@ -122,8 +122,8 @@ final class OutputSink: Sendable {
         case .video(let path):
             let encoder = try VideoEncoder(settings: settings)
             let deleted = Locked(0)
-            encoder.setEventHandler { event in
-                if case .segmentDeleted = event { deleted.withLock { $0 += 1 } }
+            events.listen(to: encoder) { event in
+                if case .segmentDeleted? = event.message(RecordingEvent.self) { deleted.withLock { $0 += 1 } }
             }
             try encoder.start(recordingTo: path, segments: segments, preRecord: preRecord, audio: audio)
             let trigger: (@Sendable () -> Duration?)? = preRecord == nil ? nil : { @Sendable in encoder.trigger() }
@@ -162,14 +162,31 @@ final class OutputSink: Sendable {
     }
 }
 
-/// The first failure anywhere in the graph of one run, from the render context's events.
-final class FailureLog: Sendable {
-    private let first = Locked<String?>(nil)
+/// One run's render context events: the first failure anywhere in the graph, and each output's
+/// own events (its failures and messages) handed to what the output asked for.
+final class EventLog: Sendable {
+    private struct Listener {
+        let handle: @Sendable (RenderEvent) -> Void
+        let failuresAreNotes: Bool
+    }
 
-    /// Records the failures among `events` until they end (when the context closes).
+    private let first = Locked<String?>(nil)
+    private let listeners = Locked<[NodeReference: Listener]>([:])
+
+    /// Hands the events about `node` (its failures, its `NodeMessage`s) to `handle`, on the task
+    /// that reads the events. `failuresAreNotes`: the node's failures do not fail the run (a
+    /// microphone that vanished ends the sound, the video goes on).
+    func listen(to node: AnyObject, failuresAreNotes: Bool = false, _ handle: @escaping @Sendable (RenderEvent) -> Void) {
+        listeners.withLock { $0[NodeReference(node)] = Listener(handle: handle, failuresAreNotes: failuresAreNotes) }
+    }
+
+    /// Records the failures among `events` and hands each listened node its events, until they
+    /// end (when the context closes).
     func record(_ events: RenderEvents) async {
         for await event in events {
-            if case .failed(let failure) = event { record(failure) }
+            let listener = event.node.flatMap { node in listeners.withLock { $0[node] } }
+            if case .failed(let failure) = event, listener?.failuresAreNotes != true { record(failure) }
+            listener?.handle(event)
         }
     }
 

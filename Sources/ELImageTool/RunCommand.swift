@@ -154,14 +154,15 @@ struct RunCommand: AsyncParsableCommand {
         // The record of what failed: the context's events, where each failure comes once, with its
         // node. What `run(on:)` and `finish()` throw is one of those failures (or an output's
         // complaint about getting nothing): each failure is said once, in the message below.
-        let failures = FailureLog()
+        let failures = EventLog()
         let events = context.events
         let log = Task { await failures.record(events) }
         // Whatever happens below, the context is closed before this returns: sources stopped, the
         // output finished, every thread joined. Only then may the process exit.
         let run: RunOutcome
         do {
-            run = try await runGraph(options, output: outputKind, limit: limit, context: context, preview: previewDisplay)
+            run = try await runGraph(options, output: outputKind, limit: limit, context: context, preview: previewDisplay,
+                                     events: failures)
         } catch {
             await context.close()
             await log.value
@@ -212,7 +213,7 @@ struct RunCommand: AsyncParsableCommand {
     /// Connects INPUT → filters → OUTPUT and runs it until the input ends or a signal stops it.
     /// The output is finished on every path; what the input and the outputs throw is returned.
     private func runGraph(_ options: Options, output outputKind: OutputKind?, limit: Int?,
-                          context: RenderContext, preview: PreviewDisplay?) async throws -> RunOutcome {
+                          context: RenderContext, preview: PreviewDisplay?, events: EventLog) async throws -> RunOutcome {
         let input = try openInput(options, limit: limit)
         // A motion event's start pulls the pre-record trigger (--trigger motion): the sink is made below.
         let motionTrigger = Locked<(@Sendable () -> Duration?)?>(nil)
@@ -230,12 +231,12 @@ struct RunCommand: AsyncParsableCommand {
         encoder.frameRate = rate
         encoder.bitDepth = depth
         try streaming.apply(to: &encoder, frameRate: rate)
-        let sound = try audio.sound(for: input, output: outputKind, context: context, paced: isLive)
+        let sound = try audio.sound(for: input, output: outputKind, context: context, events: events, paced: isLive)
         let device = try virtualCamera.settings(framesPerSecond: Double(rate.numerator) / Double(rate.denominator),
                                                 reconnectWindow: try streaming.reconnectWindow())
         let sink = try outputKind.map {
             try OutputSink.make($0, frameRate: rate, bitDepth: depth, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
-                                audio: sound, live: options.live, virtualCamera: device) { [weak input] in
+                                audio: sound, live: options.live, virtualCamera: device, events: events) { [weak input] in
                 Terminal.say("the stream failed: ending the run")
                 input?.cancel()
             }
@@ -245,7 +246,8 @@ struct RunCommand: AsyncParsableCommand {
             let kind = try OutputKind(path: path), fileDepth = bitDepth(of: kind, from: input)
             return try OutputSink.make(kind, frameRate: rate, bitDepth: fileDepth,
                                 encoder: { var file = options.encoder; file.frameRate = rate; file.bitDepth = fileDepth; return file }(),
-                                audio: try audio.sound(for: input, output: kind, context: context, paced: true))
+                                audio: try audio.sound(for: input, output: kind, context: context, events: events, paced: true),
+                                events: events)
         }
         motionTrigger.withLock { $0 = sink?.trigger }
         let progress = Progress(total: limit == .max ? nil : input.expectedFrames.map { min($0, limit ?? .max) })

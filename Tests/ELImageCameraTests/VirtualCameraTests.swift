@@ -187,11 +187,9 @@ struct VirtualCameraTests {
         defer { folder.remove() }
         let loopback = EmulatedLoopbackDevice()
         let consumer = loopback.attachConsumer()
-        let events = Collector<String>()
-        let virtual = try VirtualCamera(device: loopback.path, io: EmulatedDeviceIO([], loopbacks: [loopback])) { event in
-            events.append("\(event)")
-        }
+        let virtual = try VirtualCamera(device: loopback.path, io: EmulatedDeviceIO([], loopbacks: [loopback]))
         let context = try TestContexts.make()
+        let changes = MessageCollector<VirtualCameraEvent>(of: virtual, on: context)  // from the context's events
         let input = RawDataInput()
         input --> virtual
         let photo = try Self.photo(width: 320, height: 240)
@@ -207,9 +205,11 @@ struct VirtualCameraTests {
         #expect(statistics.droppedReconfiguring >= 1)
         #expect(statistics.framesWritten + statistics.framesDropped == 13)
         #expect(statistics.framesWritten >= 10)
-        #expect(events.values.count == 3)
-        #expect(events.values.first?.hasPrefix("writing YUYV 320x240") == true)
-        #expect(events.values.last?.hasPrefix("device back, writing YU12 640x480") == true)
+        #expect(await changes.wait { $0.count == 3 })
+        let told = changes.values.map { "\($0)" }
+        #expect(told.first?.hasPrefix("writing YUYV 320x240") == true)
+        if case .lost? = changes.values.dropFirst().first {} else { Issue.record("the second message is not the loss: \(told)") }
+        #expect(told.last?.hasPrefix("device back, writing YU12 640x480") == true)
         let frames = consumer.frames
         #expect(frames.prefix(5).allSatisfy { $0.fourCC == .yuyv && $0.width == 320 })
         let last = try #require(frames.last)

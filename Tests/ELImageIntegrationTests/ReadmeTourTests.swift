@@ -331,18 +331,23 @@ struct ReadmeTourTests {
     func virtualCamera() async throws {
         let context = try TestContexts.make()
         let movie = try MovieInput(path: clip)
-        let events = Collector<String>()
+        var told: [String] = []
 
         let loopback = EmulatedLoopbackDevice(path: "/dev/video10")
         let io = EmulatedDeviceIO([], loopbacks: [loopback])
         let viewer = loopback.attachConsumer()                     // a video call reading the camera
         let virtual = try VirtualCamera(device: "/dev/video10", settings: VirtualCameraSettings(width: 1280, height: 720),
-                                        io: io) { event in events.append("\(event)") }   // "writing YUYV 1280x720 @ 30 fps"
+                                        io: io)
+        let events = context.events                                // subscribed before the run
         movie --> virtual
         try await movie.run(on: context)
         try await virtual.finish()
+        await context.close()                                      // the events end here
+        for await event in events {
+            if let change = event.message(VirtualCameraEvent.self) { told.append("\(change)") }   // "writing YUYV 1280x720 @ 30 fps"
+        }
 
-        #expect(events.values == ["writing YUYV 1280x720 @ 30 fps"])
+        #expect(told == ["writing YUYV 1280x720 @ 30 fps"])
         let statistics = virtual.statistics
         #expect(statistics.framesWritten + statistics.framesDropped == 132)
         // Unpaced, on a busy machine the writer may fall behind and drop some (counted); most arrive.

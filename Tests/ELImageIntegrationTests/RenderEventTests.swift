@@ -100,6 +100,27 @@ struct RenderEventTests {
         #expect(await waiting.value.isEmpty, "a cancelled iteration ends without waiting for the context")
     }
 
+    @Test("A node's messages (a node of the user's, through a NodeMessenger) come on the stream naming it, in order with its end; none before it met a context")
+    func nodeMessages() async throws {
+        let context = try TestContexts.make()
+        let events = context.events
+        let input = RawDataInput()
+        let watcher = MessagingWatcher()
+        watcher.messenger.publish(Seen(frame: -1))  // no context met yet: nowhere to go
+        input --> watcher
+        for frame in 0..<3 {
+            try await input.process(try PixelBuffer(format: .rgba, width: 8, height: 8,
+                                                    timestamp: MediaTime(value: Int64(frame), timescale: 25)), on: context)
+        }
+        try await context.perform { input.finish(in: $0) }
+        await context.close()
+        let all = try #require(await elementsUntilEnd(of: events))
+        let messages = all.compactMap { event in event.message(Seen.self).map { (event.node, $0.frame) } }
+        #expect(messages.map(\.1) == [0, 1, 2])
+        #expect(messages.allSatisfy { $0.0?.refers(to: watcher) == true })
+        #expect(all.contains { "\($0)".hasSuffix(": saw frame 2") })
+    }
+
     @Test("Drops name their node; merged while not taken, their counts add up to the source's own")
     func dropsAddUp() async throws {
         let context = try TestContexts.make()
@@ -396,4 +417,24 @@ extension Array where Element == RenderEvent {
         for await event in events { all.append(event) }
         self = all
     }
+}
+
+/// A message of a node of the user's own.
+private struct Seen: NodeMessage {
+    let frame: Int
+    var description: String { "saw frame \(frame)" }
+}
+
+/// A user's node that tells each frame it sees on its context's events.
+private final class MessagingWatcher: ImageInput, Sendable {
+    let inputSlots = InputSlots(count: 1)
+    let messenger = NodeMessenger()
+    private let seen = Locked(0)
+
+    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        messenger.meet(context, as: self)
+        messenger.publish(Seen(frame: seen.withLock { count in defer { count += 1 }; return count }))
+    }
+
+    func endOfStream(at index: Int, in context: isolated RenderContext) {}
 }

@@ -195,10 +195,8 @@ package func failureCollector(on context: RenderContext) -> Collector<NodeFailur
     return failures
 }
 
-/// Collects a VideoEncoder's events.
-package func eventCollector(for encoder: VideoEncoder) -> Collector<RecordingEvent> {
-    let events = Collector<RecordingEvent>()
-    encoder.setEventHandler { events.append($0) }
-    return events
+/// Collects a VideoEncoder's events from `context`'s event stream.
+package func eventCollector(for encoder: VideoEncoder, on context: RenderContext) -> MessageCollector<RecordingEvent> {
+    MessageCollector(of: encoder, on: context)
 }
 

@@ -17,6 +17,42 @@ package final class Collector<Value: Sendable>: Sendable {
     }
 }
 
+/// `node`'s messages of type `Message` on `context`'s event stream (`RenderEvent.message`), as the
+/// stream brings them: subscribed when made, so make it before the node runs.
+package final class MessageCollector<Message: NodeMessage>: Sendable {
+    private let messages: Waitable<[Message]>
+    private let reading: Task<Void, Never>
+
+    package init(of node: AnyObject, on context: RenderContext) {
+        let events = context.events(capacity: 4096)
+        let reference = NodeReference(node)
+        let messages = Waitable<[Message]>([])
+        self.messages = messages
+        reading = Task {
+            for await event in events where event.node == reference {
+                if let message = event.message(Message.self) { messages.update { $0.append(message) } }
+            }
+        }
+    }
+
+    deinit { reading.cancel() }
+
+    /// The messages so far.
+    package var values: [Message] { messages.value }
+
+    /// Waits until the messages so far satisfy `condition`; false when `timeout` passed first.
+    package func wait(timeout: Duration = Waitable<Int>.defaultTimeout,
+                      until condition: @escaping @Sendable ([Message]) -> Bool) async -> Bool {
+        await messages.wait(timeout: timeout, until: condition)
+    }
+
+    /// Every message, once the context has closed (its event stream ended).
+    package func all() async -> [Message] {
+        await reading.value
+        return messages.value
+    }
+}
+
 /// Polls `condition` until it holds; false when `timeout` passed first. Only for framework states
 /// that announce no event (a camera's statistics and capture state, a snapshot's pending requests);
 /// wait on the event itself wherever there is one (`FrameCollector`, `Collector`, `FailureRecorder`,

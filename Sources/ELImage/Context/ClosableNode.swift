@@ -14,6 +14,15 @@ public protocol ClosableNode: AnyObject, Sendable {
     /// Stops the node's work (what waits in its queues is dropped) and joins its threads; returns
     /// when they have ended. Idempotent. Failures are the context's `.failed` events.
     func close() async
+
+    /// Told by `RenderContext.register(_:stage:)` which context the node works in: a node made
+    /// before any context (a microphone) reports its failures and messages there from then on.
+    /// Does nothing by default.
+    func registered(with context: RenderContext)
+}
+
+extension ClosableNode {
+    public func registered(with context: RenderContext) {}
 }
 
 /// A node that can also end by draining. The context's `close()` finishes the sinks among these

@@ -160,6 +160,7 @@ public actor RenderContext {
     /// a node of your own can too. The context keeps a weak reference.
     public nonisolated func register(_ node: any ClosableNode, stage: CloseStage) {
         lifecycle.register(node, stage: stage)
+        node.registered(with: self)
     }
 
     /// Ends everything that runs in this context, in order, and returns when it has ended:
@@ -326,6 +327,12 @@ public actor RenderContext {
     /// throws (not handed to the error handler).
     package nonisolated func report(_ error: Error, from node: NodeReference, thrownByRun: Bool = false) {
         publish(.failed(NodeFailure(reference: node, error: error, isThrownByRun: thrownByRun)))
+    }
+
+    /// Publishes `node`'s message on the event stream (`RenderEvent.message`), on the calling
+    /// thread, never waiting: how a node tells what it did beyond failing and ending.
+    public nonisolated func publish(_ message: any NodeMessage, from node: AnyObject) {
+        publish(.message(NodeReference(node), message))
     }
 
     /// Hands `event` to the event stream's subscribers (on the calling thread, never waiting).

@@ -2,7 +2,8 @@
 ///
 /// Every failure of a node is one `.failed` event, in the order found. The ends of sources and
 /// sinks, and the frames they dropped, come as events too, so that a program waits on them instead
-/// of polling. The stream's last event is `.closed`.
+/// of polling; so do the nodes' own messages (a recording's files, a virtual camera's readers).
+/// The stream's last event is `.closed`.
 public enum RenderEvent: Sendable, CustomStringConvertible {
     /// A node failed; the other nodes go on. A verb that throws (`run(on:)`, `finish()`) throws the
     /// same failure to its caller: it is one failure, reported once here.
@@ -18,6 +19,9 @@ public enum RenderEvent: Sendable, CustomStringConvertible {
     case sourceEnded(SourceEnd)
     /// A sink ended its output: finished, stopped, cancelled or failed.
     case sinkFinished(SinkEnd)
+    /// A node's own news (`NodeMessage`): a recording's fragment or file, a virtual camera's
+    /// reader. Read one kind with `message(_:)`.
+    case message(NodeReference, any NodeMessage)
     /// This subscriber fell behind and lost this many events (the oldest failures and drops);
     /// ends and `.closed` are never lost.
     case lost(Int)
@@ -32,8 +36,14 @@ public enum RenderEvent: Sendable, CustomStringConvertible {
         case .statistics(let progress): progress.node
         case .sourceEnded(let end): end.node
         case .sinkFinished(let end): end.node
+        case .message(let node, _): node
         case .lost, .closed: nil
         }
+    }
+
+    /// The message, when this is a `.message` of type `Message`: `event.message(RecordingEvent.self)`.
+    public func message<Message: NodeMessage>(_ type: Message.Type) -> Message? {
+        if case .message(_, let message) = self { message as? Message } else { nil }
     }
 
     /// True for a `.statistics` sample.
@@ -50,7 +60,7 @@ public enum RenderEvent: Sendable, CustomStringConvertible {
     var isEnd: Bool {
         switch self {
         case .sourceEnded, .sinkFinished, .closed: true
-        case .failed, .dropped, .statistics, .lost: false
+        case .failed, .dropped, .statistics, .message, .lost: false
         }
     }
 
@@ -61,6 +71,7 @@ public enum RenderEvent: Sendable, CustomStringConvertible {
         case .statistics(let progress): "\(progress)"
         case .sourceEnded(let end): "\(end)"
         case .sinkFinished(let end): "\(end)"
+        case .message(let node, let message): "\(node): \(message)"
         case .lost(let count): "\(count) event\(count == 1 ? "" : "s") lost (the consumer fell behind)"
         case .closed: "the render context closed"
         }

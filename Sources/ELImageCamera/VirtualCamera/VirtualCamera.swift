@@ -24,7 +24,7 @@ import ELImage
 /// Consumers come and go without the writer noticing. When the device fails or goes away
 /// (unloaded, reconfigured by `v4l2loopback-ctl`), frames are dropped and counted while it is
 /// reopened (at the next frame, then backing off to every 2 s), and writing goes on in whatever
-/// format it has then; `onEvent` hears each loss and return. The run fails only when the first
+/// format it has then; each loss and return is a `VirtualCameraEvent` on the context's events. The run fails only when the first
 /// negotiation fails, or when the device stays away longer than `settings.reconnectWindow`.
 ///
 /// **Ending.** `finish()` writes what is queued, stops the stream and closes the device (with
@@ -39,6 +39,8 @@ public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDesc
     /// once is hidden by Chrome); empty when all is well.
     public let warnings: [String]
     private let link: VirtualCameraLink
+    /// Where the link tells its `VirtualCameraEvent`s: the context of the camera's frames.
+    private let messenger = NodeMessenger()
     private let sink: ReadbackSink
 
     /// Opens `device` and checks that it is a video output device.
@@ -46,17 +48,15 @@ public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDesc
     ///   - device: the output device node, e.g. "/dev/video10".
     ///   - settings: the formats and size to offer, scaling, frame rate, colour, reconnecting.
     ///   - io: the device calls (`EmulatedDeviceIO` in tests and demos).
-    ///   - onEvent: told when the device is first written, lost, and back (on the writer thread).
     /// - Throws: `ELImageError.invalidInput` for bad settings or a device that is not an output
     ///   (a camera, a loopback device another program writes to); `.io` when it cannot be opened.
-    public init(device: String, settings: VirtualCameraSettings = VirtualCameraSettings(), io: any VideoDeviceIO = LibV4L2DeviceIO(),
-                onEvent: (@Sendable (VirtualCameraEvent) -> Void)? = nil) throws {
+    public init(device: String, settings: VirtualCameraSettings = VirtualCameraSettings(), io: any VideoDeviceIO = LibV4L2DeviceIO()) throws {
         try settings.validate(path: device)
         let (opened, warnings) = try V4L2OutputStream.openDevice(path: device, io: io)
         path = device
         self.settings = settings
         self.warnings = warnings
-        let link = VirtualCameraLink(path: device, io: io, settings: settings, device: opened, onEvent: onEvent)
+        let link = VirtualCameraLink(path: device, io: io, settings: settings, device: opened, messenger: messenger)
         self.link = link
         let configuration = ReadbackSink.Configuration(
             path: device, threadName: "virtual-camera", format: settings.formats.first?.pixelFormat ?? .yuyv,
@@ -80,6 +80,7 @@ public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDesc
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         let target = link.packing(forSourceWidth: frame.width, height: frame.height)
+        messenger.meet(context, as: self)
         let picture = try context.scaledFrame(frame, width: target.width, height: target.height, scaling: settings.scaling)
         if try sink.take(picture, time: 0, format: target.format, owner: self, in: context) {
             context.register(self, stage: .sink)

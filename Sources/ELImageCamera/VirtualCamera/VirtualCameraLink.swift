@@ -13,15 +13,15 @@ final class VirtualCameraLink: Sendable {
     let path: String
     let io: any VideoDeviceIO
     let settings: VirtualCameraSettings
-    private let onEvent: (@Sendable (VirtualCameraEvent) -> Void)?
+    private let messenger: NodeMessenger
     private let state: Locked<State>
 
     init(path: String, io: any VideoDeviceIO, settings: VirtualCameraSettings, device: CameraDevice,
-         onEvent: (@Sendable (VirtualCameraEvent) -> Void)?) {
+         messenger: NodeMessenger) {
         self.path = path
         self.io = io
         self.settings = settings
-        self.onEvent = onEvent
+        self.messenger = messenger
         state = Locked(State(openedDevice: device))
     }
 
@@ -71,7 +71,7 @@ final class VirtualCameraLink: Sendable {
             state.statistics.mode = mode
             if again { state.statistics.reconnections += 1 }
         }
-        onEvent?(again ? .reconnected(mode) : .connected(mode))
+        messenger.publish(again ? VirtualCameraEvent.reconnected(mode) : .connected(mode))
     }
 
     func lost(_ error: ELImageError) {
@@ -80,7 +80,7 @@ final class VirtualCameraLink: Sendable {
             state.statistics.losses += 1
             state.statistics.lastError = error
         }
-        onEvent?(.lost(error))
+        messenger.publish(VirtualCameraEvent.lost(error))
     }
 
     func failedToReopen(_ error: ELImageError) {

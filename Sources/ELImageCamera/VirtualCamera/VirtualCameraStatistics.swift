@@ -28,8 +28,9 @@ public struct VirtualCameraStatistics: Sendable, Equatable {
 }
 
 /// A change in a `VirtualCamera`'s connection to its device, told as it happens (on the writer
-/// thread).
-public enum VirtualCameraEvent: Sendable, CustomStringConvertible {
+/// thread) as a message on its render context's event stream (`RenderEvent.message`; read it with
+/// `event.message(VirtualCameraEvent.self)`).
+public enum VirtualCameraEvent: NodeMessage {
     /// The first frame negotiated this mode with the driver.
     case connected(VirtualCameraMode)
     /// The device failed or went away; frames are dropped until it is back.

@@ -28,7 +28,8 @@ import Foundation
 ///
 /// **Failures.** The initializer throws `AudioCaptureError` (no server, no such device, a format
 /// the encoder refuses). A device that vanishes while recording ends the sound there (the video
-/// goes on): `failure` says why, and `onFailure` hears it once.
+/// goes on): `failure` says why, and it is one `.failed` event on the events of the render context
+/// the capture is registered with (`RenderContext.register(_:stage:)`).
 public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked Sendable {
     // @unchecked Sendable: the stream and the encoder are used by the capture thread only; all
     // that is shared is in `shared` (Locked).
@@ -64,11 +65,8 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
     /// The source captured.
     public let device: AudioDevice
     public let options: Options
-    /// Hears a failure while capturing (a vanished device), once, on the capture thread.
-    public var onFailure: (@Sendable (AudioCaptureError) -> Void)? {
-        get { shared.withLock { $0.onFailure } }
-        set { shared.withLock { $0.onFailure = newValue } }
-    }
+    /// Where a failure while capturing goes: the context the capture is registered with.
+    private let messenger = NodeMessenger()
 
     private struct CaptureShared {
         var queue: [AudioPacket] = []
@@ -77,7 +75,6 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         var statistics = AudioCaptureStatistics()
         var levels = AudioLevels()
         var failure: AudioCaptureError?
-        var onFailure: (@Sendable (AudioCaptureError) -> Void)?
         var stopping = false
         var ended = false
     }
@@ -142,6 +139,10 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
     public var failure: AudioCaptureError? { shared.withLock { $0.failure } }
 
     public func stop() { shared.withLock { $0.stopping = true } }
+
+    public func registered(with context: RenderContext) {
+        messenger.meet(context, as: self)
+    }
 
     /// Stops capturing and joins the capture thread (also done by a render context it is
     /// registered with, at its `close()`).
@@ -269,11 +270,11 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
     }
 
     private func fail(_ error: AudioCaptureError) {
-        let handler = shared.withLock { shared -> (@Sendable (AudioCaptureError) -> Void)? in
-            guard shared.failure == nil else { return nil }
+        let first = shared.withLock { shared -> Bool in
+            guard shared.failure == nil else { return false }
             shared.failure = error
-            return shared.onFailure
+            return true
         }
-        handler?(error)
+        if first { messenger.report(error) }
     }
 }

@@ -173,7 +173,7 @@ final class RecordingSession: Sendable {
             }
             switch outcome {
             case let .success(summary): emit(.finished(summary))
-            case let .failure(error): if case .failure = result { emit(.failed(path: path, error: error)) }
+            case .failure: break  // thrown by finish(); a failure the sink found is the context's .failed event
             }
             if cancelled { emit(.cancelled(path: path)) }
             // The track given (also when no frame came), or the one opened for the source's sound.

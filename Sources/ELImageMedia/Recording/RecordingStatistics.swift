@@ -102,8 +102,11 @@ public struct SegmentInfo: Sendable, Equatable {
     public let startDate: Date
 }
 
-/// What a `VideoEncoder` tells its event handler, on the encoder thread.
-public enum RecordingEvent: Sendable {
+/// What a `VideoEncoder` tells of its recording, as messages on its render context's event
+/// stream (`RenderEvent.message`; read them with `event.message(RecordingEvent.self)`), published
+/// on the encoder thread. A failure is the context's `.failed` event, and the end of the output
+/// its `.sinkFinished`, as for every sink.
+public enum RecordingEvent: NodeMessage {
     /// The first frame of a recording arrived and the encoder opened with this size.
     case started(path: String, width: Int, height: Int)
     /// A fragment was written and flushed to disk.
@@ -115,9 +118,18 @@ public enum RecordingEvent: Sendable {
     case segmentDeleted(path: String)
     /// The recording ended and its file is complete.
     case finished(RecordingSummary)
-    /// The recording failed (also a `.failed` event of the render context); what was
-    /// flushed before stays playable.
-    case failed(path: String, error: ELImageError)
     /// The recording was cancelled and its file removed.
     case cancelled(path: String)
+
+    public var description: String {
+        switch self {
+        case let .started(path, width, height): "recording \(width)x\(height) to \(path)"
+        case let .fragmentWritten(fragment):
+            "fragment \(fragment.index) written: \(fragment.framesCompleted) frames, \(fragment.bytes) bytes"
+        case let .segmentFinished(segment): "file \(segment.index) complete: \(segment.path), \(segment.frames) frames"
+        case let .segmentDeleted(path): "deleted \(path) (loop recording)"
+        case let .finished(summary): "finished \(summary.path) (\(summary.reason))"
+        case let .cancelled(path): "cancelled; \(path) removed"
+        }
+    }
 }

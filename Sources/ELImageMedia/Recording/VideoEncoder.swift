@@ -75,8 +75,9 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     /// The current (or last) recording.
     private let recording = Locked<RecordingSession?>(nil)
     private var session: RecordingSession? { recording.withLock { $0 } }
-    /// The event handler, passed down to each recording (which holds nothing of this node).
-    private let eventHandler = Locked<(@Sendable (RecordingEvent) -> Void)?>(nil)
+    /// Where each recording tells its `RecordingEvent`s: the context of the encoder's frames
+    /// (passed down to each recording, which holds nothing of this node).
+    private let messenger = NodeMessenger()
 
     /// - Throws: `ELImageError.invalidInput` for settings x264 cannot use (a CRF outside 0...51,
     ///   an unknown tune or level, B-frames with the baseline profile, ...).
@@ -93,13 +94,6 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
     /// file in the background (never waited for here). Call `finish()` or the context's `close()`.
     deinit {
         session?.requestFinish(.requested)
-    }
-
-    /// Sets the closure that hears about the recording (first frame, each fragment flushed, end,
-    /// failure, cancel). It runs on the encoder thread: keep it short and never wait there for
-    /// the render thread.
-    public func setEventHandler(_ handler: (@Sendable (RecordingEvent) -> Void)?) {
-        eventHandler.withLock { $0 = handler }
     }
 
     // MARK: Recording control (any thread)
@@ -223,9 +217,9 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
 
     private func start(_ destination: RecordingDestination, container: ContainerFormat, limits: RecordingLimits,
                        preRecord: Duration?, audio: RecordingSound) throws {
-        let handler = eventHandler
+        let messenger = messenger
         let session = RecordingSession(destination: destination, container: container, limits: limits, settings: settings,
-                                       sound: audio, preRecord: preRecord) { event in handler.withLock { $0 }?(event) }
+                                       sound: audio, preRecord: preRecord) { event in messenger.publish(event) }
         try recording.withLock { current in
             if let current, current.phase == .recording || current.phase == .paused {
                 throw ELImageError.invalidState(
@@ -327,6 +321,7 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
 
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         guard let session else { return }
+        messenger.meet(context, as: self)  // before the encoder thread starts and tells it started
         if try session.take(picture, owner: self, in: context) { context.register(self, stage: .sink) }
     }
 

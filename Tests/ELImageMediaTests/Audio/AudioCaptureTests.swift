@@ -1,6 +1,7 @@
 import ELImage
 import ELImageMedia
 import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -30,6 +31,34 @@ struct AudioCaptureTests {
         #expect(result.output.contains("sine"))
         #expect(throws: AudioCaptureError.self) { try AudioDevices.list(server: "unix:" + server.path("none.sock")) }
         #expect(throws: AudioCaptureError.self) { try PulseAudioCapture(options: .init(device: "no-such-source", server: server.address)) }
+    }
+
+    @Test("The source unplugged mid-capture (its module unloaded): one .failed event naming the capture on its context's events; the capture keeps the failure and closes")
+    func sourceGoneMidCapture() async throws {
+        // The sine source alone: with no other source, its stream cannot be moved elsewhere.
+        let server = try PrivateSoundServer.start(modules: ["module-sine-source source_name=sine rate=48000 frequency=440"])
+        defer { server.stop() }
+        #expect(await waitUntil(timeout: .seconds(10)) { (try? AudioDevices.list(server: server.address)) != nil })
+        let context = try TestContexts.make()
+        let capture = try PulseAudioCapture(options: .init(device: "sine", server: server.address))
+        context.register(capture, stage: .sink)
+        let events = context.events
+        // The server kills the recording stream of a source that goes away, as when a USB
+        // microphone is pulled out.
+        _ = try runTool("pactl", ["-s", server.address, "unload-module", "module-sine-source"])
+        // The capture thread meets it at its next read (no other event to wait on than the one
+        // under test).
+        #expect(await waitUntil(timeout: .seconds(20)) { capture.failure != nil })
+        await capture.close()
+        await context.close()
+        let all = try #require(await elementsUntilEnd(of: events))
+        let failures = all.compactMap { event -> NodeFailure? in if case .failed(let failure) = event { failure } else { nil } }
+        #expect(failures.count == 1, "\(failures)")
+        #expect(failures.first?.reference.refers(to: capture) == true)
+        guard case .deviceVanished? = failures.first?.error as? AudioCaptureError else {
+            Issue.record("expected deviceVanished, got \(failures)")
+            return
+        }
     }
 
     @Test("A file paced in real time + --audio sine: the track holds 440 Hz, lasts as long as the video, ends with it",

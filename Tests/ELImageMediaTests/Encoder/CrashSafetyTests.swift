@@ -117,7 +117,7 @@ struct CrashSafetyTests {
         let context = try TestContexts.make()
         let failures = failureCollector(on: context)
         let encoder = try VideoEncoder()
-        let events = eventCollector(for: encoder)
+        let events = eventCollector(for: encoder, on: context)
         let (collector, images) = imageCollector()
         let input = RawDataInput()
         input --> encoder
@@ -149,7 +149,8 @@ struct CrashSafetyTests {
         // The rest of the graph kept running: every frame reached the other sink.
         #expect(images.count == frames.count)
 
-        let completed = events.values.compactMap { event -> Int? in
+        await context.close()
+        let completed = await events.all().compactMap { event -> Int? in
             if case let .fragmentWritten(fragment) = event { return fragment.framesCompleted }
             return nil
         }.max() ?? 0

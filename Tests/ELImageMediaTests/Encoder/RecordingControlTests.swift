@@ -113,7 +113,7 @@ struct RecordingControlTests {
         defer { folder.remove() }
         let context = try TestContexts.make()
         let encoder = try VideoEncoder()
-        let events = eventCollector(for: encoder)
+        let events = eventCollector(for: encoder, on: context)
         let input = RawDataInput()
         input --> encoder
         let path = folder.path("cancelled.mp4")
@@ -122,7 +122,7 @@ struct RecordingControlTests {
         await encoder.cancel()
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(encoder.currentState == .idle)
-        #expect(events.values.contains { if case .cancelled = $0 { true } else { false } })
+        #expect(await events.wait { $0.contains { if case .cancelled = $0 { true } else { false } } })
         await #expect(throws: ELImageError.self) { try await encoder.finish() }
 
         let early = folder.path("early.mp4")

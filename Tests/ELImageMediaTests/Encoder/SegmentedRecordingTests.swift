@@ -19,10 +19,7 @@ struct SegmentedRecordingTests {
         settings.frameRate = 25
         settings.rateControl = .constantQuality(18)
         let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(settings)
-        let segments = Locked<[SegmentInfo]>([])
-        encoder.setEventHandler { event in
-            if case .segmentFinished(let segment) = event { segments.withLock { $0.append(segment) } }
-        }
+        let events = eventCollector(for: encoder, on: context)
         try encoder.start(recordingTo: folder.path("seg.mp4"),
                           segments: RecordingSegments(every: .duration(.milliseconds(400))))
         let count = 210
@@ -35,7 +32,7 @@ struct SegmentedRecordingTests {
         #expect(summary.files == expectedFiles)
         #expect(summary.statistics.encoded == count)
         #expect(!FileManager.default.fileExists(atPath: folder.path("seg.mp4")))
-        let reported = segments.withLock { $0 }
+        let reported = await events.all().compactMap { if case .segmentFinished(let segment) = $0 { segment } else { nil } }
         #expect(reported.map(\.path) == expectedFiles)
         #expect(reported.map(\.index) == Array(1...21))
         #expect(reported.map(\.frames) == Array(repeating: 10, count: 21))
@@ -60,10 +57,7 @@ struct SegmentedRecordingTests {
         var settings = EncoderSettings()
         settings.frameRate = 25
         let (input, encoder) = try EncoderFixtures.rawInputIntoEncoder(settings)
-        let deleted = Locked<[String]>([])
-        encoder.setEventHandler { event in
-            if case .segmentDeleted(let path) = event { deleted.withLock { $0.append(path) } }
-        }
+        let events = eventCollector(for: encoder, on: context)
         try encoder.start(recordingTo: folder.path("loop.mp4"),
                           segments: RecordingSegments(every: .duration(.milliseconds(200)), keepingLast: 3))
         try await NumberedFrames.feed(0..<40, into: input, on: context)
@@ -72,7 +66,8 @@ struct SegmentedRecordingTests {
 
         let kept = (6...8).map { folder.path(String(format: "loop-%05d.mp4", $0)) }
         #expect(summary.files == kept)
-        #expect(deleted.withLock { $0 } == (1...5).map { folder.path(String(format: "loop-%05d.mp4", $0)) })
+        let deleted = await events.all().compactMap { if case .segmentDeleted(let path) = $0 { path } else { nil } }
+        #expect(deleted == (1...5).map { folder.path(String(format: "loop-%05d.mp4", $0)) })
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".mp4") }.sorted()
         #expect(left == ["loop-00006.mp4", "loop-00007.mp4", "loop-00008.mp4"])
         // The kept files are the last 15 frames.

@@ -108,7 +108,7 @@ struct LiveStreamingTests {
         defer { server.stop() }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let context = try TestContexts.make()
+        let context = try TestContexts.make(readback: .automatic)  // its own: the threads named below are this test's
         // 10 s: the live read (ffprobe over HTTP) must end before the stream does, also on a busy machine.
         let movie = try Self.pacedSmallClip(in: folder, seconds: 10)
         let stream = try VideoEncoder(settings: Self.liveSettings(keyframeInterval: 25))
