@@ -20,13 +20,18 @@ package final class JoinableThread: Sendable {
     private let stackSize: Int
     private let exit = ExitSignal()
     private let phase: Locked<ThreadPhase>
-    private weak let group: ThreadGroup?
+    private let membership: Locked<Membership>
+
+    /// The group the thread is in once started (weak: the group's owner holds the group).
+    private struct Membership {
+        weak var group: ThreadGroup?
+    }
 
     /// A thread that will run `body`, registered in `group` once started.
     package init(name: String, stackSize: Int = 4 << 20, group: ThreadGroup?, body: @escaping @Sendable () -> Void) {
         self.name = name
         self.stackSize = stackSize
-        self.group = group
+        membership = Locked(Membership(group: group))
         phase = Locked(.created(Start(name: name, group: group, body: body, exit: exit)))
     }
 
@@ -65,6 +70,22 @@ package final class JoinableThread: Sendable {
         }
         group?.add(self)
     }
+
+    /// Puts a thread made in no group (a microphone's, made before any context) into `group`, so
+    /// that the group's owner joins it too. Does nothing for a thread in a group already, or joined.
+    package func adopt(into group: ThreadGroup) {
+        let adopted = membership.withLock { membership -> Bool in
+            guard membership.group == nil else { return false }
+            membership.group = group
+            return true
+        }
+        guard adopted else { return }
+        phase.withLock { phase in
+            if case .started = phase { group.add(self) }
+        }
+    }
+
+    private var group: ThreadGroup? { membership.withLock { $0.group } }
 
     /// A thread nobody joined is detached, so its resources go when it ends. Never waits.
     deinit {

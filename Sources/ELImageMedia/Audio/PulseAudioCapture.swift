@@ -142,6 +142,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
 
     public func registered(with context: RenderContext) {
         messenger.meet(context, as: self)
+        thread?.adopt(into: context.threads)  // the context's close joins it, as its other threads
     }
 
     /// Stops capturing and joins the capture thread (also done by a render context it is
@@ -199,7 +200,11 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
                 break
             }
             let now = MediaClock.nowMicroseconds()
-            let latency = Int64(pa_simple_get_latency(stream.pointer, &code))
+            // (pa_usec_t)-1 when the stream died between the read and this call.
+            guard let latency = Int64(exactly: pa_simple_get_latency(stream.pointer, &code)) else {
+                fail(.deviceVanished(name: device.name, reason: String(cString: pa_strerror(code))))
+                break
+            }
             let start = now - latency - Int64(block) * 1_000_000 / Int64(rate)
             if anchor == nil { (anchor, first) = (start, now) }
             guard let anchor else { break }

@@ -33,7 +33,7 @@ struct AudioCaptureTests {
         #expect(throws: AudioCaptureError.self) { try PulseAudioCapture(options: .init(device: "no-such-source", server: server.address)) }
     }
 
-    @Test("The source unplugged mid-capture (its module unloaded): one .failed event naming the capture on its context's events; the capture keeps the failure and closes")
+    @Test("The source unplugged mid-capture (its module unloaded): one .failed event naming the capture on its context's events; the capture thread is the context's until closed")
     func sourceGoneMidCapture() async throws {
         // The sine source alone: with no other source, its stream cannot be moved elsewhere.
         let server = try PrivateSoundServer.start(modules: ["module-sine-source source_name=sine rate=48000 frequency=440"])
@@ -42,6 +42,7 @@ struct AudioCaptureTests {
         let context = try TestContexts.make()
         let capture = try PulseAudioCapture(options: .init(device: "sine", server: server.address))
         context.register(capture, stage: .sink)
+        #expect(context.runningThreadNames.contains("ELImage.audio"), "registered: the capture thread is the context's")
         let events = context.events
         // The server kills the recording stream of a source that goes away, as when a USB
         // microphone is pulled out.
@@ -50,6 +51,7 @@ struct AudioCaptureTests {
         // under test).
         #expect(await waitUntil(timeout: .seconds(20)) { capture.failure != nil })
         await capture.close()
+        #expect(!context.runningThreadNames.contains("ELImage.audio"), "closed: joined")
         await context.close()
         let all = try #require(await elementsUntilEnd(of: events))
         let failures = all.compactMap { event -> NodeFailure? in if case .failed(let failure) = event { failure } else { nil } }
