@@ -121,3 +121,40 @@ func checkPreviewWithoutDisplay() throws {
     }
     print("ELImagePreview: letterbox viewport \(viewport), no display: PreviewError.noWindowSystem")
 }
+
+/// ELImage's open roles: a node written here, outside the package, that tells each frame it sees
+/// through a `NodeMessenger`; its messages come on the context's events, naming it.
+func checkUserNodeMessages(media: String) async throws {
+    let context = try RenderContext()
+    let events = context.events
+    let source = try MediaSource.open("\(media)/astronaut.png")
+    let watcher = SizeWatcher()
+    source.node --> watcher
+    try await source.run(on: context)
+    await context.close()
+    var told: [String] = []
+    for await event in events {
+        if let seen = event.message(SizeSeen.self), event.node?.refers(to: watcher) == true { told.append("\(seen)") }
+    }
+    try require(told.count == 1 && told[0].hasPrefix("saw "), "the user node's messages on the events: \(told)")
+    print("ELImage: a node of this package published \"\(told[0])\" on the context's events")
+}
+
+/// What `SizeWatcher` tells.
+struct SizeSeen: NodeMessage {
+    let width: Int, height: Int
+    var description: String { "saw \(width)x\(height)" }
+}
+
+/// A sink of this package's own: it tells the size of each frame it receives.
+final class SizeWatcher: ImageInput, Sendable {
+    let inputSlots = InputSlots(count: 1)
+    private let messenger = NodeMessenger()
+
+    func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
+        messenger.meet(context, as: self)
+        messenger.publish(SizeSeen(width: frame.width, height: frame.height))
+    }
+
+    func endOfStream(at index: Int, in context: isolated RenderContext) {}
+}
