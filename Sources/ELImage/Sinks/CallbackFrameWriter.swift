@@ -12,9 +12,4 @@ final class CallbackFrameWriter: FrameWriter {
         handler(buffer)
         return .more
     }
-
-    func finish() throws {}
-    func publish() throws {}
-    func salvage(after error: ELImageError) {}
-    func discard() {}
 }

@@ -1,9 +1,26 @@
-/// What a `ReadbackSink` writes its frames with: an encoder and a file (x264 + MP4, Y4M, raw
-/// RGBA, a picture, a CPU frame consumer). Made by the sink at the first frame, when the size is known, and used on
-/// the sink's worker thread only.
-package protocol FrameWriter: AnyObject {
-    /// Writes frame `number` (read back into `buffer`, stamped `time` in the sink owner's units).
-    /// Returns `.full` when the output reached its limit and the run should finish after it.
+/// What a readback sink writes its frames with: an encoder and a file (x264 + MP4, Y4M, raw
+/// RGBA, a picture), a CPU frame consumer, or a writer of your own given to `YUVDataOutput`, which
+/// owns the hand-off, back-pressure, readback and counting. Made by the sink at the first frame
+/// of each stream, when the size is known, and used on the sink's worker thread only.
+///
+/// Only `write` is required; the others do nothing by default.
+///
+/// ```swift
+/// final class Checksums: FrameWriter {
+///     private(set) var sums: [UInt64] = []
+///     func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
+///         sums.append(buffer.data.reduce(0) { $0 &* 31 &+ UInt64($1) })
+///         return .more
+///     }
+/// }
+/// let output = try YUVDataOutput(format: .i420) { Checksums() }
+/// ```
+public protocol FrameWriter: AnyObject {
+    /// Writes frame `number` of the stream (0 first), read back into `buffer` (reused for the
+    /// next frame: copy what you keep); `time` is the sink's own stamp of it (0 where the sink
+    /// has none: read `buffer.timestamp`). Returns `.full` when the output reached its limit and
+    /// the run should finish after it. A throw ends the stream's output, reported as the node's
+    /// failure.
     func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict
     /// Completes the output after the last frame, still under its temporary name.
     func finish() throws
@@ -16,8 +33,15 @@ package protocol FrameWriter: AnyObject {
     func discard()
 }
 
+extension FrameWriter {
+    public func finish() throws {}
+    public func publish() throws {}
+    public func salvage(after error: ELImageError) {}
+    public func discard() {}
+}
+
 /// Whether a `FrameWriter` takes more frames.
-package enum FrameWriteVerdict: Sendable, Equatable {
+public enum FrameWriteVerdict: Sendable, Equatable {
     case more
     /// The output reached its limit (a size): the run finishes after this frame.
     case full

@@ -9,6 +9,10 @@
 /// thread, one frame at a time, in order; the buffer is reused for the next frame unless the
 /// closure keeps it (then the closure's copy is its own).
 /// `finish()` returns once the closure has seen every frame delivered so far.
+///
+/// A sink of your own is this node with a `FrameWriter` of yours (`init(format:…makeWriter:)`):
+/// one writer per stream, made at its first frame, fed on the worker thread; the node does the
+/// packing (fused into the line before it where it can), the hand-off, back-pressure and counting.
 public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Sendable, PlanDescribing {
     public let inputSlots = InputSlots(count: 1)
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, yuyv, uyvy, gray8 or rgba).
@@ -26,18 +30,29 @@ public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Senda
     ///   - queueCapacity: frames waiting for the worker before `whenQueueFull` applies.
     ///   - whenQueueFull: `.wait` (default) slows a file source; `.drop` drops and counts (live).
     ///   - handler: called with each frame, in order, on the worker thread.
+    public convenience init(format: PixelFormat = .i420, colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation? = .left,
+                            chromaDownsampling: ChromaDownsampling = .matched, queueCapacity: Int = 4,
+                            whenQueueFull: QueueFullPolicy = .wait,
+                            handler: @escaping @Sendable (PixelBuffer) -> Void) throws {
+        try self.init(format: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
+                      chromaDownsampling: chromaDownsampling, queueCapacity: queueCapacity, whenQueueFull: whenQueueFull) {
+            CallbackFrameWriter(handler)
+        }
+    }
+
+    /// The same output writing with a `FrameWriter` of yours: `makeWriter` makes one for each
+    /// stream, on the worker thread at the stream's first frame; it is fed there, in order, and
+    /// finished at the stream's end. A frame is counted in `framesDelivered` once written.
     public init(format: PixelFormat = .i420, colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation? = .left,
                 chromaDownsampling: ChromaDownsampling = .matched, queueCapacity: Int = 4,
                 whenQueueFull: QueueFullPolicy = .wait,
-                handler: @escaping @Sendable (PixelBuffer) -> Void) throws {
+                makeWriter: @escaping @Sendable () -> any FrameWriter) throws {
         _ = try RenderContext.planeKinds(of: format)
         self.format = format
         runs = ReadbackRuns(ReadbackSink.Configuration(
             path: "YUVDataOutput", threadName: "frames", format: format, colorSpace: colorSpace,
             chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling,
-            capacity: max(1, queueCapacity), whenQueueFull: whenQueueFull)) {
-            CallbackFrameWriter(handler)
-        }
+            capacity: max(1, queueCapacity), whenQueueFull: whenQueueFull), makeWriter: makeWriter)
     }
 
     /// The safety net for an output released without `finish()` or `close()`: its worker hands over

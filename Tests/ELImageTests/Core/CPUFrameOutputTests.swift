@@ -92,6 +92,52 @@ struct CPUFrameOutputTests {
         #expect(buffer.timestamp == Self.time(5) && buffer.colorSpace == .bt709)
     }
 
+    @Test("A FrameWriter of the user's in YUVDataOutput: one per stream, made on the worker at its first frame, fed in order, finished at its end; its throw is the node's failure, the frames before it counted")
+    func userFrameWriter() async throws {
+        let pictures = Self.pictures(count: 3)
+        let writers = Locked<[RecordingWriter]>([])
+        let output = try YUVDataOutput(format: .i420) {
+            let writer = RecordingWriter(failingAt: writers.withLock { $0.count } == 1 ? 1 : nil)  // the second stream's fails
+            writers.withLock { $0.append(writer) }
+            return writer
+        }
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
+        for stream in 0..<2 {
+            try await pipeline.send(Self.images(pictures, from: stream * 10))
+            try await pipeline.sendEndOfStream()
+        }
+        let error = await #expect(throws: (any Error).self) { try await output.finish() }
+        #expect(error.map { "\($0)" }?.contains("the disk is full at frame 1") == true, "\(String(describing: error))")
+        let logs = writers.withLock { $0.map { $0.log.withLock { $0 } } }
+        try #require(logs.count == 2, "\(logs)")
+        #expect(logs[0] == ["open ELImage.frames", "0 24x16", "1 24x16", "2 24x16", "finish", "publish"])
+        #expect(logs[1].prefix(2) == ["open ELImage.frames", "0 24x16"] && logs[1].count == 3 && logs[1][2].hasPrefix("salvage"),
+                "\(logs[1])")
+        #expect(output.framesDelivered == 4, "three of the first stream, one of the second")
+        let leftovers = await pipeline.finish()
+        #expect(leftovers.failures.count == 1 && leftovers.failures.first?.hasPrefix("YUVDataOutput#") == true, "\(leftovers)")
+    }
+
+    @Test("A user's writer that fails in a second stream finished without end-of-stream: finish() throws its failure; the frames before it are counted")
+    func userWriterFailsInSecondStream() async throws {
+        let made = Locked(0)
+        let output = try YUVDataOutput(format: .i420) {
+            made.withLock { count in
+                count += 1
+                return RecordingWriter(failingAt: count == 2 ? 1 : nil)
+            }
+        }
+        let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
+        try await pipeline.send(Self.images(Self.pictures(count: 3)))
+        try await pipeline.sendEndOfStream()
+        #expect(try await output.finish() == 3)
+        try await pipeline.send(Self.images(Self.pictures(count: 3), from: 10))
+        let error = await #expect(throws: (any Error).self) { try await output.finish() }
+        #expect(error.map { "\($0)" }?.contains("the disk is full at frame 1") == true, "\(String(describing: error))")
+        #expect(output.framesDelivered == 4 && made.withLock { $0 } == 2)
+        #expect(await pipeline.finish().failures.count == 1)
+    }
+
     @Test("A second stream after end-of-stream: the output takes frames again, counted over both")
     func secondStream() async throws {
         let pictures = Self.pictures(count: 2)
@@ -204,4 +250,30 @@ struct CPUFrameOutputTests {
         #expect(delivered + dropped == pictures.count, "delivered \(delivered), dropped \(dropped)")
         #expect(received.count == delivered)
     }
+}
+
+/// A user's writer: logs what it is asked, on which thread; throws at frame `failingAt`.
+private final class RecordingWriter: FrameWriter, Sendable {
+    let log = Locked<[String]>([])
+    private let failingAt: Int?
+
+    init(failingAt: Int?) {
+        self.failingAt = failingAt
+        log.withLock { $0.append("open \(Thread.current.name ?? "")") }
+    }
+
+    func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
+        if number == failingAt { throw CheckFailure("the disk is full at frame \(number)") }
+        log.withLock { $0.append("\(number) \(buffer.width)x\(buffer.height)") }
+        return .more
+    }
+
+    func finish() throws { log.withLock { $0.append("finish") } }
+    func publish() throws { log.withLock { $0.append("publish") } }
+    func salvage(after error: ELImageError) { log.withLock { $0.append("salvage: \(error)") } }
+}
+
+private struct CheckFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

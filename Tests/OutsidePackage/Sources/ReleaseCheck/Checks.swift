@@ -123,21 +123,42 @@ func checkPreviewWithoutDisplay() throws {
 }
 
 /// ELImage's open roles: a node written here, outside the package, that tells each frame it sees
-/// through a `NodeMessenger`; its messages come on the context's events, naming it.
-func checkUserNodeMessages(media: String) async throws {
+/// through a `NodeMessenger` (its messages come on the context's events, naming it), and a
+/// `FrameWriter` of this package's given to `YUVDataOutput` (it gets the gray planes read back).
+func checkUserNodes(media: String) async throws {
     let context = try RenderContext()
     let events = context.events
     let source = try MediaSource.open("\(media)/astronaut.png")
     let watcher = SizeWatcher()
+    let luma = LumaWriter()
+    let output = try YUVDataOutput(format: .gray8) { luma }
     source.node --> watcher
+    source.node --> output
     try await source.run(on: context)
+    try await output.finish()
     await context.close()
+    let written = luma.frames.withLock { $0 }
+    try require(written.count == 1 && written[0].samples > 0 && (20...235).contains(written[0].mean),
+                "the user's FrameWriter got \(written)")
+    print("ELImage: a FrameWriter of this package got \(written[0].samples) luma samples, mean \(written[0].mean)")
     var told: [String] = []
     for await event in events {
         if let seen = event.message(SizeSeen.self), event.node?.refers(to: watcher) == true { told.append("\(seen)") }
     }
     try require(told.count == 1 && told[0].hasPrefix("saw "), "the user node's messages on the events: \(told)")
     print("ELImage: a node of this package published \"\(told[0])\" on the context's events")
+}
+
+/// A writer of this package's own: the mean luma of each gray frame read back.
+final class LumaWriter: FrameWriter, Sendable {
+    let frames = Mutex<[(samples: Int, mean: Int)]>([])
+
+    func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
+        let samples = buffer.width * buffer.height
+        let sum = buffer.data.prefix(samples).reduce(0) { $0 + Int($1) }
+        frames.withLock { $0.append((samples, sum / max(1, samples))) }
+        return .more
+    }
 }
 
 /// What `SizeWatcher` tells.

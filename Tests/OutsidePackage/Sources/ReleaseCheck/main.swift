@@ -23,7 +23,7 @@ do {
         try await checkFileThroughFilterAndDetectors(media: media, output: output, context: context)
         try await checkEmulatedCamera(context: context)
     }
-    try await checkUserNodeMessages(media: media)
+    try await checkUserNodes(media: media)
     try await checkEmbeddedPipeline()
     try checkPreviewWithoutDisplay()
     print("release check: every library product used from ELImage 1.0.0")
