@@ -41,9 +41,9 @@ public enum RenderEvent: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The message, when this is a `.message` of type `Message`: `event.message(RecordingEvent.self)`.
-    public func message<Message: NodeMessage>(_ type: Message.Type) -> Message? {
-        if case .message(_, let message) = self { message as? Message } else { nil }
+    /// The message, when this is a `.message` of type `Kind`: `event.message(RecordingEvent.self)`.
+    public func message<Kind: NodeMessage>(_ type: Kind.Type) -> Kind? {
+        if case .message(_, let message) = self { message as? Kind } else { nil }
     }
 
     /// True for a `.statistics` sample.
