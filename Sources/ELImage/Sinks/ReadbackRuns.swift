@@ -16,6 +16,9 @@ final class ReadbackRuns: Sendable {
         /// Frames written and dropped by the runs taken out of `runs`.
         var writtenByEndedRuns = 0
         var droppedByEndedRuns = 0
+        /// The first failure of a run that ended since the last `finish()` (kept here, since an
+        /// ended run leaves `runs` when the next one starts).
+        var failureSinceFinish: ELImageError?
         var closed = false
     }
 
@@ -63,6 +66,7 @@ final class ReadbackRuns: Sendable {
     /// registers `owner` with `context` when a run's worker starts. After `close()` frames are
     /// not taken.
     func take(_ picture: any PackablePicture, owner: any ClosableNode, in context: isolated RenderContext) throws {
+        let runsState = state
         let run = state.withLock { state -> ReadbackSink? in
             guard !state.closed else { return nil }
             if let current = state.runs.last, !current.isClosing { return current }
@@ -73,7 +77,12 @@ final class ReadbackRuns: Sendable {
             let next = ReadbackSink(configuration, open: { _ in
                 previous?.wait()  // on this run's worker: the last run's frames are all written first
                 return writer()
-            }, onEnd: { _, _ in ended.signal() })
+            }, onEnd: { result, _ in
+                if case .failure(let error) = result {
+                    runsState.withLock { state in state.failureSinceFinish = state.failureSinceFinish ?? error }
+                }
+                ended.signal()
+            })
             state.runs.append(next)
             state.lastRunEnded = ended
             return next
@@ -99,12 +108,15 @@ final class ReadbackRuns: Sendable {
     /// - Throws: the first failure of a run that ended since the last `finish()`.
     func finish() async throws -> Int {
         let runs = state.withLock { $0.runs }
-        var failure: ELImageError?
         for run in runs {
             run.requestFinish()
-            if case let .failure(error) = await run.outcome(), failure == nil { failure = error }
+            _ = await run.outcome()  // its failure, if any, was kept when it ended (`onEnd` comes first)
         }
-        state.withLock { Self.remove(runs, from: &$0) }
+        let failure = state.withLock { state -> ELImageError? in
+            Self.remove(runs, from: &state)
+            defer { state.failureSinceFinish = nil }
+            return state.failureSinceFinish
+        }
         if let failure { throw failure }
         return written
     }

@@ -118,23 +118,29 @@ struct CPUFrameOutputTests {
         #expect(leftovers.failures.count == 1 && leftovers.failures.first?.hasPrefix("YUVDataOutput#") == true, "\(leftovers)")
     }
 
-    @Test("A user's writer that fails in a second stream finished without end-of-stream: finish() throws its failure; the frames before it are counted")
-    func userWriterFailsInSecondStream() async throws {
+    @Test("A user's writer that fails mid-stream: finish() throws its failure, also after a later frame started a new run with a new writer; the frames before and after are counted")
+    func failureBeforeANewRun() async throws {
         let made = Locked(0)
         let output = try YUVDataOutput(format: .i420) {
             made.withLock { count in
                 count += 1
-                return RecordingWriter(failingAt: count == 2 ? 1 : nil)
+                return RecordingWriter(failingAt: count == 1 ? 1 : nil)
             }
         }
         let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
-        try await pipeline.send(Self.images(Self.pictures(count: 3)))
-        try await pipeline.sendEndOfStream()
-        #expect(try await output.finish() == 3)
-        try await pipeline.send(Self.images(Self.pictures(count: 3), from: 10))
+        let events = pipeline.context.events
+        let pictures = Self.pictures(count: 3)
+        try await pipeline.send(Self.images(Array(pictures.prefix(2))))  // the writer fails at the second
+        // The run has ended (its output finished as failed) before the next frame comes.
+        var iterator = events.makeAsyncIterator()
+        while let event = await iterator.next() {
+            if case .sinkFinished(let end) = event, end.outcome == .failed { break }
+        }
+        try await pipeline.send(Self.images([pictures[2]], from: 2))  // a new run, a new writer
         let error = await #expect(throws: (any Error).self) { try await output.finish() }
         #expect(error.map { "\($0)" }?.contains("the disk is full at frame 1") == true, "\(String(describing: error))")
-        #expect(output.framesDelivered == 4 && made.withLock { $0 } == 2)
+        #expect(made.withLock { $0 } == 2 && output.framesDelivered == 2, "frame 0 of the first run, frame 0 of the second")
+        #expect(try await output.finish() == 2, "the failure is thrown once")
         #expect(await pipeline.finish().failures.count == 1)
     }
 
