@@ -102,8 +102,10 @@ struct CPUFrameOutputTests {
             return writer
         }
         let pipeline = try EmbeddedPipeline(context: TestContexts.make(), sink: output)
+        // The second stream ends at the frame its writer fails on (a frame after it would start
+        // another run: `failureBeforeANewRun`).
         for stream in 0..<2 {
-            try await pipeline.send(Self.images(pictures, from: stream * 10))
+            try await pipeline.send(Self.images(stream == 0 ? pictures : Array(pictures.prefix(2)), from: stream * 10))
             try await pipeline.sendEndOfStream()
         }
         let error = await #expect(throws: (any Error).self) { try await output.finish() }
