@@ -7,10 +7,11 @@ import ELImageTestSupport
 import Foundation
 import Testing
 
-// The snippets of README.md's "A tour of the API", "Sound", "Live streaming", "A virtual camera", "Faces and codes" and "Testing your
-// own nodes", each run as written there on the bundled media (file names become paths in a
-// temporary folder, `/dev/video0` an emulated camera) and checked for what the README says it
-// does. Change README.md and this file together.
+// The snippets of the programming guide's "A tour of the API" (docs/guide.md) and of docs' "Sound",
+// "Live streaming", "A virtual camera", "Faces and codes" and "Testing your own nodes", each run as
+// written there on the bundled media (file names become paths in a temporary folder, `/dev/video0`
+// an emulated camera) and checked for what the pages say it does. Change those pages and this file
+// together.
 
 /// README, "A tour of the API": a filter type of your own (and "Testing your own nodes").
 final class Dim: SinglePassFilter, ParameterizedFilter {
