@@ -266,7 +266,7 @@ void main() {
         result[k] = (yuvMatrix * fusedColor(colors[k]) + yuvOffset).x;
     }
 #elif PLANE_KIND == 0 && defined(FUSED_ROW_OF_FOUR)
-    vec3 four[4];  // a filter's 3x3 stencil, its neighbourhoods read once (DeferredPassShader)
+    vec3 four[4];  // a filter's 3x3 stencil, its neighbourhoods read once (RecipePackShader)
     fusedRowOfFour(ivec2(texel.x * 4, texel.y), four);
     for (int k = 0; k < 4; k++) {
         result[k] = (yuvMatrix * four[k] + yuvOffset).x;

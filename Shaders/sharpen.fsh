@@ -3,7 +3,7 @@
 // [1 2 1] x [1 2 1] / 16 with repeated edges. Texels are read exactly (texelFetch): `amount`
 // multiplies any read error, and a bilinear read would add one. Alpha is kept.
 // The filter is `filterStencil3x3`, a function of the pixel's 3x3 texels: a pack that runs this
-// pass in its own (DeferredPassShader) reads a row's neighbourhoods once for all its pixels.
+// pass in its own (RecipePackShader) reads a row's neighbourhoods once for all its pixels.
 precision highp float;
 precision highp int;
 uniform sampler2D inputImageTexture;

@@ -2,7 +2,7 @@
 // Sobel edge magnitude of the BT.709 luma: sqrt(gx² + gy²) * strength, as gray; alpha is kept.
 // Exact texel reads (texelFetch, borders repeated).
 // The filter is `filterStencil3x3`, a function of the pixel's 3x3 texels: a pack that runs this
-// pass in its own (DeferredPassShader) reads a row's neighbourhoods once for all its pixels.
+// pass in its own (RecipePackShader) reads a row's neighbourhoods once for all its pixels.
 precision highp float;
 precision highp int;
 uniform sampler2D inputImageTexture;

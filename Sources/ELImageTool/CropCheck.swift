@@ -21,6 +21,11 @@ final class CropCheck: ImageInput, FrameObserver {
         try observe(width: frame.width, height: frame.height, timestamp: frame.timestamp, in: context)
     }
 
+    /// Hears of a picture without drawing it.
+    func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        try observe(width: picture.width, height: picture.height, timestamp: picture.timestamp, in: context)
+    }
+
     func observe(width: Int, height: Int, timestamp: MediaTime, in context: isolated RenderContext) throws {
         guard !checked.withLock({ value in defer { value = true }; return value }) else { return }
         var size = (width: width, height: height)

@@ -17,6 +17,11 @@ final class PlanPrinter: ImageInput, FrameObserver {
         try observe(width: frame.width, height: frame.height, timestamp: frame.timestamp, in: context)
     }
 
+    /// Hears of a picture without drawing it.
+    func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        try observe(width: picture.width, height: picture.height, timestamp: picture.timestamp, in: context)
+    }
+
     func observe(width: Int, height: Int, timestamp: MediaTime, in context: isolated RenderContext) throws {
         guard !printed.withLock({ done in defer { done = true }; return done }), let source,
               let plan = PlanExplanation(of: source, threads: context.runningThreadNames) else { return }

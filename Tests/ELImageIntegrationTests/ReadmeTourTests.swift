@@ -32,6 +32,7 @@ final class Dim: SinglePassFilter, ParameterizedFilter {
         }
         """)
     let outputs = OutputTargets()                                  // its targets (graph membership)
+    var reads: InputReading { .ownPixel }                          // colour before it runs in its pass
 }
 
 /// A node that raises `signal` in this process when the `frame`th frame (from 0) goes by: the
@@ -231,7 +232,7 @@ struct ReadmeTourTests {
             uniform vec3 tint;
             out vec4 fragColor;
             void main() { fragColor = texture(inputImageTexture, textureCoordinate) * vec4(tint, 1.0); }
-            """)
+            """, reads: .ownPixel)  // it reads its input only at the pixel it writes
         tint.setUniform("tint", .vec3([1, 0.9, 0.8]))
         let pipeline = try EmbeddedPipeline { input in input --> tint }
         try await pipeline.context.perform { try tint.prepare(in: $0) }  // compile now, throw here if it is wrong

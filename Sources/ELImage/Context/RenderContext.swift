@@ -62,9 +62,12 @@ public actor RenderContext {
     /// Where failures, drops and ends go (`events`, `setErrorHandler`).
     private nonisolated let eventHub = EventHub()
 
-    /// Filter shaders that `DeferredPass` cannot run inside the pack (by program name): their
-    /// frames are drawn as usual.
+    /// Recipes that cannot run inside a sink's pack (by the pack program's name): their pictures
+    /// are drawn and packed.
     var unpackableShaders: Set<String> = []
+
+    /// Whether a recipe's shader can be made, by its program name (`Recipe`): asked once per shape.
+    var composableRecipes: [String: Bool] = [:]
 
     /// The latest upload's interleaved chroma rows (`uploadInterleavedChroma`), kept so that the
     /// next picture of the same size needs no allocation.

@@ -18,6 +18,8 @@ public struct ColorPiece: Sendable, Hashable {
     public let name: String
     /// GLSL ES 3.00 source of the piece (no `#version`, no `main`).
     public let source: String
+    /// A hash of the name and source (FNV-1a, stable across runs): names generated programs.
+    let fingerprint: UInt64
 
     /// - Throws: `ELImageError.invalidInput` when `name` is not a valid identifier fragment or the
     ///   source does not define `PIECE_apply`.
@@ -32,14 +34,18 @@ public struct ColorPiece: Sendable, Hashable {
             throw ELImageError.invalidInput(what: "colour piece '\(name)' does not define \(Self.token)apply",
                                             hint: "define `vec4 \(Self.token)apply(vec4 color)`")
         }
-        self.name = name
-        self.source = source
+        self.init(builtIn: name, source: source)
     }
 
     /// A built-in piece, known to be well formed.
     init(builtIn name: String, source: String) {
         self.name = name
         self.source = source
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (name + "\u{0}" + source + "\u{0}").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        fingerprint = hash
     }
 
     /// The prefix of the piece at `index` in a generated shader.

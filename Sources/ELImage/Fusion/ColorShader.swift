@@ -6,12 +6,11 @@
 enum ColorShader {
     /// The program's cache name: the pieces' names, the precision and a hash of the sources, so that
     /// two chains share a program exactly when they have the same shape.
+    /// Cheap enough for every frame: the pieces' fingerprints are made once.
     static func programName(for pieces: [ColorPiece], precision: ColorPrecision = .matchingSeparatePasses) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, stable across runs
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a over the pieces' fingerprints
         for piece in pieces {
-            for byte in (piece.name + "\u{0}" + piece.source + "\u{0}").utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-            }
+            hash = (hash ^ piece.fingerprint) &* 0x100_0000_01b3
         }
         let mode = pieces.count > 1 && precision == .full ? "color_chain_full[" : "color_chain["
         return mode + pieces.map(\.name).joined(separator: ",") + "]#" + String(hash, radix: 16)
@@ -43,15 +42,18 @@ enum ColorShader {
     }
 
     /// Each piece's source with its prefix, in order.
-    static func declarations(of pieces: [ColorPiece]) -> [String] {
-        pieces.enumerated().flatMap { index, piece in ["// \(index): \(piece.name)", piece.instantiated(at: index), ""] }
+    /// `firstIndex` numbers the first piece (pieces after others in one shader, `RecipeShader`).
+    static func declarations(of pieces: [ColorPiece], firstIndex: Int = 0) -> [String] {
+        pieces.enumerated().flatMap { offset, piece in
+            ["// \(firstIndex + offset): \(piece.name)", piece.instantiated(at: firstIndex + offset), ""]
+        }
     }
 
     /// The lines of `main` that apply the pieces to `color` in order, clamped after each (and rounded
     /// to 8 bits between pieces when matching separate passes).
-    static func applications(of pieces: [ColorPiece], precision: ColorPrecision) -> [String] {
+    static func applications(of pieces: [ColorPiece], precision: ColorPrecision, firstIndex: Int = 0) -> [String] {
         pieces.enumerated().flatMap { index, piece in
-            ["    color = clamp(\(piece.prefix(at: index))apply(color), 0.0, 1.0);"]
+            ["    color = clamp(\(piece.prefix(at: firstIndex + index))apply(color), 0.0, 1.0);"]
                 + (precision == .matchingSeparatePasses && index < pieces.count - 1
                     ? ["    color = roundEven(color * 255.0) / 255.0;  // as an 8-bit frame between passes (ties to even)"] : [])
         }

@@ -9,10 +9,19 @@ public protocol ImageInput: AnyObject, Sendable {
     /// A new frame arrived on input `index`.
     func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws
 
+    /// A new picture arrived on input `index`: pixels, or a recipe not drawn yet (`Picture`). The
+    /// default draws a recipe and takes the frame with `receive(_:at:in:)`; a node that can run a
+    /// recipe inside its own pass (a colour filter, a sink that packs) takes it as it is.
+    func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws
+
     /// The source on input `index` has no more frames (end of a file, a stopped camera).
     func endOfStream(at index: Int, in context: isolated RenderContext)
 }
 
 extension ImageInput {
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        try receive(picture.pixels(in: context), at: index, in: context)
+    }
+
     public func endOfStream(at index: Int, in context: isolated RenderContext) {}
 }

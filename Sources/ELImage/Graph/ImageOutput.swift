@@ -34,6 +34,12 @@ extension ImageOutput {
         outputs.deliver(frame, in: context)
     }
 
+    /// Sends `picture` (pixels, or a recipe not drawn yet) to every target. Failures are reported,
+    /// never thrown.
+    public func deliver(_ picture: Picture, in context: isolated RenderContext) {
+        outputs.deliver(picture, from: self, in: context)
+    }
+
     /// Tells every target that no more frames will come from this node.
     public func deliverEndOfStream(in context: isolated RenderContext) {
         outputs.deliverEndOfStream(in: context)

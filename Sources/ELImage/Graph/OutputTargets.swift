@@ -13,16 +13,27 @@ public final class OutputTargets: Sendable {
         public let index: Int
     }
 
-    private let connections = Locked<[Connection]>([])
+    private let wiring = Locked(Wiring())
     /// Counts the changes of these connections: a plan walked at one version is good until the next.
     private let version = Atomic<UInt64>(0)
     /// The plan of the graph below, compiled when a picture comes after a change of wiring.
     let plans = PlanCache()
 
+    /// The connections, and how many of them read pixels (all but observers, `FrameObserver`).
+    private struct Wiring {
+        var connections: [Connection] = []
+        var readers = 0
+
+        init(_ connections: [Connection] = []) {
+            self.connections = connections
+            readers = connections.count { !($0.target is any FrameObserver) }
+        }
+    }
+
     public init() {}
 
     /// The current targets.
-    public var all: [Connection] { connections.withLock { $0 } }
+    public var all: [Connection] { wiring.withLock { $0.connections } }
 
     /// The current targets and the version of the connections they are.
     var versioned: (connections: [Connection], version: UInt64) {
@@ -44,15 +55,15 @@ public final class OutputTargets: Sendable {
         } else {
             slot = target.inputSlots.claimNextFree()
         }
-        connections.withLock { $0.append(Connection(target: target, index: slot)) }
+        wiring.withLock { $0 = Wiring($0.connections + [Connection(target: target, index: slot)]) }
         version.add(1, ordering: .releasing)
     }
 
     /// Disconnects `target` (every input it was connected on).
     public func remove(_ target: any ImageInput) {
-        let removed = connections.withLock { list in
-            let gone = list.filter { $0.target === target }
-            list.removeAll { $0.target === target }
+        let removed = wiring.withLock { wiring in
+            let gone = wiring.connections.filter { $0.target === target }
+            wiring = Wiring(wiring.connections.filter { $0.target !== target })
             return gone
         }
         removed.forEach { $0.target.inputSlots.release($0.index) }
@@ -62,9 +73,9 @@ public final class OutputTargets: Sendable {
 
     /// Disconnects every target.
     public func removeAll() {
-        let removed = connections.withLock { list in
-            defer { list.removeAll() }
-            return list
+        let removed = wiring.withLock { wiring in
+            defer { wiring = Wiring() }
+            return wiring.connections
         }
         removed.forEach { $0.target.inputSlots.release($0.index) }
         plans.forget()
@@ -76,6 +87,30 @@ public final class OutputTargets: Sendable {
         for connection in all {
             do {
                 try connection.target.receive(frame, at: connection.index, in: context)
+            } catch {
+                context.report(error, from: connection.target)
+            }
+        }
+    }
+
+    /// Sends `picture` to every target: a recipe as it is to one target that reads pixels (besides
+    /// observers), drawn once first for several (each would draw it otherwise). Failures are
+    /// reported, never thrown; a recipe that fails to draw is reported as the failure of the node
+    /// that delivers it.
+    public func deliver(_ picture: Picture, from node: AnyObject, in context: isolated RenderContext) {
+        let (connections, readers) = wiring.withLock { ($0.connections, $0.readers) }
+        var picture = picture
+        if readers > 1, !picture.isDrawn {
+            do {
+                picture = Picture(try picture.pixels(in: context))
+            } catch {
+                context.report(error, from: node)
+                return
+            }
+        }
+        for connection in connections {
+            do {
+                try connection.target.receive(picture, at: connection.index, in: context)
             } catch {
                 context.report(error, from: connection.target)
             }

@@ -17,6 +17,11 @@ public final class FrameCounter: ImageInput, FrameObserver {
         try observe(width: frame.width, height: frame.height, timestamp: frame.timestamp, in: context)
     }
 
+    /// Hears of a picture without drawing it.
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        try observe(width: picture.width, height: picture.height, timestamp: picture.timestamp, in: context)
+    }
+
     package func observe(width: Int, height: Int, timestamp: MediaTime, in context: isolated RenderContext) throws {
         let count = frames.withLock { value in
             value += 1

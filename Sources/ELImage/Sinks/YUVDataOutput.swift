@@ -76,6 +76,11 @@ public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Senda
 
     package var planSummary: String { runs.planSummary }
 
+    /// Takes a picture as it is: a recipe runs inside the pack (`Recipe.packed`).
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        try receive(picture as any PackablePicture, in: context)
+    }
+
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         try runs.take(picture, owner: self, in: context)
     }

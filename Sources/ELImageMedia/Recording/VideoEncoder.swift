@@ -319,6 +319,11 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
             + "and muxes on ELImage.encoder"
     }
 
+    /// Takes a picture as it is: a recipe runs inside the pack (`Recipe.packed`).
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        try receive(picture as any PackablePicture, in: context)
+    }
+
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         guard let session else { return }
         messenger.meet(context, as: self)  // before the encoder thread starts and tells it started

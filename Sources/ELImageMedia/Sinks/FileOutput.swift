@@ -176,6 +176,11 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
 
     package var planSummary: String { sink.planSummary }
 
+    /// Takes a picture as it is: a recipe runs inside the pack (`Recipe.packed`).
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        try receive(picture as any PackablePicture, in: context)
+    }
+
     package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
         try sink.take(picture, registering: self, in: context)
     }

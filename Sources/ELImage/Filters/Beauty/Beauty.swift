@@ -34,7 +34,7 @@
 /// `strength` 0 returns the input frame untouched; the smoothing grows monotonically with
 /// `strength` and `smoothing` (the blend, ε and the texture taken away all grow with them).
 /// `showsSkinMask` renders the skin likelihood instead of the picture.
-public final class Beauty: FrameFilter, DeferringFilter, PlanDescribing {
+public final class Beauty: FrameFilter, PlanDescribing {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
 
@@ -65,7 +65,7 @@ public final class Beauty: FrameFilter, DeferringFilter, PlanDescribing {
     }
 
     package var planSummary: String {
-        "8 passes (skin model: 3 on tiny images; guided filter: 4 at reduced size; 1 at full size), 4 more at reduced size for faces with landmarks"
+        "8 passes (skin model: 3 on tiny images; guided filter: 4 at reduced size; 1 at full size), 4 more at reduced size for faces with landmarks; hands on its last as a recipe"
     }
 
     private let state = Locked(Settings())
@@ -164,12 +164,18 @@ public final class Beauty: FrameFilter, DeferringFilter, PlanDescribing {
     }
 
     public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
-        try renderDeferred(frame, in: context)?.render(in: context) ?? frame
+        try lastPass(frame, in: context)?.render(in: context) ?? frame
     }
 
-    /// Every pass but the last (`beauty_apply`), which is described for a sink to run in its pack
-    /// or to draw; nil when the filter draws nothing at its settings.
-    func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
+    /// The last pass as a recipe, drawn where its pixels are needed (inside a sink's pack, with the
+    /// colour after it); the frame itself when the filter draws nothing at its settings.
+    public func renderPicture(_ frame: TextureFrame, in context: isolated RenderContext) throws -> Picture {
+        try lastPass(frame, in: context).map(Picture.init) ?? Picture(frame)
+    }
+
+    /// Every pass but the last (`beauty_apply`), which is described as a recipe; nil when the
+    /// filter draws nothing at its settings.
+    private func lastPass(_ frame: TextureFrame, in context: isolated RenderContext) throws -> Recipe? {
         let settings = self.settings
         let amount = settings.strength * settings.smoothing
         let whitening = settings.strength * settings.whitening
@@ -219,12 +225,13 @@ public final class Beauty: FrameFilter, DeferringFilter, PlanDescribing {
             "edgeRange": .vec2(Self.edgeRange),
             "showMask": .float(settings.showsSkinMask ? 1 : 0),
         ]
-        func last(_ pass: Pass, _ others: [TextureFrame], _ uniforms: [String: UniformValue]) -> DeferredPass {
-            DeferredPass(programName: pass.name, fragmentShader: pass.source, first: frame, others: others,
-                         width: frame.width, height: frame.height, uniforms: uniforms)
+        func last(_ pass: Pass, _ others: [TextureFrame], _ uniforms: [String: UniformValue]) throws -> Recipe {
+            _ = try context.program(named: pass.name, fragment: pass.source)  // (a failure to compile is this node's)
+            return Recipe(stage: Recipe.Stage(name: pass.name, source: pass.source, monochrome: false), first: frame,
+                          others: others, width: frame.width, height: frame.height, uniforms: uniforms)
         }
         guard !axes.isEmpty else {
-            return last(.apply, [smoothed, model], uniforms)
+            return try last(.apply, [smoothed, model], uniforms)
         }
 
         // Faces with landmarks: a closing of the block means' luma (four 1-D passes), the last one
@@ -237,7 +244,7 @@ public final class Beauty: FrameFilter, DeferringFilter, PlanDescribing {
             closing = stage < 3 ? try pass(.foldClosing, [closing], closingUniforms)
                 : try pass(.foldZones, [closing, reduced], closingUniforms.merging(Self.zoneUniforms(settings.faces, axes, size)) { $1 })
         }
-        return last(.applyWithFaces, [smoothed, model, closing],
+        return try last(.applyWithFaces, [smoothed, model, closing],
                     uniforms.merging(["folds": .float(settings.strength * settings.folds)]) { $1 })
     }
 

@@ -60,6 +60,9 @@ public final class BlendFilter: SinglePassFilter, ParameterizedFilter {
     public let pass: ShaderPass
     public let outputs = OutputTargets()
 
+    /// Reads its input 0 at both inputs at the pixel it writes: the colour before it runs in its pass.
+    public var reads: InputReading { .ownPixel }
+
     public init(mode: Mode, opacity: Float = 1) {
         self.mode = mode
         pass = ShaderPass(name: mode.programName, fragmentShader: mode.fragmentShader, inputCount: 2)

@@ -64,7 +64,7 @@ struct SeparableKernel: Sendable, Equatable {
     }
 
     /// Blurs `frame` horizontally, then vertically. (Its vertical pass is not run inside a sink's
-    /// pack, `DeferredPass`: with exact taps, 720p, that was 13 % cheaper into Y4M at centred
+    /// pack as a recipe: with exact taps, 720p, that was 13 % cheaper into Y4M at centred
     /// siting, no cheaper into MP4, and runs the taps at five pixels for four at MPEG-2 siting.)
     func apply(to frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
         let program = self.program

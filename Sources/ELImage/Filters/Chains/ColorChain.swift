@@ -15,7 +15,7 @@
 /// nodes within one level (rounding ties). With `.full` precision it keeps floats between pieces:
 /// closer to the exact result, but each intermediate rounding the separate nodes make (up to half a
 /// level, amplified by later gains) is missing, so the two can differ by a few levels.
-public final class ColorChain: FrameFilter, DeferringFilter, PlannedStage {
+public final class ColorChain: FrameFilter, PlannedStage {
     public let inputSlots = InputSlots()
     public let outputs = OutputTargets()
 
@@ -57,30 +57,28 @@ public final class ColorChain: FrameFilter, DeferringFilter, PlannedStage {
     }
 
     public func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame {
-        guard let pass = try lastPass(frame, in: context) else { return frame }
-        return try pass.render(in: context)  // (marked gray when the chain ends gray)
+        try renderPicture(frame, in: context).pixels(in: context)  // (marked gray when the chain ends gray)
     }
 
-    /// The chain's pass for a sink to run in its pack (a gray chain's in the Y' pass of the gray
-    /// pack); nil for an empty chain.
-    func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
-        try lastPass(frame, in: context)
+    /// The chain's pass as a recipe over `frame` (the frame itself for an empty chain).
+    public func renderPicture(_ frame: TextureFrame, in context: isolated RenderContext) throws -> Picture {
+        try colored(Picture(frame), in: context)
     }
 
-    /// The chain's one pass, described (gray when its last operation makes gray); nil for an
-    /// empty chain.
-    private func lastPass(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass? {
-        guard !operations.isEmpty else { return nil }
-        var uniforms: [String: UniformValue] = [:]
-        var textures: [SamplerTexture] = []
-        for (index, operation) in operations.enumerated() {
-            let prefix = operation.colorPiece.prefix(at: index)
-            for (name, value) in operation.colorUniforms { uniforms[prefix + name] = value }
-            for (name, texture) in try operation.colorTextures(in: context).sorted(by: { $0.key < $1.key }) {
-                textures.append(SamplerTexture(sampler: prefix + name, frame: texture))
-            }
-        }
-        return try pass.described([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms,
-                                  monochrome: operations.last?.producesMonochrome ?? false)
+    /// Adds the chain's pieces to the recipe it gets (a `.full`-precision chain: its own pass over
+    /// the picture's pixels).
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        guard index == 0 else { return }
+        deliver(try colored(picture, in: context), in: context)
+    }
+
+    private func colored(_ picture: Picture, in context: isolated RenderContext) throws -> Picture {
+        guard !operations.isEmpty else { return picture }
+        try pass.prepare(in: context)  // (a piece that does not compile is this node's failure)
+        guard precision == .full else { return try Recipe.coloring(picture, with: operations, in: context) }
+        let frame = try picture.pixels(in: context)
+        let (_, uniforms, textures) = try Recipe.steps(of: operations, firstIndex: 0, in: context)
+        return Picture(try pass.described([frame], extra: textures, size: (frame.width, frame.height), uniforms: uniforms,
+                                          monochrome: operations.last?.producesMonochrome ?? false))
     }
 }

@@ -77,6 +77,12 @@ public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter, Plann
         try entry.receive(frame, at: 0, in: context)
     }
 
+    /// Hands the picture to the entry as it is (a recipe stays one through the group).
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        guard index == 0 else { return }
+        try entry.receive(picture, at: 0, in: context)
+    }
+
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
         if index == 0 { entry.endOfStream(at: 0, in: context) }
     }
@@ -98,6 +104,10 @@ public final class FilterGroup: ImageOutput, ImageInput, PreparableFilter, Plann
 
         func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
             outputs.deliver(frame, in: context)
+        }
+
+        func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+            outputs.deliver(picture, from: self, in: context)
         }
 
         func endOfStream(at index: Int, in context: isolated RenderContext) {

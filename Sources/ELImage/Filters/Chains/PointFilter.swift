@@ -33,6 +33,14 @@ extension PointFilter {
         return values
     }
 
+    /// Adds the filter's piece to the recipe it gets (or makes one over the frame it gets): drawn
+    /// where the picture is needed, in one pass with the colour and stage around it.
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        guard index == 0 else { return }
+        try pass.prepare(in: context)  // (a piece that does not compile is this node's failure)
+        try deliver(Recipe.coloring(picture, with: [self], in: context), in: context)
+    }
+
     public func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture] {
         let prefix = colorPiece.prefix(at: 0)
         return try colorTextures(in: context).sorted { $0.key < $1.key }

@@ -10,6 +10,9 @@ public final class Sharpen: SinglePassFilter, ParameterizedFilter {
     public let pass = ShaderPass(name: "sharpen", fragmentShader: EmbeddedShaders.sharpenFsh)
     public let outputs = OutputTargets()
 
+    /// Reads its input 0 at the 3x3 texels around the pixel, exactly: the colour before it runs in its pass.
+    public var reads: InputReading { .texelCentres }
+
     public init(amount: Float = 0.5) {
         self.amount = amount
     }

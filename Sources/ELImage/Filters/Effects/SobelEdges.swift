@@ -10,6 +10,9 @@ public final class SobelEdges: SinglePassFilter, ParameterizedFilter {
     public let pass = ShaderPass(name: "sobel_edges", fragmentShader: EmbeddedShaders.sobelEdgesFsh)
     public let outputs = OutputTargets()
 
+    /// Reads its input 0 at the 3x3 texels around the pixel, exactly: the colour before it runs in its pass.
+    public var reads: InputReading { .texelCentres }
+
     public init(strength: Float = 1) {
         self.strength = strength
     }

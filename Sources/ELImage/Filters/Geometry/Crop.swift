@@ -29,6 +29,9 @@ public final class Crop: SinglePassFilter, PassesOnUnchanged {
 
     public let pass = ShaderPass(name: "crop", fragmentShader: EmbeddedShaders.cropFsh)
     public let outputs = OutputTargets()
+
+    /// Reads its input 0 at whole texels of the rectangle: the colour before it runs in its pass.
+    public var reads: InputReading { .texelCentres }
     private let state: Locked<Region>
 
     /// The rectangle to keep, before clamping to the input.

@@ -29,9 +29,6 @@ package struct GraphPlan: Sendable {
     package let targets: [Stage]
     /// The line a Y'CbCr picture can take fused, or why there is none.
     package let line: Result<FusableLine, NotFused>
-    /// The sink a filter with these outputs may hand its last draw undone, if the targets are
-    /// one packing sink with observers beside it (`DeferredPass`).
-    let deferring: DeferringTarget?
 
     /// Walks the graph below `outputs`.
     init(walking outputs: OutputTargets) {
@@ -39,7 +36,6 @@ package struct GraphPlan: Sendable {
         targets = walk.stages(for: outputs, depth: 0)
         walked = walk.walked
         line = FusableLine.derive(from: targets)
-        deferring = DeferringTarget.derive(from: targets)
     }
 
     /// Whether a sink anywhere below packs samples of more than 8 bits now (a 10-bit recording, a

@@ -48,25 +48,41 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
             }
             var line = prefix + (last ? "└── " : "├── ") + stage.name
             if stage.index != 0 { line += " (input \(stage.index))" }
-            line += summary(of: stage) + deferral(of: stage)
+            line += summary(of: stage) + drawing(of: stage)
             if stage.repeated { line += " (met above)" }
             lines.append(line)
             append(stage.targets, prefix: prefix + (last ? "    " : "│   "), to: &lines)
         }
     }
 
-    /// Where a filter's last pass runs when its one target takes it undone (`DeferredPass`).
-    private static func deferral(of stage: GraphPlan.Stage) -> String {
-        let deferring: Bool
-        if let filter = stage.node as? any SinglePassFilter {
-            deferring = filter.runsInsidePack
-                && DeferredPassShader.functionSource(of: filter.pass.fragmentShader) != nil
-        } else {
-            deferring = stage.node is any DeferringFilter
+    /// Where the recipe a filter hands on (`Picture`) is drawn, when its one target that reads
+    /// pixels (besides observers, through a group's exit) takes it into its own pass: a sink that
+    /// packs 8-bit 4:2:0, a colour filter, or a filter that reads at texel centres after colour.
+    private static func drawing(of stage: GraphPlan.Stage) -> String {
+        let colour: Bool
+        if case .colorOperations = stage.role { colour = true } else { colour = false }
+        let handsOnRecipe = colour || (stage.node as? any SinglePassFilter)?.runsInsidePack == true
+            || (stage.node as? any PlanDescribing)?.planSummary.contains("hands on its last as a recipe") == true
+        guard handsOnRecipe, !stage.repeated, let next = onlyReader(of: stage.targets) else { return "" }
+        switch next.role {
+        case .packingSink(let sink) where MatchedPack420.takes(sink.packing):
+            return "; the last runs inside \(next.name)'s pack"
+        case .colorOperations:
+            return "; the last runs in one pass with \(next.name)"
+        default:
+            if colour, let filter = next.node as? any SinglePassFilter, filter.runsInsidePack, filter.reads.runsColorOnReads {
+                return "; runs inside \(next.name)'s pass"
+            }
+            return ""
         }
-        guard deferring, let output = stage.node as? any ImageOutput,
-              let target = output.outputs.deferringSink() else { return "" }
-        return "; the last runs inside \(NodeFailure.name(of: target.sink))'s pack"
+    }
+
+    /// The one target of `targets` that is not an observer, on input 0, through a group's exit.
+    private static func onlyReader(of targets: [GraphPlan.Stage]) -> GraphPlan.Stage? {
+        let readers = targets.filter { if case .observer = $0.role { false } else { true } }
+        guard readers.count == 1, let reader = readers.first, reader.index == 0, !reader.repeated else { return nil }
+        if case .relay = reader.role { return onlyReader(of: reader.targets) }
+        return reader
     }
 
     /// What the node does, as it says (`PlanDescribing`) or as its role shows.

@@ -7,25 +7,21 @@ public protocol FrameFilter: ImageOutput, ImageInput, PreparableFilter {
     /// Renders the output for `frame`. May return `frame` itself when the filter is an identity
     /// at its current settings (frames never change once rendered, so that is safe).
     func render(_ frame: TextureFrame, in context: isolated RenderContext) throws -> TextureFrame
-}
 
-/// A `FrameFilter` whose last pass can run inside the pack of a sink that packs 8-bit 4:2:0
-/// (`DeferredPass`): it renders every pass but the last and describes that one.
-protocol DeferringFilter: FrameFilter {
-    /// Renders the passes before the last and describes the last; nil when the filter draws
-    /// nothing at its current settings (`render` returns the frame itself).
-    func renderDeferred(_ frame: TextureFrame, in context: isolated RenderContext) throws -> DeferredPass?
+    /// The output for `frame` as a picture (`Picture`): by default the frame `render` draws. A
+    /// filter whose last pass can wait returns it as a recipe: the passes before it are drawn, and
+    /// the last runs where its pixels are needed (inside a sink's pack, with the colour after it).
+    func renderPicture(_ frame: TextureFrame, in context: isolated RenderContext) throws -> Picture
 }
 
 extension FrameFilter {
+    public func renderPicture(_ frame: TextureFrame, in context: isolated RenderContext) throws -> Picture {
+        Picture(try render(frame, in: context))
+    }
+
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         guard index == 0 else { return }
-        if let deferring = self as? any DeferringFilter, let target = outputs.deferringSink(),
-           let pass = try deferring.renderDeferred(frame, in: context) {
-            target.deliver(pass, in: context)
-            return
-        }
-        deliver(try render(frame, in: context), in: context)
+        deliver(try renderPicture(frame, in: context), in: context)
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {

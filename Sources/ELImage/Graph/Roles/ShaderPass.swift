@@ -78,17 +78,21 @@ public final class ShaderPass: Sendable {
                       + "its latest frame is reused for every frame on input 0")
     }
 
+    /// The pass as a recipe's stage (`Recipe`).
+    func stage(monochrome: Bool) -> Recipe.Stage {
+        Recipe.Stage(name: programName, source: fragmentShader, monochrome: monochrome)
+    }
+
     /// The draw of `inputs` (plus `extra` textures on the following units) into a frame of `size`
     /// that carries the first input's timestamp, colour space and working format, described rather
     /// than made: `render` draws it, a sink that packs 4:2:0 may run it inside its pack.
     func described(_ inputs: [TextureFrame], extra: [SamplerTexture], size: (width: Int, height: Int),
-                   uniforms: [String: UniformValue], monochrome: Bool = false) throws -> DeferredPass {
+                   uniforms: [String: UniformValue], monochrome: Bool = false) throws -> Recipe {
         guard let first = inputs.first else {
             throw ELImageError.invalidState(node: programName, reason: "a pass was drawn without an input frame")
         }
-        return DeferredPass(programName: programName, fragmentShader: fragmentShader, first: first,
-                            others: Array(inputs.dropFirst()), extra: extra, width: size.width, height: size.height,
-                            uniforms: uniforms, monochrome: monochrome)
+        return Recipe(stage: stage(monochrome: monochrome), first: first, others: Array(inputs.dropFirst()), extra: extra,
+                      width: size.width, height: size.height, uniforms: uniforms)
     }
 
     /// Draws `inputs` (plus `extra` textures on the following units) into a new pooled frame of

@@ -12,11 +12,15 @@ public protocol SinglePassFilter: ImageOutput, ImageInput, PreparableFilter {
     /// the sampler uniform it is bound to. Called on the render thread before every draw; the
     /// default has none.
     func additionalTextures(in context: isolated RenderContext) throws -> [SamplerTexture]
-    /// Whether the pass may run inside the pack of a sink that packs 8-bit 4:2:0 when that sink is
-    /// the filter's one target (`DeferredPass`): no RGBA frame is drawn, and each pixel the pack
-    /// needs runs the shader (five for four pixels at MPEG-2 siting). The default, true, suits a
-    /// pass of a few reads; a long neighbourhood pass draws its frame instead.
+    /// Whether the pass is handed on as a recipe (`Picture`) rather than drawn: a sink that packs
+    /// 8-bit 4:2:0 then runs it inside its pack (no RGBA frame is drawn, and each pixel the pack
+    /// needs runs the shader: five for four pixels at MPEG-2 siting), and colour filters after it
+    /// run in the same pass. The default, true, suits a pass of a few reads; a long neighbourhood
+    /// pass draws its frame instead.
     var runsInsidePack: Bool { get }
+    /// How the shader reads its input 0: at its own pixel or at texel centres, the colour of a
+    /// recipe before it runs inside its pass (`InputReading`). The default: anywhere.
+    var reads: InputReading { get }
     /// Whether every frame the pass draws is gray (R = G = B) whatever the input: the frames are
     /// marked `TextureFrame.isMonochrome`, so Y'CbCr sinks compute only Y' (inside the pack, the
     /// pass runs in its Y' pass). The default: what a `ColorOperation` says (`producesMonochrome`),
@@ -38,6 +42,8 @@ extension SinglePassFilter {
 
     public var runsInsidePack: Bool { true }
 
+    public var reads: InputReading { .anywhere }
+
     public var drawsMonochrome: Bool { (self as? any ColorOperation)?.producesMonochrome ?? false }
 
     /// Compiles and links the filter's program in `context` now, instead of on the first frame, so
@@ -48,28 +54,40 @@ extension SinglePassFilter {
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        if let passing = self as? any PassesOnUnchanged, passing.passesOnUnchanged(width: frame.width, height: frame.height,
-                                                                                           colorSpace: frame.colorSpace) {
-            deliver(frame, in: context)  // the output would be the input: no draw
+        try receive(Picture(frame), at: index, in: context)
+    }
+
+    /// Hands on the pass as a recipe (`runsInsidePack`), which takes the colour of a recipe on
+    /// input 0 into its shader when the pass reads at texel centres (`reads`); or draws it.
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        if let passing = self as? any PassesOnUnchanged, passing.passesOnUnchanged(width: picture.width, height: picture.height,
+                                                                                           colorSpace: picture.colorSpace) {
+            deliver(picture, in: context)  // the output would be the input: no draw
             return
         }
-        let (ready, missing) = pass.inputsToDraw(after: frame, at: index)
+        var before: Recipe?
+        if index == 0, runsInsidePack, reads.runsColorOnReads, case .recipe(let recipe) = picture.content, recipe.stage == nil {
+            before = recipe
+        }
+        let (ready, missing) = pass.inputsToDraw(after: try before?.first ?? picture.pixels(in: context), at: index)
         if let missing {
             context.report(ShaderPass.missingInputError(node: NodeFailure.name(of: self), slot: missing), from: self)
         }
-        guard let inputs = ready else { return }
-        let size = outputSize(forInput: frame)
+        guard var inputs = ready, let first = inputs.first else { return }
+        try pass.prepare(in: context)  // (a shader that does not compile is this node's failure)
+        let size = outputSize(forInput: first)
         let extra = try additionalTextures(in: context)
-        let uniforms = uniforms(forInput: frame, outputSize: size)
-        let pass = try pass.described(inputs, extra: extra, size: size, uniforms: uniforms, monochrome: drawsMonochrome)
-        // Into a sink that packs 4:2:0 (and only observers beside it): the draw runs inside the
-        // sink's pack (a gray frame's: its Y' pass).
-        if runsInsidePack, let target = outputs.deferringSink() {
-            target.deliver(pass, in: context)
+        let uniforms = uniforms(forInput: first, outputSize: size)
+        let stage = pass.stage(monochrome: drawsMonochrome)
+        if let composed = before?.read(by: stage, others: Array(inputs.dropFirst()), extra: extra, width: size.width,
+                                       height: size.height, uniforms: uniforms, in: context) {
+            deliver(Picture(composed), in: context)
             return
         }
-        let output = try pass.render(in: context)  // (marked gray when it is)
-        deliver(output, in: context)
+        if before != nil { inputs[0] = try picture.pixels(in: context) }
+        let recipe = Recipe(stage: stage, first: inputs[0], others: Array(inputs.dropFirst()), extra: extra,
+                            width: size.width, height: size.height, uniforms: uniforms)
+        deliver(runsInsidePack ? Picture(recipe) : Picture(try recipe.render(in: context)), in: context)
     }
 
     public func endOfStream(at index: Int, in context: isolated RenderContext) {

@@ -179,3 +179,51 @@ final class SizeWatcher: ImageInput, Sendable {
 
     func endOfStream(at index: Int, in context: isolated RenderContext) {}
 }
+
+/// ELImage's open filter role: a filter written here that says it reads its input at its own pixel
+/// is drawn like the built-in colour filter that does the same (`Exposure(-1)` halves the colour):
+/// saturation → it → I420 is one recipe run inside the sink's pack, in as many draws, with the same
+/// planes within one level.
+func checkUserFilterFuses(media: String) async throws {
+    let context = try RenderContext()
+    let user = try await halvedPlanes(through: Halve(), media: media, context: context)
+    let builtIn = try await halvedPlanes(through: Exposure(-1), media: media, context: context)
+    await context.close()
+    try require(user.draws == builtIn.draws, "the user's filter drew \(user.draws) times, the built-in one \(builtIn.draws)")
+    let worst = zip(user.planes, builtIn.planes).map { abs(Int($0) - Int($1)) }.max() ?? 255
+    try require(user.planes.count == builtIn.planes.count && worst <= 1, "the planes differ by up to \(worst)")
+    print("ELImage: a filter of this package fused like the built-in one: \(user.draws) draws, planes within \(worst) level")
+}
+
+/// The I420 planes of the photo through saturation and `filter`, and the draws they took.
+private func halvedPlanes(through filter: any ImageInput & ImageOutput, media: String,
+                          context: RenderContext) async throws -> (planes: [UInt8], draws: Int) {
+    let source = try MediaSource.open("\(media)/astronaut.png")
+    let planes = Mutex<[UInt8]>([])
+    let output = try YUVDataOutput(format: .i420) { buffer in planes.withLock { $0 = buffer.data } }
+    source.node --> Saturation(1.3) --> filter --> output
+    let before = await context.drawCallCount
+    try await source.run(on: context)
+    let draws = await context.drawCallCount - before
+    try await output.finish()
+    return (planes.withLock { $0 }, draws)
+}
+
+/// A filter of this package's own: halves the colour, reading its input only at the pixel it writes.
+final class Halve: SinglePassFilter {
+    let pass = ShaderPass(name: "release_check_halve", fragmentShader: """
+        #version 300 es
+        precision highp float;
+        in vec2 textureCoordinate;
+        uniform sampler2D inputImageTexture;
+        out vec4 fragColor;
+        void main() {
+            vec4 color = texture(inputImageTexture, textureCoordinate);
+            fragColor = vec4(color.rgb * 0.5, color.a);
+        }
+        """)
+    let outputs = OutputTargets()
+    var reads: InputReading { .ownPixel }
+
+    func uniforms(forInput input: TextureFrame, outputSize: (width: Int, height: Int)) -> [String: UniformValue] { [:] }
+}

@@ -24,6 +24,7 @@ do {
         try await checkEmulatedCamera(context: context)
     }
     try await checkUserNodes(media: media)
+    try await checkUserFilterFuses(media: media)
     try await checkEmbeddedPipeline()
     try checkPreviewWithoutDisplay()
     print("release check: every library product used from ELImage 1.0.0")
