@@ -117,15 +117,9 @@ public final class OutputTargets: Sendable {
         }
     }
 
-    /// Tells every target that no more frames will come, along the route the frames took: after
-    /// pictures that took a fused line (`FusedConversionPlan`), to the line's observers and sink,
-    /// whose nodes between never saw a frame either.
+    /// Tells every target that no more frames will come.
     public func deliverEndOfStream(in context: isolated RenderContext) {
-        if let line = plans.endOfStream() {
-            for (observer, index) in line.observers { observer.endOfStream(at: index, in: context) }
-            line.sink.endOfStream(at: 0, in: context)
-            return
-        }
+        plans.endOfStream()
         for connection in all {
             connection.target.endOfStream(at: connection.index, in: context)
         }

@@ -1,7 +1,6 @@
 /// A sink that packs the frames it takes into Y'CbCr planes before it reads them back (a
-/// `YUVDataOutput`, a file or an encoder). A fused line (`FusedConversionPlan`) may end in it: it
-/// then gets a picture whose planes the fused pass packs straight from the source's planes,
-/// and reads them back as it reads its own.
+/// `YUVDataOutput`, a file or an encoder). It takes pictures as they come (`Picture`): a recipe
+/// runs inside its pack, an uploaded picture not converted yet is packed straight from its planes.
 package protocol PackingSink: PlannedStage {
     /// The format and chroma filter the sink packs into now; nil when it does not pack (RGBA).
     var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { get }

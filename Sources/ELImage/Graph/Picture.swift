@@ -1,5 +1,7 @@
 /// What flows between nodes: pixels already drawn (a pooled `TextureFrame`), or a recipe not drawn
-/// yet (a shader stage over its input frames, with colour pieces before and after it).
+/// yet: a shader stage over its input frames with colour pieces before and after it (`Recipe`),
+/// or Y'CbCr planes just uploaded with colour pieces to run after their conversion
+/// (`ConversionRecipe`).
 ///
 /// A filter hands its targets a recipe instead of drawing; the recipe is drawn only when something
 /// needs its pixels: a node that reads its input anywhere (a blur, a resize), fan-out to several
@@ -18,6 +20,7 @@ public struct Picture: Sendable {
     package enum Content: Sendable {
         case pixels(TextureFrame)
         case recipe(Recipe)
+        case conversion(ConversionRecipe)
     }
 
     package let content: Content
@@ -31,11 +34,16 @@ public struct Picture: Sendable {
         content = .recipe(recipe)
     }
 
+    package init(_ recipe: ConversionRecipe) {
+        content = .conversion(recipe)
+    }
+
     /// The frame or the recipe, as what both are.
     private var described: any PackablePicture {
         switch content {
         case .pixels(let frame): frame
         case .recipe(let recipe): recipe
+        case .conversion(let recipe): recipe
         }
     }
 
@@ -57,6 +65,7 @@ public struct Picture: Sendable {
         switch content {
         case .pixels(let frame): frame
         case .recipe(let recipe): try recipe.render(in: context)
+        case .conversion(let recipe): try recipe.render(in: context)
         }
     }
 }

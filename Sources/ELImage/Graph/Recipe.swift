@@ -81,8 +81,13 @@ package struct Recipe: PackablePicture, Sendable {
     /// `picture` with `operations` run on it: added to its recipe, or a recipe over its pixels.
     static func coloring(_ picture: Picture, with operations: [any ColorOperation],
                          in context: isolated RenderContext) throws -> Picture {
-        if case .recipe(let recipe) = picture.content, let colored = try recipe.coloring(with: operations, in: context) {
-            return Picture(colored)
+        switch picture.content {
+        case .recipe(let recipe):
+            if let colored = try recipe.coloring(with: operations, in: context) { return Picture(colored) }
+        case .conversion(let recipe):
+            if let colored = try recipe.coloring(with: operations, in: context) { return Picture(colored) }
+        case .pixels:
+            break
         }
         let frame = try picture.pixels(in: context)
         return try Recipe(coloring: frame, with: operations, in: context).map(Picture.init) ?? Picture(frame)

@@ -8,7 +8,7 @@
 /// ```
 public final class RawDataInput: ImageOutput {
     public let outputs = OutputTargets()
-    /// Whether Y'CbCr buffers may run through the graph as one fused pass (`FusedConversionPlan`)
+    /// Whether Y'CbCr buffers may run through the graph as one fused pass (`ConversionRecipe`)
     /// where its shape allows; false always runs every node.
     public let fusesPasses: Bool
     /// Frames sent through the graph since the last `finish(in:)`.
@@ -67,7 +67,7 @@ public final class RawDataInput: ImageOutput {
     ///
     /// When the graph is a straight line of colour filters into a Y'CbCr `YUVDataOutput`, the
     /// conversion, the filters and the sink's packing run as one pass instead
-    /// (`FusedConversionPlan`); the sink gets what the separate passes would give it.
+    /// (`ConversionRecipe`); the sink gets what the separate passes would give it.
     public func process(_ buffer: PixelBuffer, orientation: Orientation = .up, in context: isolated RenderContext) throws {
         try deliver(buffer, orientation: orientation, fusing: fusesPasses, in: context)
         sent.withLock { $0 += 1 }

@@ -6,7 +6,7 @@
 /// half the GPU time on llvmpipe, where fragments cost more than reads.
 ///
 /// The first pass's pixels come from an RGBA picture (`RenderContext.packPlanes`) or from a fused
-/// colour line's generated pass (`FusedLinePicture`), which then never makes an RGBA picture.
+/// colour line's generated pass (an uploaded picture not converted yet), which then never makes an RGBA picture.
 enum MatchedPack420 {
     /// Whether the two passes pack `format` for a `width` x `height` picture sited at
     /// `chromaLocation`: 8-bit I420 or YV12 with the matched filter, chroma between rows (MPEG-2

@@ -1,6 +1,6 @@
 /// A picture on the render thread that can be packed into the planes of a `PixelFormat`: an RGBA
 /// `TextureFrame` (through `RenderContext.packPlanes`), or a fused line's picture that is never
-/// made as RGBA and is packed straight from its source's planes (`FusedConversionPlan`).
+/// made as RGBA and is packed straight from its source's planes.
 package protocol PackablePicture {
     var width: Int { get }
     var height: Int { get }

@@ -83,7 +83,7 @@ struct GraphPlanTests {
         #expect(try await second.finish() == 1)
     }
 
-    @Test("End-of-stream follows the frames: past a fused line's filters as they are, through them when they ran")
+    @Test("End-of-stream goes through every node, fused or not: the pictures went through them too")
     func endOfStreamFollowsTheFrames() async throws {
         let context = try TestContexts.make()
         for fused in [true, false] {
@@ -95,8 +95,8 @@ struct GraphPlanTests {
             for number in 0..<3 { try await input.process(try Self.picture(number), on: context) }
             try await context.perform { input.finish(in: $0) }
             #expect(try await frames.value == 3, "the stream ended after its frames (fused: \(fused))")
-            #expect(gray.frames.withLock { $0 } == (fused ? 0 : 3))
-            #expect(gray.ends.withLock { $0 } == (fused ? 0 : 1), "end-of-stream took the frames' route (fused: \(fused))")
+            #expect(gray.frames.withLock { $0 } == (fused ? 0 : 3), "fused, the filter takes pictures, not frames")
+            #expect(gray.ends.withLock { $0 } == 1, "end-of-stream went through the filter (fused: \(fused))")
             try await stream.finish()
         }
     }

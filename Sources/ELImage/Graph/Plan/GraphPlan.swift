@@ -3,10 +3,10 @@
 /// that fusion and `--explain` read.
 ///
 /// The walk asks each node its `PlanRole`. From the walked tree the plan derives the line a Y'CbCr
-/// picture can take fused (`FusableLine`): colour operations (none or more) in a straight line
-/// (groups and their relays are transparent) ending in one `PackingSink` on input 0, with observers beside it
-/// anywhere. Whether a given picture takes it (its format, size, orientation, the sink's packing
-/// now) is decided per picture by `FusedConversionPlan`, which costs no walk.
+/// picture can take unconverted (`FusableLine`): colour operations (none or more) in a straight
+/// line (groups and their relays are transparent) ending in one `PackingSink` on input 0, with
+/// observers beside it anywhere. Whether a given picture takes it (its format, size, orientation,
+/// the sink's packing now) is decided per picture by `ConversionRecipe.make`, which costs no walk.
 package struct GraphPlan: Sendable {
     /// A node met by the walk, with the targets it hands frames to.
     package struct Stage: Sendable {
@@ -102,49 +102,26 @@ package struct NotFused: Error, Sendable, CustomStringConvertible {
     package var description: String { reason }
 }
 
-/// A straight line of colour operations into a sink that packs Y'CbCr, with the observers beside
-/// it: what a fused pass may run instead of the separate nodes.
+/// A straight line of colour operations into a sink that packs Y'CbCr, with observers beside it
+/// anywhere: the shape of graph in which a Y'CbCr picture is handed on uploaded and not converted
+/// (`ConversionRecipe`), and the sink whose packing the upload agrees with.
 package struct FusableLine: Sendable {
     /// The colour operations, first to last.
     package let operations: [any ColorOperation]
     /// Filters on the line that keep some pictures as they are (a crop, a scale): the line is
-    /// fused for a picture only when each of them passes it on unchanged.
+    /// taken by a picture only when each of them passes it on unchanged.
     package let passing: [any PassesOnUnchanged]
     /// The sink the line ends in (on its input 0).
     package let sink: any PackingSink
-    /// The observers beside the line, with the inputs they are connected on, in walk order.
-    package let observers: [(observer: any FrameObserver, index: Int)]
-    /// The operations' pieces, and the part of the fused program's name they make (hashed once
-    /// per wiring, not per picture).
-    let pieces: [ColorPiece]
-    let chainName: String
-
-    private init(operations: [any ColorOperation], passing: [any PassesOnUnchanged], sink: any PackingSink,
-                 observers: [(observer: any FrameObserver, index: Int)]) {
-        self.operations = operations
-        self.passing = passing
-        self.sink = sink
-        self.observers = observers
-        pieces = operations.map(\.colorPiece)
-        chainName = FusedConversionShader.chainName(for: pieces)
-    }
 
     /// The line through `targets`, if they form one.
     static func derive(from targets: [GraphPlan.Stage]) -> Result<FusableLine, NotFused> {
         var operations: [any ColorOperation] = []
         var passing: [any PassesOnUnchanged] = []
-        var observers: [(observer: any FrameObserver, index: Int)] = []
         var previous: String?  // the last node the line went through
         var level = targets
         while true {
-            var next: [GraphPlan.Stage] = []
-            for stage in level {
-                if case .observer(let observer) = stage.role {
-                    observers.append((observer, stage.index))
-                } else {
-                    next.append(stage)
-                }
-            }
+            let next = level.filter { if case .observer = $0.role { false } else { true } }
             guard let stage = next.first else {
                 return .failure(NotFused(reason: previous.map { "\($0) has no target but observers" }
                                          ?? "nothing but observers is connected"))
@@ -160,17 +137,17 @@ package struct FusableLine: Sendable {
             switch stage.role {
             case .colorOperations(let more, _):
                 operations += more
-                guard operations.count <= 256 else {
-                    return .failure(NotFused(reason: "more than 256 colour operations in one line"))
+                guard operations.count <= Recipe.mostPieces else {
+                    return .failure(NotFused(reason: "more than \(Recipe.mostPieces) colour operations in one line"))
                 }
             case .passingOn(let node):
                 passing.append(node)
-            case .group, .relay, .observer:  // (observers were set aside above)
+            case .group, .relay, .observer:  // (observers are beside the line)
                 break
             case .packingSink(let sink):
                 // (No colour operation at all: a plain conversion, fused where the sink's packing
-                // gains from it, which `FusedConversionPlan` decides per picture.)
-                return .success(FusableLine(operations: operations, passing: passing, sink: sink, observers: observers))
+                // gains from it, which `ConversionRecipe.make` decides per picture.)
+                return .success(FusableLine(operations: operations, passing: passing, sink: sink))
             case .opaque:
                 return .failure(NotFused(reason: "\(stage.name) is not a per-pixel colour filter or a Y'CbCr sink"))
             }

@@ -1,9 +1,10 @@
 extension ImageOutput {
-    /// Sends a CPU picture through the graph: along the fused line of the graph's plan
-    /// (`GraphPlan`, compiled once per wiring) when the picture can take it (`FusedConversionPlan`)
-    /// and `fusing` is true, else uploaded and converted to an RGBA frame (turned by
-    /// `orientation`) and delivered to every target; in half floats when a sink below packs more
-    /// than 8 bits (`GraphPlan.feedsHighDepthSink`). End-of-stream later follows the same route.
+    /// Sends a CPU picture through the graph: uploaded and not yet converted
+    /// (`ConversionRecipe`) when the graph's plan (`GraphPlan`, compiled once per wiring) is a
+    /// fused line the picture can take and `fusing` is true, so that the line's colour filters run
+    /// in the conversion's pass and its sink packs straight from the planes; else uploaded and
+    /// converted to an RGBA frame (turned by `orientation`), in half floats when a sink below packs
+    /// more than 8 bits (`GraphPlan.feedsHighDepthSink`). Either way it goes to every target.
     package func deliver(_ buffer: PixelBuffer, orientation: Orientation, fusing: Bool = true,
                          in context: isolated RenderContext) throws {
         let plans = outputs.plans
@@ -11,10 +12,10 @@ extension ImageOutput {
         var reason: NotFused?
         switch plan.line {
         case .success(let line) where fusing:
-            switch FusedConversionPlan.make(line: line, buffer: buffer, orientation: orientation, in: context) {
-            case .success(let fused):
-                plans.took(.fused(fused))
-                try fused.run(buffer, in: context)
+            switch try ConversionRecipe.make(line: line, buffer: buffer, orientation: orientation, in: context) {
+            case .success(let recipe):
+                plans.took(.fused(recipe, line: line))
+                deliver(Picture(recipe), in: context)
                 return
             case .failure(let notFused):
                 reason = notFused

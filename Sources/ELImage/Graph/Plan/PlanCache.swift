@@ -3,9 +3,8 @@
 final class PlanCache: Sendable {
     /// Where a picture went.
     enum Route: Sendable {
-        /// Through the fused line: its nodes' own `receive` did not run, so end-of-stream goes
-        /// where the frames went (the observers and the sink), not through them.
-        case fused(FusedConversionPlan)
+        /// Uploaded, not converted: the conversion runs in the pass of the line's sink.
+        case fused(ConversionRecipe, line: FusableLine)
         /// Uploaded as an RGBA frame and delivered to every target; the reason the line was not
         /// taken, when there is one.
         case separate(NotFused?)
@@ -44,14 +43,9 @@ final class PlanCache: Sendable {
     /// How many times a plan was compiled (once for each wiring that saw a picture).
     var compilations: Int { state.withLock { $0.compilations } }
 
-    /// The fused line the latest picture took, if the wiring has not changed since; and forgets
-    /// the plan and the route (the stream ended: nothing is kept alive for it).
-    func endOfStream() -> FusableLine? {
-        state.withLock { state in
-            defer { state = CacheState(compilations: state.compilations) }
-            guard case .fused(let fused)? = state.route, state.plan?.isCurrent == true else { return nil }
-            return fused.line
-        }
+    /// Forgets the plan and the route: the stream ended, nothing is kept alive for it.
+    func endOfStream() {
+        state.withLock { state in state = CacheState(compilations: state.compilations) }
     }
 
     /// Forgets the plan and the route (the wiring of these outputs changed).

@@ -28,8 +28,8 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
         var lines = ["\(NodeFailure.name(of: source)) (plan compiled \(cache.compilations) time\(cache.compilations == 1 ? "" : "s"))"]
         Self.append(plan.targets, prefix: "", to: &lines)
         switch route {
-        case .fused(let fused):
-            lines.append("latest picture: fused, \(fused.summary)")
+        case .fused(let fused, let line):
+            lines.append("latest picture: fused, \(fused.summary(along: line))")
         case .separate(let reason):
             lines.append("latest picture: uploaded and converted to RGBA (1 pass), then the nodes above, each with its own passes"
                          + (reason.map { "; not fused: \($0.reason)" } ?? ""))

@@ -24,6 +24,19 @@ extension FrameFilter {
         deliver(try renderPicture(frame, in: context), in: context)
     }
 
+    /// Hands a picture it keeps as it is (`PassesOnUnchanged`) on undrawn; renders the others'
+    /// pixels.
+    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
+        guard index == 0 else { return }
+        if let passing = self as? any PassesOnUnchanged,
+           passing.passesOnUnchanged(width: picture.width, height: picture.height, colorSpace: picture.colorSpace) {
+            passing.passedOnUnchanged()
+            deliver(picture, in: context)
+            return
+        }
+        deliver(try renderPicture(picture.pixels(in: context), in: context), in: context)
+    }
+
     public func endOfStream(at index: Int, in context: isolated RenderContext) {
         if index == 0 { deliverEndOfStream(in: context) }
     }

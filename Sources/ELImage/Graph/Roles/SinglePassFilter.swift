@@ -62,6 +62,7 @@ extension SinglePassFilter {
     public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
         if let passing = self as? any PassesOnUnchanged, passing.passesOnUnchanged(width: picture.width, height: picture.height,
                                                                                            colorSpace: picture.colorSpace) {
+            passing.passedOnUnchanged()
             deliver(picture, in: context)  // the output would be the input: no draw
             return
         }
