@@ -10,7 +10,7 @@ final class AppSource: Sendable {
     let node: ImageOutput
     private let camera: Camera?
     private let movie: MovieInput?
-    private let cancelled = Atomic<Bool>(false)
+    private let closed = Atomic<Bool>(false)
 
     private init(camera: Camera? = nil, movie: MovieInput? = nil) {
         self.camera = camera
@@ -40,12 +40,12 @@ final class AppSource: Sendable {
         camera?.statistics.dropped ?? movie?.statistics.dropped ?? 0
     }
 
-    /// Runs until `cancel()` (or the camera stops: a failure, an unplugged device).
+    /// Runs until `close()` (or the camera stops: a failure, an unplugged device).
     func run(_ context: RenderContext) async throws {
         if let camera {
             let events = context.events  // before the start, so that the camera's end cannot be missed
             try camera.start(on: context)
-            if cancelled.load(ordering: .acquiring) { camera.cancel() }
+            if closed.load(ordering: .acquiring) { await camera.close() }
             await events.end(of: camera)
             await camera.close()
         } else if let movie {
@@ -53,11 +53,11 @@ final class AppSource: Sendable {
         }
     }
 
-    /// Ends the run, from any thread.
-    func cancel() {
-        cancelled.store(true, ordering: .releasing)
-        camera?.cancel()
-        movie?.cancel()
+    /// Ends the run (from a callback: `Task { await source.close() }`).
+    func close() async {
+        closed.store(true, ordering: .releasing)
+        await camera?.close()
+        await movie?.close()
     }
 
     /// Moves to the next camera in the device list; says what happened.

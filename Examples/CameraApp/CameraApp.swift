@@ -93,7 +93,7 @@ final class CameraApp: Sendable {
             let (source, queue) = (source, queue)
             hub --> FrameCounter { count in
                 if count == frameLimit {
-                    source.cancel()
+                    Task { await source.close() }
                     queue.yield(.quit)
                 }
             }
@@ -145,13 +145,13 @@ final class CameraApp: Sendable {
                     await handle(command)
                 }
                 stopped.withLock { $0 = true }
-                source.cancel()
+                await source.close()
                 try await group.waitForAll()
             }
         }
         if recording.withLock({ $0 }) != nil { await finishRecording() }
         // A pre-record nobody triggered: nothing to keep.
-        if encoder.currentState == .waitingForTrigger { await encoder.cancel() }
+        if encoder.currentState == .waitingForTrigger { await encoder.discard() }
         await finishStream()
         await faces?.close()
         await people?.close()

@@ -153,7 +153,7 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let (capture, signal) = try await GracefulStop.run(onSignal: { signal in
             say("\(signal): finishing the recording (again to quit at once)")
-            source.cancel()
+            await source.close()
         }) {
             try await withThrowingTaskGroup(of: Snapshot.Capture?.self) { group in
                 if let snapshot {

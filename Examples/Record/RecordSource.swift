@@ -11,7 +11,7 @@ struct RecordSource: Sendable {
     let node: ImageOutput
     let run: @Sendable (RenderContext) async throws -> Void
     /// Stops reading the input; `run` then returns after end-of-stream.
-    let cancel: @Sendable () -> Void
+    let close: @Sendable () async -> Void
     /// True for a camera: live frames, recorded with the default microphone.
     var isLive = false
 
@@ -23,7 +23,7 @@ struct RecordSource: Sendable {
         options.realTime = realTime
         let source = try MediaSource.open(path, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: options)
         let isCamera = if case .camera = source.kind { true } else { false }
-        return RecordSource(node: source.node, run: { try await source.run(on: $0) }, cancel: { source.cancel() },
+        return RecordSource(node: source.node, run: { try await source.run(on: $0) }, close: { await source.close() },
                             isLive: isCamera)
     }
 
@@ -56,7 +56,7 @@ struct RecordSource: Sendable {
                 }
             }
             try await context.perform { context in input.finish(in: context) }
-        }, cancel: { stopped.store(true, ordering: .releasing) })
+        }, close: { stopped.store(true, ordering: .releasing) })
     }
 
     /// Nearest-neighbour scaling to `side` x `side` (done once).

@@ -106,8 +106,10 @@ public final class Camera: ImageOutput, CameraControlling, FinishableNode, Captu
 
     /// Asks the stream to end without waiting, from any thread (a frame callback on the render
     /// thread, a signal handler): the producer releases the device at its next look, the frame
-    /// already captured is delivered, then end-of-stream and a `.sourceEnded` event.
-    public func cancel() {
+    /// already captured is delivered, then end-of-stream and a `.sourceEnded` event. The
+    /// framework's own stop; a user calls `finish()` or `close()` (from a callback:
+    /// `Task { await camera.finish() }`).
+    package func cancel() {
         state.withLock { $0.slot }?.abandon()
     }
 

@@ -64,9 +64,11 @@ public final class MediaSource: Sendable {
     public let bitsPerSample: Int
     private let runner: @Sendable (RenderContext) async throws -> Void
     private let stopper: @Sendable () -> Void
+    private let closer: @Sendable () async -> Void
 
     private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, frameRate: Y4MHeader.Ratio?, bitsPerSample: Int = 8,
-                 run: @escaping @Sendable (RenderContext) async throws -> Void, cancel: @escaping @Sendable () -> Void) {
+                 run: @escaping @Sendable (RenderContext) async throws -> Void, cancel: @escaping @Sendable () -> Void,
+                 close: @escaping @Sendable () async -> Void) {
         self.kind = kind
         self.node = node
         self.expectedFrames = expectedFrames
@@ -74,6 +76,7 @@ public final class MediaSource: Sendable {
         self.bitsPerSample = bitsPerSample
         self.runner = run
         self.stopper = cancel
+        self.closer = close
     }
 
     /// Feeds every frame into the graph, then end-of-stream; returns when the input has ended
@@ -82,8 +85,16 @@ public final class MediaSource: Sendable {
     public func run(on context: RenderContext) async throws { try await runner(context) }
 
     /// Stops reading the input without waiting (from any thread: a frame callback, a signal
-    /// handler's task): end-of-stream follows, and `run(on:)` returns.
-    public func cancel() { stopper() }
+    /// handler): end-of-stream follows, and `run(on:)` returns. The tool's own stop; a user calls
+    /// `close()`.
+    package func cancel() { stopper() }
+
+    /// Stops reading the input and returns once its threads are joined (`run(on:)` returns too).
+    /// Idempotent; from a callback: `Task { await source.close() }`.
+    public func close() async {
+        stopper()
+        await closer()
+    }
 
     /// Opens `path`; with no path, the first camera when one exists, else `fallback` (when given).
     /// Nothing is bound to a render context until `run(on:)`.
@@ -114,7 +125,8 @@ public final class MediaSource: Sendable {
                 autorotate: options.autorotate))
             return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1, frameRate: rate,
                                bitsPerSample: still.bitsPerSample,
-                               run: { try await still.run(on: $0) }, cancel: { still.cancel() })
+                               run: { try await still.run(on: $0) }, cancel: { still.cancel() },
+                               close: { await still.close() })
         default:
             // The file's own colour space is needed only to derive an override from it.
             let colorSpace = try options.colorSpace.map { override in override(try MovieInput(path: chosen).colorSpace) }
@@ -126,7 +138,8 @@ public final class MediaSource: Sendable {
             return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected,
                                frameRate: movie.info.guessedFrameRate ?? movie.info.frameRate,
                                bitsPerSample: movie.info.bitsPerSample,
-                               run: { try await movie.run(on: $0) }, cancel: { movie.cancel() })
+                               run: { try await movie.run(on: $0) }, cancel: { movie.cancel() },
+                               close: { await movie.close() })
         }
     }
 
@@ -155,6 +168,9 @@ public final class MediaSource: Sendable {
         }, cancel: {
             cancelled.store(true, ordering: .releasing)
             camera.cancel()
+        }, close: {
+            cancelled.store(true, ordering: .releasing)
+            await camera.close()
         })
     }
 
@@ -162,7 +178,8 @@ public final class MediaSource: Sendable {
     private static func file(_ kind: Kind, _ input: YUVFileInput) -> MediaSource {
         MediaSource(kind: kind, node: input, expectedFrames: nil, frameRate: input.frameRate,
                     bitsPerSample: input.pixelFormat.bitsPerSample,
-                    run: { try await input.run(on: $0) }, cancel: { input.cancel() })
+                    run: { try await input.run(on: $0) }, cancel: { input.cancel() },
+                    close: { await input.close() })
     }
 
     private static func yuvOptions(_ options: Options) -> YUVFileInput.Options {

@@ -8,7 +8,7 @@ import Foundation
 /// let display = try PreviewDisplay.connect()
 /// let context = try RenderContext(windowSystem: display)
 /// let preview = try PreviewWindow(context: context, display: display, options: .init(title: "camera"))
-/// preview.onCloseRequest = { source.cancel() }           // q, Escape or the close button
+/// preview.onCloseRequest = { Task { await source.close() } }   // q, Escape or the close button
 /// camera --> beauty --> preview
 /// ```
 ///
@@ -78,7 +78,7 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     public let inputSlots = InputSlots(count: 1)
     public let options: Options
 
-    private let state = Locked(PreviewState())
+    private let state: Locked<PreviewState>
     private let mailbox = HandoffQueue<Presentation>(capacity: 1)
     private let display: PreviewDisplay
     private let window: NativeWindow
@@ -92,6 +92,7 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     ///   EGL cannot draw into it.
     public init(context: RenderContext, display: PreviewDisplay, options: Options = Options()) throws {
         self.options = options
+        state = Locked(PreviewState(pacing: options.pacing))
         self.display = display
         self.context = context
         let initial = options.size ?? (640, 360)
@@ -157,15 +158,16 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
         state.withLock { $0.clock.setPaused(paused) }
     }
 
-    /// Stops waiting for timestamps and pauses: later frames are passed on as they come. Call it
-    /// when the pipeline is told to stop (a signal), so that a paused preview cannot hold the graph.
-    public func endPacing() {
-        state.withLock { $0.pacingEnded = true }
+    /// Changes how frames are passed to the window from now on (`options.pacing` at first). Set
+    /// `.newestFrame` when the pipeline is told to stop (a signal): a frame waiting for its
+    /// timestamp, or a paused preview, then no longer holds the graph.
+    public func setPacing(_ pacing: Pacing) {
+        state.withLock { $0.pacing = pacing }
     }
 
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
         state.withLock { $0.received += 1 }
-        if options.pacing == .timestamps { waitUntilDue(frame.timestamp) }
+        if state.withLock({ $0.pacing }) == .timestamps { waitUntilDue(frame.timestamp) }
         let outcome = mailbox.isCancelled
             ? .closed
             : mailbox.push(Presentation(frame: frame, fence: try context.insertFence()), whenFull: .replaceOldest)
@@ -190,7 +192,7 @@ public final class PreviewWindow: ImageInput, ClosableNode, @unchecked Sendable 
     private func waitUntilDue(_ timestamp: MediaTime) {
         while !mailbox.isCancelled {
             let delay = state.withLock { state -> Duration? in
-                if state.pacingEnded || state.closeRequested { return nil }
+                if state.pacing != .timestamps || state.closeRequested { return nil }
                 return state.clock.isPaused ? .milliseconds(10) : state.clock.delay(until: timestamp)
             }
             guard let delay, delay > .zero else { return }
@@ -231,7 +233,7 @@ private struct PreviewState {
     /// Frames that came after the mailbox closed, or were waiting when it did.
     var discarded = 0
     var clock = PlaybackClock()
-    var pacingEnded = false
+    var pacing: PreviewWindow.Pacing
     var closeRequested = false
     /// Changes asked for from other threads, applied by the presentation thread.
     var title: String?

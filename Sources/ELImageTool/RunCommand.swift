@@ -305,7 +305,7 @@ struct RunCommand: AsyncParsableCommand {
         let (inputFailure, signal) = try await GracefulStop.run(onSignal: { signal in
             FileHandle.standardError.write(Data(
                 "\nelimage: \(signal): finishing \(outputName) (press Ctrl-C again to quit at once)\n".utf8))
-            window?.endPacing()
+            window?.setPacing(.newestFrame)
             input.cancel()
         }) { () async -> (any Error)? in
             do {

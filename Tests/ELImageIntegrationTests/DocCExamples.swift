@@ -54,7 +54,7 @@ enum DocCExamples {
             var frames = 0
             for try await _ in stream.frames {            // ends at the camera's end of stream
                 frames += 1
-                if frames == 30 { camera.cancel() }      // ends the stream without waiting
+                if frames == 30 { Task { await camera.finish() } }   // the loop ends with the stream
             }
             print(camera.mode as Any, camera.statistics)  // the mode chosen; frames captured, delivered, dropped
         }
@@ -124,7 +124,7 @@ enum DocCExamples {
         let run = Task { try await movie.run(on: pipeline.context) }
         await clock.waitForSleepers()            // the next frame waits for its time
         clock.advance(by: .milliseconds(40))     // now it is due
-        movie.cancel()
+        await movie.close()
         try await run.value
     }
     // docc: end

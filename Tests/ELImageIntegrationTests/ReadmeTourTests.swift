@@ -139,7 +139,7 @@ struct ReadmeTourTests {
             movie --> SignalAtFrame(frame: 40, signal: SIGINT)   // the test's Ctrl-C
             try encoder.start(recordingTo: path)
 
-            let (frames, signal) = try await GracefulStop.run(onSignal: { _ in movie.cancel() }) {
+            let (frames, signal) = try await GracefulStop.run(onSignal: { _ in await movie.close() }) {
                 try await movie.run(on: context)              // returns early once onSignal has cancelled it
                 return try await encoder.finish().statistics.encoded
             }

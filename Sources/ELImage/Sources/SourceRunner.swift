@@ -185,10 +185,10 @@ public final class SourceRunner: Sendable {
         state.withLock { $0.current?.producer }?.joinBlocking()
     }
 
-    /// Stops the current run: the producer stops at its next picture, no further frame is
-    /// delivered, end-of-stream is sent and the run ends. Safe from any thread, including a sink on
-    /// the render thread.
-    public func cancel() {
+    /// Stops the current run without waiting: the producer stops at its next picture, no further
+    /// frame is delivered, end-of-stream is sent and the run ends. Safe from any thread, including
+    /// a sink on the render thread; the first half of `close()`.
+    package func cancel() {
         state.withLock { $0.current?.run.queue }?.cancel()
     }
 

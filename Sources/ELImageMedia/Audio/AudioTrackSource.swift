@@ -23,9 +23,11 @@ public protocol AudioTrackSource: AnyObject, Sendable {
     /// A live source's counters (samples captured, dropped, drift); nil for a file's track.
     var captureStatistics: AudioCaptureStatistics? { get }
 
-    /// Stops reading or capturing (without waiting for a capture thread; an owner that started
-    /// one joins it with its own `close()`). Idempotent.
-    func stop()
+    /// The recording that read this track has ended (the encoder thread says so once it has
+    /// pulled its last packets): a file's track lets go of the file, a live source stops capturing
+    /// without waiting (its `close()`, or its render context's, joins the capture thread).
+    /// Idempotent. Not an end of the node: a hook, as `registered(with:)` is.
+    func recordingEnded()
 }
 
 extension AudioTrackSource {

@@ -96,7 +96,7 @@ public final class MovieAudioReader: AudioTrackSource, Sendable {
         }
     }
 
-    public func stop() {
+    public func recordingEnded() {
         state.withLock { $0 = nil }
     }
 

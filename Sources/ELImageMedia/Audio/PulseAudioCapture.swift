@@ -138,7 +138,9 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
     /// Why capture ended early, if it did.
     public var failure: AudioCaptureError? { shared.withLock { $0.failure } }
 
-    public func stop() { shared.withLock { $0.stopping = true } }
+    public func recordingEnded() { requestStop() }
+
+    private func requestStop() { shared.withLock { $0.stopping = true } }
 
     public func registered(with context: RenderContext) {
         messenger.meet(context, as: self)
@@ -148,7 +150,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
     /// Stops capturing and joins the capture thread (also done by a render context it is
     /// registered with, at its `close()`).
     public func close() async {
-        stop()
+        requestStop()
         await thread?.join()
     }
 

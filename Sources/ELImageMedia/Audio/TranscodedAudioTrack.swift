@@ -114,5 +114,5 @@ public final class TranscodedAudioTrack: AudioTrackSource, Sendable {
         }
     }
 
-    public func stop() { reader.stop() }
+    public func recordingEnded() { reader.recordingEnded() }
 }

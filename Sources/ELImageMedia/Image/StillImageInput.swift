@@ -152,13 +152,14 @@ public final class StillImageInput: ImageOutput, ClosableNode {
                              on: context, pacing: options.pacing, frameInterval: options.frameRate.frameInterval)
     }
 
-    /// Stops the current run: no further frame is delivered, end-of-stream is sent and `run(on:)`
-    /// returns. Safe from any thread.
-    public func cancel() {
+    /// Stops the current run without waiting: no further frame is delivered, end-of-stream is sent
+    /// and `run(on:)` returns. Safe from any thread. The framework's own stop; a user calls
+    /// `close()` (from a callback: `Task { await still.close() }`).
+    package func cancel() {
         runner.cancel()
     }
 
-    /// Stops the current run (as `cancel()`) and returns once it has ended: end-of-stream sent and
+    /// Stops the current run and returns once it has ended: end-of-stream sent and
     /// the decoding thread joined. Called by the render context's `close()`; idempotent.
     public func close() async {
         await runner.close()

@@ -146,13 +146,15 @@ public final class MovieInput: ImageOutput, ClosableNode {
                              frameInterval: info.frameRate?.frameInterval ?? .milliseconds(40))
     }
 
-    /// Stops the current run: decoding stops, no further frame is delivered, end-of-stream is sent
-    /// and `run(on:)` returns. Safe from any thread, including a sink on the render thread.
-    public func cancel() {
+    /// Stops the current run without waiting: decoding stops, no further frame is delivered,
+    /// end-of-stream is sent and `run(on:)` returns. Safe from any thread, including a sink on the
+    /// render thread. The framework's own stop; a user calls `close()` (from a callback:
+    /// `Task { await movie.close() }`).
+    package func cancel() {
         runner.cancel()
     }
 
-    /// Stops the current run (as `cancel()`) and returns once it has ended: end-of-stream sent and
+    /// Stops the current run and returns once it has ended: end-of-stream sent and
     /// the decoding thread joined. Called by the render context's `close()`; idempotent.
     public func close() async {
         await runner.close()

@@ -175,9 +175,9 @@ final class RecordingSession: Sendable {
             case let .success(summary): emit(.finished(summary))
             case .failure: break  // thrown by finish(); a failure the sink found is the context's .failed event
             }
-            if cancelled { emit(.cancelled(path: path)) }
+            if cancelled { emit(.discarded(path: path)) }
             // The track given (also when no frame came), or the one opened for the source's sound.
-            if case .track(let track) = sound { track.stop() } else { state.withLock { $0.audio }?.stop() }
+            if case .track(let track) = sound { track.recordingEnded() } else { state.withLock { $0.audio }?.recordingEnded() }
             state.withLock { state in
                 state.outcome = outcome
                 state.phase = .ended

@@ -118,8 +118,8 @@ public enum RecordingEvent: NodeMessage {
     case segmentDeleted(path: String)
     /// The recording ended and its file is complete.
     case finished(RecordingSummary)
-    /// The recording was cancelled and its file removed.
-    case cancelled(path: String)
+    /// The recording was thrown away (`VideoEncoder.discard()`) and its file removed.
+    case discarded(path: String)
 
     public var description: String {
         switch self {
@@ -129,7 +129,7 @@ public enum RecordingEvent: NodeMessage {
         case let .segmentFinished(segment): "file \(segment.index) complete: \(segment.path), \(segment.frames) frames"
         case let .segmentDeleted(path): "deleted \(path) (loop recording)"
         case let .finished(summary): "finished \(summary.path) (\(summary.reason))"
-        case let .cancelled(path): "cancelled; \(path) removed"
+        case let .discarded(path): "discarded; \(path) removed"
         }
     }
 }

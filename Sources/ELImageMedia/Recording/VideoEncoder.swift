@@ -15,7 +15,7 @@ import Foundation
 ///
 /// **Ending.** `finish()` encodes the frames already taken in and completes the file; `close()`
 /// stops at once, dropping the frames still queued, and completes the file with those encoded;
-/// `cancel()` stops and removes the file. End-of-stream finishes by itself
+/// `discard()` throws the recording away (stops and removes the file). End-of-stream finishes by itself
 /// (`EncoderSettings.finishesAtEndOfStream`), as do the limits. Every end is a `.sinkFinished`
 /// event on the render context's stream.
 ///
@@ -268,9 +268,10 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         _ = await session.outcome()
     }
 
-    /// Stops the recording at once (as `close()`) and removes its file. Returns once the file is
-    /// gone.
-    public func cancel() async {
+    /// Throws the recording away: stops it at once (as `close()`) and removes its file. Not a way
+    /// to end a recording that should be kept (that is `finish()` or `close()`). Returns once the
+    /// file is gone; a `.discarded` event says so.
+    public func discard() async {
         guard let session else { return }
         session.requestCancel()
         _ = await session.outcome()

@@ -3,12 +3,12 @@ import Foundation
 import UnixSignals
 
 /// Ctrl-C (SIGINT) and SIGTERM for programs that run a pipeline: the first signal calls your
-/// `onSignal`, where you stop the source (it stops nothing by itself), so the frames in flight are
+/// `onSignal`, where you close the source (it stops nothing by itself), so the frames in flight are
 /// finished and the outputs completed; a second one ends the process at once. Exiting with the
 /// signal's status after the first is the caller's to do, once the context is closed.
 ///
 /// ```swift
-/// let (frames, signal) = try await GracefulStop.run(onSignal: { _ in source.cancel() }) {
+/// let (frames, signal) = try await GracefulStop.run(onSignal: { _ in await source.close() }) {
 ///     try await source.run(on: context)       // returns early after a signal
 ///     return counter.count
 /// }
@@ -21,22 +21,25 @@ import UnixSignals
 /// caller which signal arrived (the exit status differs) and it forbids one signal meaning both
 /// "stop gracefully" (first) and "quit now" (second).
 public enum GracefulStop {
-    /// Runs `body` while SIGINT and SIGTERM are trapped. The first signal calls `onSignal` (stop
+    /// Runs `body` while SIGINT and SIGTERM are trapped. The first signal calls `onSignal` (close
     /// your sources there; `body` should then return normally); a second exits the process at once
-    /// with the status for that signal. Returns what `body` returned and the first signal, if any.
+    /// with the status for that signal, even while `onSignal` still runs. Returns what `body`
+    /// returned and the first signal, if any, once `onSignal` has returned too.
     public static func run<Value: Sendable>(
-        onSignal: @escaping @Sendable (UnixSignal) -> Void, _ body: () async throws -> Value
+        onSignal: @escaping @Sendable (UnixSignal) async -> Void, _ body: () async throws -> Value
     ) async throws -> (value: Value, signal: UnixSignal?) {
         let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
         let received = FirstSignal()
         let value = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await signal in signals {
-                    if received.take(signal) {
-                        onSignal(signal)
-                    } else {
-                        FileHandle.standardError.write(Data("\n\(signal) again: quitting at once\n".utf8))
-                        _exit(exitStatus(for: signal))
+                await withTaskGroup(of: Void.self) { handlers in
+                    for await signal in signals {
+                        if received.take(signal) {
+                            handlers.addTask { await onSignal(signal) }  // a second signal is still heard
+                        } else {
+                            FileHandle.standardError.write(Data("\n\(signal) again: quitting at once\n".utf8))
+                            _exit(exitStatus(for: signal))
+                        }
                     }
                 }
             }

@@ -94,13 +94,14 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
                              frameInterval: frameRate.frameInterval)
     }
 
-    /// Stops the current run: no further frame is delivered, end-of-stream is sent and `run(on:)`
-    /// returns. Safe from any thread.
-    public func cancel() {
+    /// Stops the current run without waiting: no further frame is delivered, end-of-stream is sent
+    /// and `run(on:)` returns. Safe from any thread. The framework's own stop (a signal, a frame
+    /// count); a user calls `close()` (from a callback: `Task { await input.close() }`).
+    package func cancel() {
         runner.cancel()
     }
 
-    /// Stops the current run (as `cancel()`) and returns once it has ended and its threads are
+    /// Stops the current run and returns once it has ended and its threads are
     /// joined. Called by the render context's `close()`; idempotent.
     public func close() async {
         await runner.close()

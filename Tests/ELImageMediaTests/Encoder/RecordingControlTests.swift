@@ -104,7 +104,7 @@ struct RecordingControlTests {
         #expect(try await encoder.finish() == second)
         try encoder.start(recordingTo: folder.path("third.mp4"))
         #expect(throws: ELImageError.self) { try encoder.start(recordingTo: folder.path("fourth.mp4")) }
-        await encoder.cancel()
+        await encoder.discard()
     }
 
     @Test("cancel removes the file, during a recording and before its first frame")
@@ -119,16 +119,16 @@ struct RecordingControlTests {
         let path = folder.path("cancelled.mp4")
         try encoder.start(recordingTo: path, container: .mp4(fragmentDuration: .milliseconds(100)))
         try await EncoderFixtures.feed(frames, into: input, on: context)
-        await encoder.cancel()
+        await encoder.discard()
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(encoder.currentState == .idle)
-        #expect(await events.wait { $0.contains { if case .cancelled = $0 { true } else { false } } })
+        #expect(await events.wait { $0.contains { if case .discarded = $0 { true } else { false } } })
         await #expect(throws: ELImageError.self) { try await encoder.finish() }
 
         let early = folder.path("early.mp4")
         try encoder.start(recordingTo: early)
         #expect(FileManager.default.fileExists(atPath: early + StagedOutputFile.suffix), "written under its temporary name")
-        await encoder.cancel()
+        await encoder.discard()
         #expect(!FileManager.default.fileExists(atPath: early))
         #expect(!FileManager.default.fileExists(atPath: early + StagedOutputFile.suffix))
         // A stop without frames also leaves no (empty, unplayable) file.

@@ -82,9 +82,9 @@ func checkEmulatedCamera(context: RenderContext) async throws {
     camera --> stream
     try camera.start(on: context)
     var sizes: [String] = []
-    for try await frame in stream.frames {  // ends at the camera's end of stream, after cancel()
+    for try await frame in stream.frames {  // ends at the camera's end of stream, after finish()
         sizes.append("\(frame.width)x\(frame.height)")
-        if sizes.count == 3 { camera.cancel() }
+        if sizes.count == 3 { Task { await camera.finish() } }
     }
     try await stream.finish()
     await camera.close()
