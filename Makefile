@@ -61,7 +61,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps models segmentation-model build demo test layers refs-update mutate coverage test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check docs
+.PHONY: all deps models segmentation-model build demo test layers refs-update mutate coverage test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check gpu-check docs
 
 all: build
 
@@ -379,6 +379,14 @@ fuzz: deps
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed"; exit 1; fi; \
 	echo "fuzz: no crash, hang or leak in $(FUZZ_PARSERS)"
+
+## On a machine with a GPU: builds, then runs the renderer-sensitive suites (colour, packs, the
+## fused line, pictures, 10-bit, every reference output, checked against the records on the GPU's
+## own renderer) and `elimage-bench --quick` through the EGL device platform (no display server;
+## ELIMAGE_EGL_PLATFORM overrides it), and prints one table: the renderer, each suite's tests
+## passed and failed, each benchmark row against its floor. About 8 minutes on 16 cores.
+gpu-check: deps
+	python3 Tests/Scripts/gpu_check.py --swift "$(SWIFT)" --out $(OUT)
 
 ## Builds and runs Tests/OutsidePackage, a package that depends on ELImage by version (as users'
 ## packages do) and uses every library product, against a clone of the commit checked out here,

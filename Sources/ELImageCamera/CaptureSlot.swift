@@ -9,9 +9,7 @@ import Foundation
 /// the producer gave it back (at most one slice) and keeping the producer out meanwhile, so a
 /// session is never released while it captures. Whoever takes a session out releases it. Once
 /// the slot has ended the producer ends the stream, reporting the failure that ended it, if any.
-final class CaptureSlot: @unchecked Sendable {
-    // @unchecked Sendable: every stored property is touched only while `condition` is locked.
-
+final class CaptureSlot: Sendable {
     /// Why the stream ends.
     enum Ending {
         /// `finish()`, `cancel()`, `close()`, or the camera went away.
@@ -27,41 +25,43 @@ final class CaptureSlot: @unchecked Sendable {
         case ended(ELImageError?)
     }
 
-    private let condition = NSCondition()
-    private var session: CaptureSession?
-    private var ending: Ending?
-    private var borrowed = false
-    private var reserved = false
-    /// Reservations waiting or under way: the producer waits for them.
-    private var reservations = 0
+    /// What the camera and the producer share, under the slot's lock.
+    private struct SlotState {
+        var session: CaptureSession?
+        var ending: Ending?
+        var borrowed = false
+        var reserved = false
+        /// Reservations waiting or under way: the producer waits for them.
+        var reservations = 0
+    }
+
+    private let state: Locked<SlotState>
 
     /// A slot capturing from `session`, or one that ends at once with `failure` (a camera that
     /// could not start).
     init(_ session: CaptureSession?, failure: ELImageError? = nil) {
-        self.session = session
-        ending = failure.map { .failed($0) }
+        state = Locked(SlotState(session: session, ending: failure.map { .failed($0) }))
     }
 
     /// The session capturing now; nil once the stream ended.
-    var current: CaptureSession? { locked { ending == nil ? session : nil } }
+    var current: CaptureSession? { state.withLock { $0.ending == nil ? $0.session : nil } }
 
     // MARK: The producer's side
 
     /// The session to capture from, kept for the producer until `giveBack`; `.ended` once the
     /// stream ends. Waits while the camera reserves the slot. An abandoned session is released here.
     func borrow() -> Borrowed {
-        let (result, abandoned) = locked { () -> (Borrowed, CaptureSession?) in
-            while reservations > 0 { condition.wait() }
-            if let ending {
-                defer {
-                    self.ending = .stopped
-                    session = nil
-                }
-                if case .failed(let error) = ending { return (.ended(error), session) }
-                return (.ended(nil), session)
+        let (result, abandoned) = state.withCondition { slot -> (Borrowed, CaptureSession?) in
+            while slot.reservations > 0 { slot.wait() }
+            if let ending = slot.ending {
+                let abandoned = slot.session
+                slot.ending = .stopped
+                slot.session = nil
+                if case .failed(let error) = ending { return (.ended(error), abandoned) }
+                return (.ended(nil), abandoned)
             }
-            guard let session else { return (.ended(nil), nil) }
-            borrowed = true
+            guard let session = slot.session else { return (.ended(nil), nil) }
+            slot.borrowed = true
             return (.session(session), nil)
         }
         abandoned?.release()
@@ -71,15 +71,14 @@ final class CaptureSlot: @unchecked Sendable {
     /// Gives the borrowed session back. With a `failure`, the session is taken out and the stream
     /// ends with it: the returned session is the caller's to release.
     func giveBack(failing failure: ELImageError? = nil) -> CaptureSession? {
-        locked {
-            borrowed = false
-            condition.broadcast()
+        state.withCondition { slot in
+            slot.borrowed = false
+            slot.broadcast()
             guard let failure else { return nil }
-            defer {
-                session = nil
-                if ending == nil { ending = .failed(failure) }
-            }
-            return session
+            let taken = slot.session
+            slot.session = nil
+            if slot.ending == nil { slot.ending = .failed(failure) }
+            return taken
         }
     }
 
@@ -89,19 +88,19 @@ final class CaptureSlot: @unchecked Sendable {
     /// for it to give the session back; `body` may take the session out (and release it), put
     /// another in, or end the stream. Waits for other reservations to finish first.
     func reserve<T>(_ body: (inout CaptureSession?, inout Ending?) throws -> T) rethrows -> T {
-        var (session, ending) = locked { () -> (CaptureSession?, Ending?) in
-            reservations += 1
-            while borrowed || reserved { condition.wait() }
-            reserved = true
-            return (self.session, self.ending)
+        var (session, ending) = state.withCondition { slot -> (CaptureSession?, Ending?) in
+            slot.reservations += 1
+            while slot.borrowed || slot.reserved { slot.wait() }
+            slot.reserved = true
+            return (slot.session, slot.ending)
         }
         defer {
-            locked {
-                self.session = session
-                self.ending = ending
-                reserved = false
-                reservations -= 1
-                condition.broadcast()
+            state.withCondition { slot in
+                slot.session = session
+                slot.ending = ending
+                slot.reserved = false
+                slot.reservations -= 1
+                slot.broadcast()
             }
         }
         return try body(&session, &ending)
@@ -110,15 +109,9 @@ final class CaptureSlot: @unchecked Sendable {
     /// Ends the stream without waiting: the safety net of a camera released while running. The
     /// producer releases the session when it next looks.
     func abandon() {
-        locked {
-            if ending == nil { ending = .stopped }
-            condition.broadcast()
+        state.withCondition { slot in
+            if slot.ending == nil { slot.ending = .stopped }
+            slot.broadcast()
         }
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        condition.lock()
-        defer { condition.unlock() }
-        return body()
     }
 }

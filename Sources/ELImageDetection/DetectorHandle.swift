@@ -3,11 +3,10 @@ import ELImage
 /// A detector made in C (a Haar cascade, the landmark networks): its handle, used by one thread at
 /// a time (OpenCV's classifiers and networks are not safe to share), destroyed once with the
 /// object.
-final class DetectorHandle: @unchecked Sendable {
-    // @unchecked Sendable: `handle` is used only under `lock`, and destroyed once in deinit.
-    private let handle: OpaquePointer
+final class DetectorHandle: Sendable {
+    /// Used only under its lock.
+    private let handle: Locked<OpaquePointer>
     private let destroy: @Sendable (OpaquePointer) -> Void
-    private let lock = Locked(())
 
     /// Calls `create` with a buffer for its error message; throws `invalidInput` with that message
     /// and `hint` when it returns NULL.
@@ -17,14 +16,14 @@ final class DetectorHandle: @unchecked Sendable {
         guard let handle = create(&message, message.count) else {
             throw ELImageError.invalidInput(what: String(messageBuffer: message), hint: hint)
         }
-        self.handle = handle
+        self.handle = Locked(handle)
         self.destroy = destroy
     }
 
-    deinit { destroy(handle) }
+    deinit { handle.withLock { destroy($0) } }
 
     /// Runs `body` with the handle, under the lock.
     func use<Result>(_ body: (OpaquePointer) throws -> Result) throws -> Result {
-        try lock.withLock { _ in try body(handle) }
+        try handle.withCondition { try body($0.value) }  // used in place: it never leaves the lock
     }
 }

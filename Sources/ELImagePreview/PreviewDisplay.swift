@@ -14,9 +14,7 @@ import Synchronization
 /// ```
 ///
 /// The connection is closed when the display and every context made on it are released.
-public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
-    // @unchecked Sendable: the native connections are used thread-safely (XInitThreads; Wayland's
-    // event queues), and the stored properties never change.
+public final class PreviewDisplay: WindowSystemDisplay, Sendable {
 
     /// Which window system to use.
     public enum System: String, Sendable, CaseIterable {
@@ -29,29 +27,31 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
 
     public let system: System
     public var platform: EGLPlatform { system == .x11 ? .x11 : .wayland }
-    public let nativeDisplay: UnsafeMutableRawPointer
+    /// The connection used thread-safely (`XInitThreads`; Wayland's event queues).
+    private let native: ThreadSafeHandle<UnsafeMutableRawPointer>
+    public var nativeDisplay: UnsafeMutableRawPointer { native.raw }
     public let name: String
     let connection: Connection
     /// Set when the X server went away (Wayland reports it through `wl_display_get_error`).
     let lost = Atomic<Bool>(false)
 
-    enum Connection {
-        case x11(OpaquePointer)
+    enum Connection: Sendable {
+        case x11(ThreadSafeHandle<OpaquePointer>)
         case wayland(WaylandConnection)
     }
 
     private init(system: System, nativeDisplay: UnsafeMutableRawPointer, name: String, connection: Connection) {
         self.system = system
-        self.nativeDisplay = nativeDisplay
+        native = ThreadSafeHandle(nativeDisplay)
         self.name = name
         self.connection = connection
     }
 
     deinit {
         switch connection {
-        case let .x11(display):
+        case let .x11(handle):
             // After a lost server Xlib must not be called again: the connection is left as it is.
-            if !lost.load(ordering: .acquiring) { XCloseDisplay(display) }
+            if !lost.load(ordering: .acquiring) { XCloseDisplay(handle.raw) }
         case let .wayland(connection): connection.disconnect()
         }
     }
@@ -91,7 +91,7 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
                     continue
                 }
                 let connected = PreviewDisplay(system: .x11, nativeDisplay: UnsafeMutableRawPointer(display),
-                                               name: "X11 display \(name)", connection: .x11(display))
+                                               name: "X11 display \(name)", connection: .x11(ThreadSafeHandle(display)))
                 // A lost X server ends the process in Xlib's default handlers: instead, the
                 // connection is marked lost and its windows ask their pipelines to end.
                 XSetIOErrorHandler { _ in 0 }
@@ -121,7 +121,7 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
     func makeWindow(title: String, width: Int, height: Int, context: RenderContext) throws -> NativeWindow {
         switch connection {
         case let .x11(display):
-            return try X11Window(display: display, visualID: context.nativeVisualID, title: title,
+            return try X11Window(display: display.raw, visualID: context.nativeVisualID, title: title,
                                  width: width, height: height) { [weak self] in
                 self?.lost.load(ordering: .acquiring) ?? true
             }
@@ -132,7 +132,8 @@ public final class PreviewDisplay: WindowSystemDisplay, @unchecked Sendable {
 
     /// The largest window that fits on the screen (X11), or nil when the window system does not say.
     var screenSize: (width: Int, height: Int)? {
-        guard case let .x11(display) = connection else { return nil }
+        guard case let .x11(handle) = connection else { return nil }
+        let display = handle.raw
         let screen = XDefaultScreen(display)
         return (Int(XDisplayWidth(display, screen)), Int(XDisplayHeight(display, screen)))
     }

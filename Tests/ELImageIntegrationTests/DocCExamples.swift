@@ -80,7 +80,7 @@ enum DocCExamples {
             let encoder = try VideoEncoder()
             source.node --> Beauty() --> encoder
             try encoder.start(recordingTo: "out.mp4")
-            try await source.run(on: context)             // cancel() from any task stops it early
+            try await source.run(on: context)             // close() from any task stops it early
             print(try await encoder.finish())
         }
     }
@@ -110,7 +110,7 @@ enum DocCExamples {
         let display = try PreviewDisplay.connect()        // WAYLAND_DISPLAY, else DISPLAY
         let context = try RenderContext(windowSystem: display)
         let window = try PreviewWindow(context: context, display: display, options: .init(title: "preview"))
-        window.onCloseRequest = { source.cancel() }       // q, Escape, the close button
+        window.onCloseRequest = { Task { await source.close() } }   // q, Escape, the close button
         source --> Beauty() --> window
     }
     // docc: end

@@ -27,14 +27,13 @@ public final class SharedContext: Sendable {
 
 /// A GL fence: signalled when every command issued before it on its context has completed.
 /// Sync objects are shared between a `RenderContext` and its `SharedContext`s.
-public final class GLFence: @unchecked Sendable {
-    // @unchecked Sendable: `sync` is an immutable handle; GL calls on it are thread-safe across a
-    // share group.
-    let sync: GLsync
+public final class GLFence: Sendable {
+    private let handle: ThreadSafeHandle<GLsync>
+    var sync: GLsync { handle.raw }
     private let resources: RenderResources
 
     init(sync: GLsync, resources: RenderResources) {
-        self.sync = sync
+        handle = ThreadSafeHandle(sync)
         self.resources = resources
     }
 
@@ -58,6 +57,6 @@ public final class GLFence: @unchecked Sendable {
     }
 
     deinit {
-        resources.deleteSync(sync)
+        resources.deleteSync(handle)
     }
 }

@@ -23,9 +23,8 @@ final class RenderResources: @unchecked Sendable {
     }
 
     /// Deletes a fence's sync object.
-    func deleteSync(_ sync: GLsync) {
-        let sync = UncheckedBox(sync)
-        onRenderThread { _ in glDeleteSync(sync.value) }
+    func deleteSync(_ sync: ThreadSafeHandle<GLsync>) {
+        onRenderThread { _ in glDeleteSync(sync.raw) }
     }
 
     /// Deletes every pooled texture and program (the context is closing).

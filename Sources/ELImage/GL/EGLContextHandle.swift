@@ -2,13 +2,13 @@ import CEGL
 import Synchronization
 
 /// One EGL context on a display, with the (optional) surface it is made current with.
-final class EGLContextHandle: @unchecked Sendable {
-    // @unchecked Sendable: immutable EGL handles (opaque pointers); EGL calls on them are thread-safe.
+final class EGLContextHandle: Sendable {
     let display: EGLDisplayHandle
-    let context: EGLContext
+    private let handles: ThreadSafeHandle<(context: EGLContext, config: EGLConfig?, surface: EGLSurface?)>
+    var context: EGLContext { handles.raw.context }
     /// The configuration the context was made with (nil: a configless context).
-    let config: EGLConfig?
-    private let surface: EGLSurface?
+    var config: EGLConfig? { handles.raw.config }
+    private var surface: EGLSurface? { handles.raw.surface }
     /// True when `surface` is a window surface (presented with `swapBuffers()`).
     let drawsToWindow: Bool
 
@@ -45,9 +45,8 @@ final class EGLContextHandle: @unchecked Sendable {
             throw ELImageError.egl(call: "eglCreateContext(OpenGL ES 3.0)", code: eglGetError(),
                                    hint: "the driver does not provide OpenGL ES 3.0")
         }
-        self.context = context
-        self.config = config
         drawsToWindow = window != nil
+        let surface: EGLSurface?
         if let window {
             guard let windowSurface = eglCreatePlatformWindowSurface(dpy, config, window, nil) else {
                 let code = eglGetError()
@@ -68,6 +67,7 @@ final class EGLContextHandle: @unchecked Sendable {
             }
             surface = pbuffer
         }
+        handles = ThreadSafeHandle((context, config, surface))
     }
 
     /// The first configuration with exactly 8 bits of red, green, blue and alpha that draws into

@@ -45,25 +45,25 @@ public enum EGLPlatform: String, Sendable, CaseIterable, CustomStringConvertible
 }
 
 /// An initialized EGL display with what it took to open it (a GBM device and its file for `.gbm`).
-final class EGLDisplayHandle: @unchecked Sendable {
-    // @unchecked Sendable: immutable EGL/GBM handles (opaque pointers), released once in deinit.
-    let display: EGLDisplay
+final class EGLDisplayHandle: Sendable {
+    private let handle: ThreadSafeHandle<EGLDisplay>
+    var display: EGLDisplay { handle.raw }
     let platform: EGLPlatform
     /// What the display runs on: the render node path, the EGL device's name, or "Mesa surfaceless".
     let source: String
     let extensions: Set<String>
-    private let gbmDevice: OpaquePointer?
+    private let gbm: ThreadSafeHandle<OpaquePointer?>
     private let gbmFile: Int32
     /// The window system's connection, kept open while the display is in use.
     private let windowSystem: (any WindowSystemDisplay)?
 
     private init(display: EGLDisplay, platform: EGLPlatform, source: String, gbmDevice: OpaquePointer?, gbmFile: Int32,
                  windowSystem: (any WindowSystemDisplay)? = nil) {
-        self.display = display
+        handle = ThreadSafeHandle(display)
         self.windowSystem = windowSystem
         self.platform = platform
         self.source = source
-        self.gbmDevice = gbmDevice
+        gbm = ThreadSafeHandle(gbmDevice)
         self.gbmFile = gbmFile
         self.extensions = Set((eglQueryString(display, EGL_EXTENSIONS).map { String(cString: $0) } ?? "")
             .split(separator: " ").map(String.init))
@@ -76,7 +76,7 @@ final class EGLDisplayHandle: @unchecked Sendable {
     func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         EGLDisplayRegistry.release(display)
-        if let gbmDevice { gbm_device_destroy(gbmDevice) }
+        if let gbmDevice = gbm.raw { gbm_device_destroy(gbmDevice) }
         if gbmFile >= 0 { close(gbmFile) }
     }
 

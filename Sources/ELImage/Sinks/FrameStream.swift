@@ -16,9 +16,9 @@
 /// source (`bufferSize` frames wait for it, then the worker waits, then the render thread): no
 /// frame is lost. With `whenQueueFull: .drop` (live sources) frames the worker cannot take are
 /// dropped and counted instead. A consumer that stops iterating lets the rest go by unread.
-public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable, PlanDescribing {
+public final class FrameStream: ReadbackNode, Sendable {
     public let inputSlots = InputSlots(count: 1)
-    private let sink: ReadbackSink
+    package let readback: ReadbackSink
     private let channel: FrameChannel<PixelBuffer>
 
     /// - Parameters:
@@ -34,7 +34,7 @@ public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable,
         _ = try RenderContext.planeKinds(of: format)
         let channel = FrameChannel<PixelBuffer>(capacity: bufferSize)
         self.channel = channel
-        sink = ReadbackSink(ReadbackSink.Configuration(
+        readback = ReadbackSink(ReadbackSink.Configuration(
             path: "FrameStream", threadName: "frame-stream", format: format, colorSpace: colorSpace,
             chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling, capacity: 2,
             whenQueueFull: whenQueueFull), open: { _ in StreamFrameWriter(channel) },
@@ -47,42 +47,16 @@ public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable,
     /// is queued go by and ends in the background (never waited for here).
     deinit {
         channel.cancel()
-        sink.requestFinish()
+        readback.requestFinish()
     }
 
     /// The frames, in order, as the worker reads them back; iterate once.
     public var frames: Frames { Frames(elements: channel.elements) }
 
     /// Frames handed to the sequence so far.
-    public var framesDelivered: Int { sink.counts.written }
+    public var framesDelivered: Int { readback.written }
     /// Frames dropped (`.drop` or `.replaceOldest` with a full queue) or left behind by a failure.
-    public var framesDropped: Int {
-        let counts = sink.counts
-        return counts.rejected + counts.replaced + counts.lost
-    }
-
-    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        try receive(frame as any PackablePicture, in: context)
-    }
-
-    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { sink.configuration.packing }
-
-    package var packingChromaLocation: ChromaLocation? { sink.configuration.chromaLocation }
-
-    package var planSummary: String { sink.planSummary }
-
-    /// Takes a picture as it is: a recipe runs inside the pack (`Recipe.packed`).
-    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
-        try receive(picture as any PackablePicture, in: context)
-    }
-
-    package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
-        try sink.take(picture, registering: self, in: context)
-    }
-
-    public func endOfStream(at index: Int, in context: isolated RenderContext) {
-        sink.requestFinish()
-    }
+    public var framesDropped: Int { readback.dropped }
 
     /// Ends the stream after the frames taken so far and returns once the consumer has been handed
     /// every one of them (so it waits for a consumer that is still iterating) and the worker has
@@ -90,17 +64,15 @@ public final class FrameStream: ImageInput, PackingSink, ClosableNode, Sendable,
     /// - Throws: the failure that stopped the readback.
     @discardableResult
     public func finish() async throws -> Int {
-        sink.requestFinish()
-        _ = try await sink.outcome().get()
-        return sink.counts.written
+        try await readback.finish()
     }
 
     /// Stops without waiting for the consumer: frames not yet handed over are dropped, the
     /// sequence ends, the worker is joined. Called by the context's `close()`.
     public func close() async {
         channel.cancel()
-        sink.requestFinish()
-        _ = await sink.outcome()
+        readback.requestFinish()
+        _ = await readback.outcome()
     }
 
     /// The frames of a `FrameStream`.

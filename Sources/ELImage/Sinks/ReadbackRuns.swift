@@ -7,7 +7,7 @@ import Dispatch
 /// on the worker, never on the render thread. A run's writer opens only
 /// once the run before it has ended, so the writer (a user's closure) sees the streams' frames in
 /// order, never two runs at once.
-final class ReadbackRuns: Sendable {
+package final class ReadbackRuns: Sendable {
     private struct RunsState {
         /// Runs not yet known to have ended, oldest first; the last one takes new frames.
         var runs: [ReadbackSink] = []
@@ -22,17 +22,12 @@ final class ReadbackRuns: Sendable {
         var closed = false
     }
 
-    private let configuration: ReadbackSink.Configuration
+    package let configuration: ReadbackSink.Configuration
     private let makeWriter: @Sendable () -> any FrameWriter
     private let state = Locked(RunsState())
 
     /// What a run does per frame, for a printed plan.
-    var planSummary: String { state.withLock { $0.runs.last }?.planSummary ?? configuration.planSummary(placement: nil) }
-
-    /// What the runs pack into (`PackingSink.packing`).
-    var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { configuration.packing }
-    /// Where the runs site chroma (`PackingSink.packingChromaLocation`).
-    var chromaLocation: ChromaLocation? { configuration.chromaLocation }
+    package var planSummary: String { state.withLock { $0.runs.last }?.planSummary ?? configuration.planSummary(placement: nil) }
 
     /// - Parameter makeWriter: makes the writer of a run, on its worker thread, at its first frame.
     init(_ configuration: ReadbackSink.Configuration, makeWriter: @escaping @Sendable () -> any FrameWriter) {
@@ -41,12 +36,12 @@ final class ReadbackRuns: Sendable {
     }
 
     /// Frames handed to the writer so far, over every run.
-    var written: Int {
+    package var written: Int {
         state.withLock { state in state.runs.reduce(state.writtenByEndedRuns) { $0 + $1.counts.written } }
     }
 
     /// Frames dropped (queue full with `.drop`, or left behind by a failure), over every run.
-    var dropped: Int {
+    package var dropped: Int {
         state.withLock { state in state.runs.reduce(state.droppedByEndedRuns) { $0 + Self.dropped(by: $1) } }
     }
 
@@ -65,7 +60,7 @@ final class ReadbackRuns: Sendable {
     /// Packs, fences and queues `picture` for the current run (starting one when there is none);
     /// registers `owner` with `context` when a run's worker starts. After `close()` frames are
     /// not taken.
-    func take(_ picture: any PackablePicture, owner: any ClosableNode, in context: isolated RenderContext) throws {
+    package func take(_ picture: any PackablePicture, owner: any ClosableNode, in context: isolated RenderContext) throws {
         let runsState = state
         let run = state.withLock { state -> ReadbackSink? in
             guard !state.closed else { return nil }
@@ -92,21 +87,21 @@ final class ReadbackRuns: Sendable {
     }
 
     /// The stream ended: the current run hands over what is queued and ends.
-    func endOfStream() {
+    package func endOfStream() {
         state.withLock { $0.runs.last }?.requestFinish()
     }
 
     /// The safety net of an owner released without `finish()` or `close()`: every run hands over
     /// what is queued and ends in the background (never waited for here), so that no worker is
     /// left waiting for frames and the context's `close()` can join it.
-    func release() {
+    package func release() {
         state.withLock { $0.runs }.forEach { $0.requestFinish() }
     }
 
     /// Ends the current run after the frames queued, waits until every run has ended and its
     /// worker is joined, and returns the frames written over every run.
     /// - Throws: the first failure of a run that ended since the last `finish()`.
-    func finish() async throws -> Int {
+    package func finish() async throws -> Int {
         let runs = state.withLock { $0.runs }
         for run in runs {
             run.requestFinish()
@@ -123,7 +118,7 @@ final class ReadbackRuns: Sendable {
 
     /// Takes no more frames and stops every run: what is queued is let go; returns once every
     /// worker is joined (failures are the context's events).
-    func close() async {
+    package func close() async {
         let runs = state.withLock { state in
             state.closed = true
             return state.runs

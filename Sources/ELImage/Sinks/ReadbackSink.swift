@@ -36,10 +36,13 @@ package final class ReadbackSink: Sendable {
         /// true: `take` returns only once the worker has written the frame (none is dropped, and
         /// what the writer does for it happens before the frame goes on through the graph).
         package var waitsUntilWritten = false
+        /// true: the sink takes pictures only (RGBA), never a mask or a plane (`holdsPicture`).
+        package var picturesOnly = false
 
         package init(path: String, threadName: String, format: PixelFormat, colorSpace: ColorSpace? = nil,
                      chromaLocation: ChromaLocation? = nil, chromaDownsampling: ChromaDownsampling = .matched,
-                     capacity: Int = 4, whenQueueFull: QueueFullPolicy = .wait, waitsUntilWritten: Bool = false) {
+                     capacity: Int = 4, whenQueueFull: QueueFullPolicy = .wait, waitsUntilWritten: Bool = false,
+                     picturesOnly: Bool = false) {
             self.path = path
             self.threadName = threadName
             self.format = format
@@ -49,6 +52,7 @@ package final class ReadbackSink: Sendable {
             self.capacity = capacity
             self.whenQueueFull = whenQueueFull
             self.waitsUntilWritten = waitsUntilWritten
+            self.picturesOnly = picturesOnly
         }
 
         /// What the sink does per frame, for a printed plan (`PlanExplanation`), where the

@@ -13,11 +13,11 @@
 /// A sink of your own is this node with a `FrameWriter` of yours (`init(format:…makeWriter:)`):
 /// one writer per stream, made at its first frame, fed on the worker thread; the node does the
 /// packing (fused into the line before it where it can), the hand-off, back-pressure and counting.
-public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Sendable, PlanDescribing {
+public final class YUVDataOutput: ReadbackNode, FinishableNode, Sendable {
     public let inputSlots = InputSlots(count: 1)
     /// The format frames are read back in (i420, yv12, nv12, nv21, i422, i444, yuyv, uyvy, gray8 or rgba).
     public let format: PixelFormat
-    private let runs: ReadbackRuns
+    package let readback: ReadbackRuns
 
     /// - Parameters:
     ///   - format: the Y'CbCr layout of each buffer (I420 by default).
@@ -49,7 +49,7 @@ public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Senda
                 makeWriter: @escaping @Sendable () -> any FrameWriter) throws {
         _ = try RenderContext.planeKinds(of: format)
         self.format = format
-        runs = ReadbackRuns(ReadbackSink.Configuration(
+        readback = ReadbackRuns(ReadbackSink.Configuration(
             path: "YUVDataOutput", threadName: "frames", format: format, colorSpace: colorSpace,
             chromaLocation: chromaLocation, chromaDownsampling: chromaDownsampling,
             capacity: max(1, queueCapacity), whenQueueFull: whenQueueFull), makeWriter: makeWriter)
@@ -58,48 +58,11 @@ public final class YUVDataOutput: ImageInput, PackingSink, FinishableNode, Senda
     /// The safety net for an output released without `finish()` or `close()`: its worker hands over
     /// what is queued and ends in the background (never waited for here).
     deinit {
-        runs.release()
+        readback.release()
     }
 
-    /// Frames handed to the closure so far.
-    public var framesDelivered: Int { runs.written }
+    /// Frames handed to the closure (or writer) so far, over every stream.
+    public var framesDelivered: Int { readback.written }
     /// Frames dropped (`.drop` with a full queue) or left behind by a failure.
-    public var framesDropped: Int { runs.dropped }
-
-    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        try runs.take(frame, owner: self, in: context)
-    }
-
-    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { runs.packing }
-
-    package var packingChromaLocation: ChromaLocation? { runs.chromaLocation }
-
-    package var planSummary: String { runs.planSummary }
-
-    /// Takes a picture as it is: a recipe runs inside the pack (`Recipe.packed`).
-    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
-        try receive(picture as any PackablePicture, in: context)
-    }
-
-    package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
-        try runs.take(picture, owner: self, in: context)
-    }
-
-    public func endOfStream(at index: Int, in context: isolated RenderContext) {
-        runs.endOfStream()
-    }
-
-    /// Waits until the closure has seen every frame taken so far and the worker has ended;
-    /// returns the frames delivered in all. The output takes frames again afterwards.
-    /// - Throws: the failure that stopped a readback (also a `.failed` event of the context).
-    @discardableResult
-    public func finish() async throws -> Int {
-        try await runs.finish()
-    }
-
-    /// Stops: the frames still queued are dropped (counted in `framesDropped`), the worker is
-    /// joined; takes no frames afterwards. (The render context's `close()` calls `finish()`.)
-    public func close() async {
-        await runs.close()
-    }
+    public var framesDropped: Int { readback.dropped }
 }

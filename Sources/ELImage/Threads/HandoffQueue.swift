@@ -13,9 +13,7 @@ import Foundation
 ///
 /// The blocking calls are for framework threads, never Swift tasks. With capacity 1 and
 /// `.replaceOldest` it is a newest-wins mailbox (a preview window, a detector).
-package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: every stored `var` is touched only while `condition` is locked.
-
+package final class HandoffQueue<Element: Sendable>: Sendable {
     /// What a `push` does when `capacity` items already wait.
     package enum WhenFull: Sendable, Equatable {
         /// Waits until the consumer takes one (or the queue is cancelled): nothing is lost.
@@ -46,77 +44,81 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
         let counted: Bool
     }
 
+    /// What the producer and the consumer share, under the queue's lock.
+    private struct QueueState {
+        /// The items and control messages waiting, oldest first. A popped entry leaves the array
+        /// at once: kept, it would hold its element (a frame's buffer) alive, and a consumer that
+        /// reuses its buffers would then copy them.
+        var entries: [QueueEntry] = []
+        var waitingItems = 0
+        var cancelled = false
+        var finished = false
+        var busy = false
+        /// Counted items popped, and how many of those the consumer said it handled.
+        var popped = 0
+        var handled = 0
+        var counts = QueueStatistics()
+    }
+
     /// The most counted items that wait at once (at least 1).
     package let capacity: Int
-    private let condition = NSCondition()
-    /// The items and control messages waiting, oldest first. A popped entry leaves the array at
-    /// once: kept, it would hold its element (a frame's buffer) alive, and a consumer that reuses
-    /// its buffers would then copy them.
-    private var entries: [QueueEntry] = []
-    private var waitingItems = 0
-    private var cancelled = false
-    private var finished = false
-    private var busy = false
-    /// Counted items popped, and how many of those the consumer said it handled.
-    private var popped = 0
-    private var handled = 0
-    private var counts = QueueStatistics()
+    private let state = Locked(QueueState())
 
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
     }
 
     /// True once `cancel()`, `close()` or `close(with:)` was called.
-    package var isCancelled: Bool { locked { cancelled } }
+    package var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// True when nothing waits and the consumer is not handling an item (it is in `pop()`, or has
     /// not started).
-    package var isIdle: Bool { locked { entries.isEmpty && !busy } }
+    package var isIdle: Bool { state.withLock { $0.entries.isEmpty && !$0.busy } }
 
-    package var statistics: QueueStatistics { locked { counts } }
+    package var statistics: QueueStatistics { state.withLock { $0.counts } }
 
     /// Appends a counted item, doing `whenFull` when `capacity` items wait. With
     /// `waitUntilHandled`, then waits until the consumer `markHandled()` it (or the queue is
     /// cancelled).
     @discardableResult
     package func push(_ element: Element, whenFull: WhenFull, waitUntilHandled: Bool = false) -> PushOutcome {
-        locked {
+        state.withCondition { q in
             var outcome = PushOutcome.queued
-            room: while !cancelled, waitingItems >= capacity {
+            room: while !q.cancelled, q.waitingItems >= capacity {
                 switch whenFull {
                 case .wait:
-                    condition.wait()
+                    q.wait()
                     continue
                 case .refuse:
-                    counts.rejected += 1
+                    q.counts.rejected += 1
                     return .refused
                 case .replaceOldest:
-                    guard let oldest = entries.firstIndex(where: \.counted) else { break room }
-                    entries.remove(at: oldest)
-                    waitingItems -= 1
-                    counts.replaced += 1
+                    guard let oldest = q.entries.firstIndex(where: \.counted) else { break room }
+                    q.entries.remove(at: oldest)
+                    q.waitingItems -= 1
+                    q.counts.replaced += 1
                     outcome = .replacedOlder
                 }
             }
-            guard !cancelled else { return .closed }
-            entries.append(QueueEntry(element: element, counted: true))
-            waitingItems += 1
-            counts.accepted += 1
-            counts.highWaterMark = max(counts.highWaterMark, waitingItems)
-            condition.broadcast()
+            guard !q.cancelled else { return .closed }
+            q.entries.append(QueueEntry(element: element, counted: true))
+            q.waitingItems += 1
+            q.counts.accepted += 1
+            q.counts.highWaterMark = max(q.counts.highWaterMark, q.waitingItems)
+            q.broadcast()
             // Items are popped in order and a replaced one never is: this one is popped as number
             // `accepted - replaced`.
-            let ticket = counts.accepted - counts.replaced
-            while waitUntilHandled, handled < ticket, !cancelled { condition.wait() }
+            let ticket = q.counts.accepted - q.counts.replaced
+            while waitUntilHandled, q.handled < ticket, !q.cancelled { q.wait() }
             return outcome
         }
     }
 
     /// Appends a control message: never waits, never counts, taken even after `cancel()`.
     package func post(_ control: Element) {
-        locked {
-            entries.append(QueueEntry(element: control, counted: false))
-            condition.broadcast()
+        state.withCondition { q in
+            q.entries.append(QueueEntry(element: control, counted: false))
+            q.broadcast()
         }
     }
 
@@ -124,11 +126,11 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// after it. False (nothing appended) when the queue was already cancelled or closed.
     @discardableResult
     package func close(with last: Element) -> Bool {
-        locked {
-            guard !cancelled else { return false }
-            entries.append(QueueEntry(element: last, counted: false))
-            (cancelled, finished) = (true, true)
-            condition.broadcast()
+        state.withCondition { q in
+            guard !q.cancelled else { return false }
+            q.entries.append(QueueEntry(element: last, counted: false))
+            (q.cancelled, q.finished) = (true, true)
+            q.broadcast()
             return true
         }
     }
@@ -136,17 +138,17 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// Refuses items from now on; a producer waiting for room returns `.closed`. Items already
     /// waiting are still popped, and control messages still get in.
     package func cancel() {
-        locked {
-            cancelled = true
-            condition.broadcast()
+        state.withCondition { q in
+            q.cancelled = true
+            q.broadcast()
         }
     }
 
     /// No more items will come: `pop()` returns nil once the queue is empty.
     package func finish() {
-        locked {
-            finished = true
-            condition.broadcast()
+        state.withCondition { q in
+            q.finished = true
+            q.broadcast()
         }
     }
 
@@ -154,13 +156,13 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// (returned, so their owner can release and count them) and `pop()` returns nil at once.
     @discardableResult
     package func close(discarding: Bool = false) -> [Element] {
-        locked {
-            (cancelled, finished) = (true, true)
-            condition.broadcast()
+        state.withCondition { q in
+            (q.cancelled, q.finished) = (true, true)
+            q.broadcast()
             guard discarding else { return [] }
-            let rest = entries.map(\.element)
-            entries.removeAll()
-            waitingItems = 0
+            let rest = q.entries.map(\.element)
+            q.entries.removeAll()
+            q.waitingItems = 0
             return rest
         }
     }
@@ -169,11 +171,11 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// control messages stay, so a `close(with:)` message still ends the consumer's work.
     @discardableResult
     package func discardWaiting() -> [Element] {
-        locked {
-            let rest = entries.filter(\.counted).map(\.element)
-            entries.removeAll { $0.counted }
-            waitingItems = 0
-            condition.broadcast()
+        state.withCondition { q in
+            let rest = q.entries.filter(\.counted).map(\.element)
+            q.entries.removeAll { $0.counted }
+            q.waitingItems = 0
+            q.broadcast()
             return rest
         }
     }
@@ -182,21 +184,21 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// came in time, or once the queue is finished and empty. The consumer counts as busy
     /// (`isIdle` false) until its next `pop()`.
     package func pop(waitingUntil deadline: Date? = nil) -> Element? {
-        locked {
-            busy = false
-            while entries.isEmpty {
-                if finished { return nil }
+        state.withCondition { q in
+            q.busy = false
+            while q.entries.isEmpty {
+                if q.finished { return nil }
                 if let deadline {
-                    if !condition.wait(until: deadline), entries.isEmpty { return nil }
+                    if !q.wait(until: deadline), q.entries.isEmpty { return nil }
                 } else {
-                    condition.wait()
+                    q.wait()
                 }
             }
             // At most `capacity` items and a few control messages wait: shifting them is cheap.
-            let entry = entries.removeFirst()
-            if entry.counted { (waitingItems, popped) = (waitingItems - 1, popped + 1) }
-            busy = true
-            condition.broadcast()
+            let entry = q.entries.removeFirst()
+            if entry.counted { (q.waitingItems, q.popped) = (q.waitingItems - 1, q.popped + 1) }
+            q.busy = true
+            q.broadcast()
             return entry.element
         }
     }
@@ -204,33 +206,27 @@ package final class HandoffQueue<Element: Sendable>: @unchecked Sendable {
     /// Waits until an item is there, the queue is finished or `deadline` passes, without taking
     /// anything.
     package func wait(until deadline: Date) {
-        locked {
-            while entries.isEmpty, !finished, condition.wait(until: deadline) {}
+        state.withCondition { q in
+            while q.entries.isEmpty, !q.finished, q.wait(until: deadline) {}
         }
     }
 
     /// The consumer is done with every item it popped: producers waiting for them go on.
     package func markHandled() {
-        locked {
-            handled = popped
-            condition.broadcast()
+        state.withCondition { q in
+            q.handled = q.popped
+            q.broadcast()
         }
     }
 
     /// Waits until `deadline` on `clock` (pacing), returning early when the queue is cancelled;
     /// false when it was.
     package func sleep(until deadline: ContinuousClock.Instant, on clock: any BlockingClock = ContinuousClock()) -> Bool {
-        locked {
-            while !cancelled, clock.now < deadline {
-                clock.wait(on: condition, until: deadline)
+        state.withCondition { q in
+            while !q.cancelled, clock.now < deadline {
+                q.wait(on: clock, until: deadline)
             }
-            return !cancelled
+            return !q.cancelled
         }
-    }
-
-    private func locked<T>(_ body: () -> T) -> T {
-        condition.lock()
-        defer { condition.unlock() }
-        return body()
     }
 }

@@ -134,24 +134,31 @@ package final class JoinableThread: Sendable {
 
     /// What the new thread runs: the body, released before the end is announced, so that nothing
     /// the body captured outlives the thread's join.
-    private final class Start: @unchecked Sendable {
-        // @unchecked Sendable: handed to the new thread once, then used by it alone.
+    private final class Start: Sendable {
         let name: String
-        weak var group: ThreadGroup?
-        var body: (@Sendable () -> Void)?
         let exit: ExitSignal
+        private let group: Locked<Membership>
+        /// Taken by the thread that runs it, once.
+        private let body: Locked<(@Sendable () -> Void)?>
+
         init(name: String, group: ThreadGroup?, body: @escaping @Sendable () -> Void, exit: ExitSignal) {
             self.name = name
-            self.group = group
-            self.body = body
+            self.group = Locked(Membership(group: group))
+            self.body = Locked(body)
             self.exit = exit
         }
 
         func run() {
             Thread.current.name = name  // the system keeps the first 15 characters
-            if let group { Thread.current.threadDictionary[GroupReference.key] = GroupReference(group) }
-            body?()
-            body = nil
+            if let group = group.withLock({ $0.group }) {
+                Thread.current.threadDictionary[GroupReference.key] = GroupReference(group)
+            }
+            if let body = body.withLock({ body in
+                defer { body = nil }
+                return body
+            }) {
+                body()
+            }
             exit.markDone()
         }
     }
@@ -165,38 +172,37 @@ private final class GroupReference: NSObject {
 }
 
 /// Tells waiters (blocking threads and async tasks) that a thread's body has returned.
-private final class ExitSignal: @unchecked Sendable {
-    // @unchecked Sendable: every stored property is guarded by `condition`.
-    private let condition = NSCondition()
-    private var done = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+private final class ExitSignal: Sendable {
+    private struct Exit {
+        var done = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Locked(Exit())
 
     func markDone() {
-        condition.lock()
-        done = true
-        let waiting = waiters
-        waiters = []
-        condition.broadcast()
-        condition.unlock()
+        let waiting = state.withCondition { exit in
+            exit.done = true
+            exit.broadcast()
+            defer { exit.waiters = [] }
+            return exit.waiters
+        }
         waiting.forEach { $0.resume() }
     }
 
     func waitBlocking() {
-        condition.lock()
-        while !done { condition.wait() }
-        condition.unlock()
+        state.withCondition { exit in
+            while !exit.done { exit.wait() }
+        }
     }
 
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            condition.lock()
-            if done {
-                condition.unlock()
-                continuation.resume()
-            } else {
-                waiters.append(continuation)
-                condition.unlock()
+            let done = state.withLock { exit in
+                if !exit.done { exit.waiters.append(continuation) }
+                return exit.done
             }
+            if done { continuation.resume() }
         }
     }
 }

@@ -16,40 +16,45 @@ import Synchronization
 /// its own, one at a time, with no GL context current: the context's isolated API checks
 /// `isClosed` first and throws. The queue's work holds this executor, so a late job never runs
 /// on an executor that its own task has let go of meanwhile.
-final class RenderThread: SerialExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `pending`, `stopRequested` and `exited` are guarded by `condition`;
-    // `threadID` is written before `init` returns and only read afterwards.
+final class RenderThread: SerialExecutor, Sendable {
     private enum Work {
         case job(UnownedJob)
         case closure(() -> Void)
     }
 
-    private let condition = NSCondition()
-    private var pending: [Work] = []
-    private var stopRequested = false
-    private var exited = false
+    /// What is queued for the thread, under its lock.
+    private struct WorkQueue {
+        var pending: [Work] = []
+        var stopRequested = false
+        var exited = false
+    }
+
+    private let queue = Locked(WorkQueue())
     private let lateJobs = DispatchQueue(label: "ELImage.render.late")
-    private var threadID = pthread_self()
+    /// The thread's id, set by the thread itself before `init` returns.
+    private let threadID = Atomic<pthread_t>(0)
     /// Set when the thread has left its loop: its id may then be reused by another thread.
     private let hasExited = Atomic(false)
-    private var thread: JoinableThread?
+    private let thread = Locked<JoinableThread?>(nil)
 
     /// Starts the thread. Its context owns it directly (it is not in the context's `ThreadGroup`,
     /// which the context joins before it stops this thread).
     init(name: String) throws(ELImageError) {
         let started = DispatchSemaphore(value: 0)
         let thread = JoinableThread(name: name, group: nil) { [self] in
-            threadID = pthread_self()
+            threadID.store(pthread_self(), ordering: .releasing)
             started.signal()
             runLoop()
         }
-        self.thread = thread
+        self.thread.withLock { $0 = thread }
         try thread.start()
         started.wait()
     }
 
     /// True when called on this render thread (never once it has ended: the system reuses ids).
-    var isCurrent: Bool { !hasExited.load(ordering: .acquiring) && pthread_equal(pthread_self(), threadID) != 0 }
+    var isCurrent: Bool {
+        !hasExited.load(ordering: .acquiring) && pthread_equal(pthread_self(), threadID.load(ordering: .acquiring)) != 0
+    }
 
     // MARK: SerialExecutor
 
@@ -78,17 +83,19 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
     func sync<T>(_ body: () throws -> T) throws -> T {
         if isCurrent { return try body() }
         let outcome: Result<T, Error>? = try withoutActuallyEscaping(body) { escapable in
-            let result = UncheckedBox<Result<T, Error>?>(nil)
-            let work = UncheckedBox<(() throws -> T)?>(escapable)
+            // The closure runs on the render thread while this thread waits for it: the semaphore
+            // orders every access to `result` and `work`.
+            nonisolated(unsafe) var result: Result<T, Error>?
+            nonisolated(unsafe) var work: (() throws -> T)? = escapable
             let done = DispatchSemaphore(value: 0)
             let queued = push(.closure {
-                result.value = work.value.map { body in Result { try body() } }
-                work.value = nil  // `body` must not outlive this call
+                result = work.map { body in Result { try body() } }
+                work = nil  // `body` must not outlive this call
                 done.signal()
             })
             guard queued else { throw ELImageError.closed(what: "the render context") }
             done.wait()
-            return result.value
+            return result
         }
         guard let outcome else {
             throw ELImageError.invalidState(node: "RenderThread", reason: "work finished without a result")
@@ -98,46 +105,48 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
 
     /// Lets the thread finish what is queued, then end. Does not wait: `join()` does.
     func stop() {
-        condition.lock()
-        stopRequested = true
-        condition.signal()
-        condition.unlock()
+        queue.withCondition { queue in
+            queue.stopRequested = true
+            queue.broadcast()
+        }
     }
 
     /// Waits until the thread has ended and is joined (after `stop()`).
     func join() async {
-        await thread?.join()
+        await thread.withLock { $0 }?.join()
     }
 
     /// Forgets the thread without waiting: it ends by itself after `stop()` (the safety net of a
     /// context that was never closed).
     func abandon() {
-        thread = nil
+        thread.withLock { $0 = nil }
     }
 
     private func push(_ work: Work) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !exited else { return false }
-        pending.append(work)
-        condition.signal()
-        return true
+        queue.withCondition { queue in
+            guard !queue.exited else { return false }
+            queue.pending.append(work)
+            queue.broadcast()
+            return true
+        }
     }
 
     private func runLoop() {
         while true {
-            condition.lock()
-            while pending.isEmpty && !stopRequested { condition.wait() }
-            if pending.isEmpty && stopRequested {
-                exited = true
-                hasExited.store(true, ordering: .releasing)
-                condition.unlock()
+            let batch = queue.withCondition { queue -> [Work]? in
+                while queue.pending.isEmpty && !queue.stopRequested { queue.wait() }
+                if queue.pending.isEmpty && queue.stopRequested {
+                    queue.exited = true
+                    hasExited.store(true, ordering: .releasing)
+                    return nil
+                }
+                defer { queue.pending.removeAll(keepingCapacity: true) }
+                return queue.pending
+            }
+            guard let batch else {
                 eglReleaseThread()  // frees EGL's per-thread state here, not in a TLS destructor
                 return
             }
-            let batch = pending
-            pending.removeAll(keepingCapacity: true)
-            condition.unlock()
             for work in batch {
                 switch work {
                 case .job(let job): job.runSynchronously(on: asUnownedSerialExecutor())
@@ -146,11 +155,4 @@ final class RenderThread: SerialExecutor, @unchecked Sendable {
             }
         }
     }
-}
-
-/// A mutable box handed between threads where a semaphore orders the accesses.
-final class UncheckedBox<Value>: @unchecked Sendable {
-    // @unchecked Sendable: the semaphore that hands it over orders every access to `value`.
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }

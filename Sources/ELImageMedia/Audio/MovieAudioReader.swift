@@ -18,9 +18,8 @@ public final class MovieAudioReader: AudioTrackSource, Sendable {
     private let state: Locked<Reader?>
 
     /// The libavformat side: the open file and the packet read ahead.
-    private final class Reader: @unchecked Sendable {
-        // @unchecked Sendable: touched only inside the reader's lock; it is made beside the
-        // opening code's clean-up of the same pointers, so the compiler cannot see it handed over.
+    /// Touched only inside the reader's lock, where it is put once made.
+    private final class Reader {
         var context: UnsafeMutablePointer<AVFormatContext>?
         var packet: UnsafeMutablePointer<AVPacket>?
         let streamIndex: Int32
@@ -80,12 +79,13 @@ public final class MovieAudioReader: AudioTrackSource, Sendable {
     private init(path: String, format: AudioTrackFormat, reader: Reader) {
         self.path = path
         self.format = format
-        self.state = Locked(reader)
+        state = Locked(nil)
+        state.withCondition { $0.value = reader }  // made beside the opening code's clean-up: handed over here
     }
 
     public func packets(before time: MediaTime, final: Bool) throws -> [AudioPacket] {
-        try state.withLock { reader in
-            guard let reader else { return [] }
+        try state.withCondition { held in
+            guard let reader = held.value else { return [] }
             var out: [AudioPacket] = []
             while true {
                 if reader.ahead == nil { reader.ahead = try read(reader) }

@@ -30,9 +30,7 @@ import Foundation
 /// the encoder refuses). A device that vanishes while recording ends the sound there (the video
 /// goes on): `failure` says why, and it is one `.failed` event on the events of the render context
 /// the capture is registered with (`RenderContext.register(_:stage:)`).
-public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked Sendable {
-    // @unchecked Sendable: the stream and the encoder are used by the capture thread only; all
-    // that is shared is in `shared` (Locked).
+public final class PulseAudioCapture: AudioTrackSource, ClosableNode, Sendable {
 
     /// What to capture and how to encode it.
     public struct Options: Sendable {
@@ -68,7 +66,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
     /// Where a failure while capturing goes: the context the capture is registered with.
     private let messenger = NodeMessenger()
 
-    private struct CaptureShared {
+    fileprivate struct CaptureShared {
         var queue: [AudioPacket] = []
         /// Where the sound captured so far ends, in output samples on the monotonic clock.
         var capturedEnd: Int64?
@@ -79,21 +77,9 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         var ended = false
     }
     private let shared = Locked(CaptureShared())
-    private let stream: StreamHandle
-    private let encoder: EncoderHandle
-    private var thread: JoinableThread?
-
-    /// The libpulse stream, used by the capture thread only.
-    private final class StreamHandle: @unchecked Sendable {
-        let pointer: OpaquePointer
-        init(_ pointer: OpaquePointer) { self.pointer = pointer }
-        deinit { pa_simple_free(pointer) }
-    }
-    /// The encoder, used by the capture thread only.
-    private final class EncoderHandle: @unchecked Sendable {
-        let encoder: AudioEncoder
-        init(_ encoder: AudioEncoder) { self.encoder = encoder }
-    }
+    /// The encoded sound's sample rate.
+    private let sampleRate: Int
+    private let thread: JoinableThread
 
     /// Connects to the source and starts capturing at once (what comes before a recording's
     /// first frame is left out of it).
@@ -118,10 +104,11 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
                                          &spec, nil, &attributes, &code) else {
             throw .noServer(server: options.server ?? "the default server", reason: String(cString: pa_strerror(code)))
         }
-        stream = StreamHandle(simple)
-        self.encoder = EncoderHandle(encoder)
-        let thread = JoinableThread(name: "ELImage.audio", group: nil) { [self] in capture() }
-        self.thread = thread
+        sampleRate = encoder.sampleRate
+        // Handed to the capture thread, used by it alone.
+        nonisolated(unsafe) let loop = CaptureLoop(device: device, stream: simple, encoder: encoder, shared: shared,
+                                                   messenger: messenger)
+        thread = JoinableThread(name: "ELImage.audio", group: nil) { loop.run() }
         do {
             try thread.start()
         } catch {
@@ -144,19 +131,19 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
 
     public func registered(with context: RenderContext) {
         messenger.meet(context, as: self)
-        thread?.adopt(into: context.threads)  // the context's close joins it, as its other threads
+        thread.adopt(into: context.threads)  // the context's close joins it, as its other threads
     }
 
     /// Stops capturing and joins the capture thread (also done by a render context it is
     /// registered with, at its `close()`).
     public func close() async {
         requestStop()
-        await thread?.join()
+        await thread.join()
     }
 
     public func packets(before time: MediaTime, final: Bool) throws -> [AudioPacket] {
         guard let offset = options.clock.offsetMicroseconds else { return [] }
-        let rate = Int64(encoder.encoder.sampleRate)
+        let rate = Int64(sampleRate)
         let offsetTicks = offset * rate / 1_000_000
         let limit = MediaTimeMath.ticks(time, timescale: Int32(rate)) + offsetTicks
         if final {
@@ -181,11 +168,31 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         }
     }
 
-    // MARK: Capture thread
+}
 
-    private func capture() {
+/// The capture thread's work: it owns the libpulse stream and the encoder, and shares only what
+/// `PulseAudioCapture` reads (the packets, the counters, the failure).
+private final class CaptureLoop {
+    private let device: AudioDevice
+    private let stream: OpaquePointer
+    private let encoder: AudioEncoder
+    private let shared: Locked<PulseAudioCapture.CaptureShared>
+    private let messenger: NodeMessenger
+
+    init(device: AudioDevice, stream: OpaquePointer, encoder: AudioEncoder, shared: Locked<PulseAudioCapture.CaptureShared>,
+         messenger: NodeMessenger) {
+        self.device = device
+        self.stream = stream
+        self.encoder = encoder
+        self.shared = shared
+        self.messenger = messenger
+    }
+
+    deinit { pa_simple_free(stream) }
+
+    func run() {
         let rate = device.sampleRate, channels = device.channels
-        let outputRate = Double(encoder.encoder.sampleRate)
+        let outputRate = Double(encoder.sampleRate)
         let block = rate / 50
         var samples = [Float](repeating: 0, count: block * channels)
         var drift = DriftEstimator()
@@ -196,14 +203,14 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
         var filled = 0.0            // seconds of silence put into gaps
         while !shared.withLock({ $0.stopping }) {
             var code: Int32 = 0
-            let read = samples.withUnsafeMutableBytes { pa_simple_read(stream.pointer, $0.baseAddress, $0.count, &code) }
+            let read = samples.withUnsafeMutableBytes { pa_simple_read(stream, $0.baseAddress, $0.count, &code) }
             guard read >= 0 else {
                 fail(.deviceVanished(name: device.name, reason: String(cString: pa_strerror(code))))
                 break
             }
             let now = MediaClock.nowMicroseconds()
             // (pa_usec_t)-1 when the stream died between the read and this call.
-            guard let latency = Int64(exactly: pa_simple_get_latency(stream.pointer, &code)) else {
+            guard let latency = Int64(exactly: pa_simple_get_latency(stream, &code)) else {
                 fail(.deviceVanished(name: device.name, reason: String(cString: pa_strerror(code))))
                 break
             }
@@ -220,7 +227,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
                 if settled, behind > 1 {
                     // A gap (overrun, suspended device): silence in its place.
                     let silence = [Float](repeating: 0, count: Int(behind * Double(rate)) * channels)
-                    packets += try silence.withUnsafeBufferPointer { try encoder.encoder.encode($0, frames: $0.count / channels) }
+                    packets += try silence.withUnsafeBufferPointer { try encoder.encode($0, frames: $0.count / channels) }
                     inserted = Int64(behind * outputRate)
                     filled += behind
                     drift.shift(by: -behind)
@@ -230,12 +237,12 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
                     let limit = outputRate / 100
                     let correction = Int64(min(limit, max(-limit, ((target * outputRate) - Double(stretched)).rounded())))
                     if correction != 0 {
-                        encoder.encoder.compensate(Int(correction), over: Int(outputRate))
+                        encoder.compensate(Int(correction), over: Int(outputRate))
                         stretched += correction
                         if correction > 0 { inserted = correction } else { dropped = -correction }
                     }
                 }
-                packets += try samples.withUnsafeBufferPointer { try encoder.encoder.encode($0, frames: block) }
+                packets += try samples.withUnsafeBufferPointer { try encoder.encode($0, frames: block) }
             } catch {
                 fail(error as? AudioCaptureError ?? .unsupportedFormat(what: "the sound encoder", reason: "\(error)"))
                 break
@@ -261,7 +268,7 @@ public final class PulseAudioCapture: AudioTrackSource, ClosableNode, @unchecked
             }
         }
         // The encoder's last packets (nobody may want them, but the encoder ends drained).
-        let last = (try? encoder.encoder.finish()) ?? []
+        let last = (try? encoder.finish()) ?? []
         shared.withLock { shared in
             if let anchor {
                 let anchorTicks = anchor * Int64(outputRate) / 1_000_000

@@ -18,16 +18,15 @@ import Foundation
 /// place when the sink ends with frames in it: `finish()` (or end-of-stream) writes what is queued
 /// first, `close()` lets it go. A failure (a full disk) is a `.failed` event on the render
 /// context's stream and is thrown by `finish()`; the frames written before stay in the file.
-public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable, PlanDescribing {
+public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
     public let inputSlots = InputSlots(count: 1)
-    private let sink: ReadbackSink
-    /// The frame format the sink accepts (`rgba8`), or nil for any.
-    private let picturesOnly: Bool
+    package let readback: ReadbackSink
 
     private init(_ configuration: ReadbackSink.Configuration, picturesOnly: Bool,
                  open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter, unused: @escaping @Sendable () -> Void) {
-        self.picturesOnly = picturesOnly
-        sink = ReadbackSink(configuration, open: open, unused: unused)
+        var configuration = configuration
+        configuration.picturesOnly = picturesOnly
+        readback = ReadbackSink(configuration, open: open, unused: unused)
     }
 
     /// A YUV4MPEG2 (`.y4m`) file. Its header carries the chroma siting (`C420mpeg2` for left,
@@ -131,63 +130,15 @@ public final class FileOutput: ImageInput, PackingSink, FinishableNode, Sendable
     /// The safety net for an output released without `finish()` or `close()`: the worker writes
     /// what is queued and finishes the file in the background (never waited for here).
     deinit {
-        sink.requestFinish()
+        readback.requestFinish()
     }
 
     /// The file.
-    public var path: String { sink.path }
+    public var path: String { readback.path }
     /// Frames written to the file so far.
-    public var framesWritten: Int { sink.counts.written }
+    public var framesWritten: Int { readback.written }
     /// Frames dropped because the queue was full (`.drop` policy only) or after a failure.
-    public var dropped: Int {
-        let counts = sink.counts
-        return counts.rejected + counts.replaced + counts.lost
-    }
-
-    /// Writes the frames still queued and closes the file (it also finishes by itself at
-    /// end-of-stream). Returns the number of frames in the file.
-    /// - Throws: the error that stopped the writing (`ELImageError.io` with `errno`).
-    @discardableResult
-    public func finish() async throws -> Int {
-        sink.requestFinish()
-        _ = try await sink.outcome().get()
-        return sink.counts.written
-    }
-
-    /// Stops: the frames still queued are dropped (counted in `dropped`), the file is completed
-    /// with the frames written and put in place; returns once the worker thread has ended.
-    /// Idempotent; a failure is a `.failed` event. (The render context's `close()` calls `finish()`.)
-    public func close() async {
-        sink.requestStop()
-        _ = await sink.outcome()
-    }
-
-    public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        if picturesOnly, !frame.format.holdsPicture {
-            throw ELImageError.invalidInput(what: "FileOutput (\(path)) got a \(frame.format) frame",
-                                            hint: "connect it after a node that outputs RGBA")
-        }
-        try receive(frame as any PackablePicture, in: context)
-    }
-
-    package var packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)? { sink.configuration.packing }
-
-    package var packingChromaLocation: ChromaLocation? { sink.configuration.chromaLocation }
-
-    package var planSummary: String { sink.planSummary }
-
-    /// Takes a picture as it is: a recipe runs inside the pack (`Recipe.packed`).
-    public func receive(_ picture: Picture, at index: Int, in context: isolated RenderContext) throws {
-        try receive(picture as any PackablePicture, in: context)
-    }
-
-    package func receive(_ picture: any PackablePicture, in context: isolated RenderContext) throws {
-        try sink.take(picture, registering: self, in: context)
-    }
-
-    public func endOfStream(at index: Int, in context: isolated RenderContext) {
-        sink.requestFinish()
-    }
+    public var dropped: Int { readback.dropped }
 }
 
 /// Writes Y4M frames through `Y4MWriter` (staged; put in place by its `close()`). Without a

@@ -12,13 +12,11 @@ final class StreamConnection: Sendable {
     private let options: LiveStreamOptions
     private let layout: StreamLayout
     private let interrupt = NetworkInterrupt()
-    private let shared: ConnectionShared
+    private let shared: Locked<ConnectionState>
     private let thread: JoinableThread
 
-    /// The queue and the counters, under one condition the network thread waits on.
-    private final class ConnectionShared: @unchecked Sendable {
-        // @unchecked Sendable: every stored property is touched only while `condition` is locked.
-        let condition = NSCondition()
+    /// The queue and the counters, under one lock whose condition the network thread waits on.
+    private struct ConnectionState {
         var queue: LivePacketQueue
         var statistics = StreamStatistics()
         var failure: ELImageError?
@@ -36,12 +34,6 @@ final class StreamConnection: Sendable {
             self.queue = queue
             statistics.address = address
         }
-
-        func withLock<T>(_ body: (ConnectionShared) throws -> T) rethrows -> T {
-            condition.lock()
-            defer { condition.unlock() }
-            return try body(self)
-        }
     }
 
     /// Starts the network thread, which connects to `target` (a failure comes out of the next
@@ -50,8 +42,9 @@ final class StreamConnection: Sendable {
         self.target = target
         self.options = options
         self.layout = layout
-        let shared = ConnectionShared(queue: LivePacketQueue(maximumDelay: options.maximumDelay, maximumBytes: options.maximumQueuedBytes),
-                            address: target.description)
+        let shared = Locked(ConnectionState(
+            queue: LivePacketQueue(maximumDelay: options.maximumDelay, maximumBytes: options.maximumQueuedBytes),
+            address: target.description))
         self.shared = shared
         let interrupt = self.interrupt
         // In the encoder thread's group: the render context's close joins it with the encoder.
@@ -65,28 +58,30 @@ final class StreamConnection: Sendable {
     /// is detached (never waited for here).
     deinit {
         interrupt.abort()
-        shared.withLock { $0.aborted = true }
-        shared.condition.broadcast()
+        shared.withCondition { shared in
+            shared.aborted = true
+            shared.broadcast()
+        }
     }
 
     /// Queues `packet` (the encoder thread); never waits for the network.
     /// - Throws: the failure that ended the stream (a first connection refused, a server that did
     ///   not come back within the reconnect window).
     func send(_ packet: LivePacket) throws {
-        try shared.withLock { shared in
+        try shared.withCondition { shared in
             if let failure = shared.failure { throw failure }
             if case let .video(frame, _) = packet {
                 shared.statistics.framesQueued += 1
                 shared.handedOver.append((frame.dts, .now))
             }
             shared.queue.push(packet)
-            shared.condition.signal()
+            shared.broadcast()
         }
     }
 
     /// The counters so far (final once `finish()` or `abort()` returned).
     var statistics: StreamStatistics {
-        shared.withLock { shared in
+        shared.withCondition { shared in
             var statistics = shared.statistics
             statistics.framesDropped = shared.queue.dropped.frames
             statistics.groupsDropped = shared.queue.dropped.groups
@@ -102,26 +97,28 @@ final class StreamConnection: Sendable {
     /// SRT lingers, HLS writes its playlist's end) and joins the thread. Blocks the calling thread.
     /// - Throws: the failure that ended the stream, if one did.
     func finish() throws {
-        shared.withLock { shared in
+        shared.withCondition { shared in
             if shared.closingDeadline == nil { shared.closingDeadline = .now + options.closingTimeout }
+            shared.broadcast()
         }
-        shared.condition.broadcast()
         thread.joinBlocking()
-        if let failure = shared.withLock({ $0.failure }) { throw failure }
+        if let failure = shared.withCondition({ $0.failure }) { throw failure }
     }
 
     /// Stops at once (the frames queued are dropped) and joins the thread.
     func abort() {
         interrupt.abort()
-        shared.withLock { $0.aborted = true }
-        shared.condition.broadcast()
+        shared.withCondition { shared in
+            shared.aborted = true
+            shared.broadcast()
+        }
         thread.joinBlocking()
     }
 
     // MARK: The network thread
 
     private static func run(target: StreamTarget, layout: StreamLayout, options: LiveStreamOptions,
-                            shared: ConnectionShared, interrupt: NetworkInterrupt) {
+                            shared: Locked<ConnectionState>, interrupt: NetworkInterrupt) {
         var muxer: StreamMuxer
         do {
             muxer = try StreamMuxer(target: target, layout: layout, options: options, interrupt: interrupt)
@@ -129,22 +126,22 @@ final class StreamConnection: Sendable {
             end(with: error, shared: shared)
             return
         }
-        shared.withLock { $0.statistics.isConnected = true }
+        shared.withCondition { $0.statistics.isConnected = true }
         // Where this connection's stream starts: its first frame (a keyframe). Sound before it is
         // not sent: FLV takes nothing earlier than its first packet.
         var start: Double?
         while let packet = next(shared) {
             if packet.isVideo, start == nil { start = packet.seconds }
             guard let first = start, packet.isVideo || packet.seconds >= first else {
-                shared.withLock { $0.queue.countLost(packet) }
+                shared.withCondition { $0.queue.countLost(packet) }
                 continue
             }
-            let deadline = shared.withLock { shared in
+            let deadline = shared.withCondition { shared in
                 min(.now + options.networkTimeout, shared.closingDeadline ?? .now + options.networkTimeout)
             }
             do {
                 try muxer.write(packet, until: deadline)
-                shared.withLock { shared in
+                shared.withCondition { shared in
                     if case let .video(frame, _) = packet {
                         shared.statistics.framesSent += 1
                         // This frame's, and those dropped before it, leave the front of the list.
@@ -160,7 +157,7 @@ final class StreamConnection: Sendable {
                 }
             } catch {
                 muxer.abandon()
-                let stopping = shared.withLock { shared in
+                let stopping = shared.withCondition { shared in
                     shared.queue.countLost(packet)
                     shared.statistics.isConnected = false
                     shared.disconnectedSince = .now
@@ -177,14 +174,14 @@ final class StreamConnection: Sendable {
                 start = nil
             }
         }
-        let deadline = shared.withLock { $0.closingDeadline } ?? .now
-        let connected = shared.withLock { $0.statistics.isConnected }
+        let deadline = shared.withCondition { $0.closingDeadline } ?? .now
+        let connected = shared.withCondition { $0.statistics.isConnected }
         if connected {
             do {
                 try muxer.close(by: max(deadline, .now + .milliseconds(500)))
             } catch {
                 // The last frames may not have arrived: counted, not a failure of the stream.
-                shared.withLock { shared in
+                shared.withCondition { shared in
                     if shared.failure == nil, !shared.aborted, !interrupt.shouldStop { shared.failure = error as? ELImageError }
                 }
             }
@@ -194,14 +191,14 @@ final class StreamConnection: Sendable {
 
     /// The next packet to send; nil when the stream ends (aborted, or finishing with the queue
     /// empty or its time up).
-    private static func next(_ shared: ConnectionShared) -> LivePacket? {
-        shared.withLock { shared in
+    private static func next(_ shared: Locked<ConnectionState>) -> LivePacket? {
+        shared.withCondition { shared in
             while true {
                 if shared.aborted { return nil }
                 if let deadline = shared.closingDeadline, .now >= deadline { return nil }
                 if let packet = shared.queue.popFirst() { return packet }
                 if shared.closingDeadline != nil { return nil }
-                shared.condition.wait()
+                shared.wait()
             }
         }
     }
@@ -210,16 +207,16 @@ final class StreamConnection: Sendable {
     /// window has passed since the connection broke. Nil when it gave up (the failure is set) or
     /// the stream was stopped meanwhile.
     private static func reconnect(after error: Error, target: StreamTarget, layout: StreamLayout, options: LiveStreamOptions,
-                                  shared: ConnectionShared, interrupt: NetworkInterrupt) -> StreamMuxer? {
+                                  shared: Locked<ConnectionState>, interrupt: NetworkInterrupt) -> StreamMuxer? {
         let lostAt = ContinuousClock.now
         let giveUp = lostAt + options.reconnectWindow
         var pause = Duration.milliseconds(250)
         var lastError = error
         while true {
-            let stopped = shared.withLock { shared -> Bool in
+            let stopped = shared.withCondition { shared -> Bool in
                 let wake = Date(timeIntervalSinceNow: pause.timeInterval)
                 while !shared.aborted, shared.closingDeadline == nil, Date() < wake {
-                    _ = shared.condition.wait(until: wake)
+                    _ = shared.wait(until: wake)
                 }
                 return shared.aborted || shared.closingDeadline != nil
             }
@@ -229,7 +226,7 @@ final class StreamConnection: Sendable {
             }
             do {
                 let muxer = try StreamMuxer(target: target, layout: layout, options: options, interrupt: interrupt)
-                shared.withLock { shared in
+                shared.withCondition { shared in
                     shared.queue.restartAtKeyframe()
                     shared.statistics.reconnections += 1
                     shared.statistics.isConnected = true
@@ -260,8 +257,8 @@ final class StreamConnection: Sendable {
 
     /// The thread ends: with `error` as the stream's failure (the first one kept); the frames still
     /// queued are counted as dropped.
-    private static func end(with error: Error?, shared: ConnectionShared) {
-        shared.withLock { shared in
+    private static func end(with error: Error?, shared: Locked<ConnectionState>) {
+        shared.withCondition { shared in
             if let error, shared.failure == nil {
                 shared.failure = (error as? ELImageError)
                     ?? .network(address: shared.statistics.address, operation: "stream to", reason: "\(error)", hint: "")
