@@ -16,11 +16,12 @@ import CGLES
 /// The result is the separate passes' (same arithmetic, 8-bit rounding where they store frames,
 /// with the same expressions), within one level where the GL's own rounding differs.
 ///
-/// Whether a picture takes the line (`make`) is decided from the plan walked once per wiring
-/// (`GraphPlan`) and the picture: a turned picture, RGB input, more than 8 bits in or out, sizes
+/// Whether pictures take the line is agreed once per plan (walked once per wiring, `GraphPlan`) and
+/// pictures' format (`LineAgreement`): a turned picture, RGB input, more than 8 bits in or out, sizes
 /// whose rows do not fit whole texels (width % 8, height % 4), a piece that samples a texture (a
-/// lookup table), a plain conversion into a sink that does not pack with the matched filter, and
-/// anything that is not a line run the nodes on the converted RGBA frame.
+/// lookup table: asked of each picture, as are filters that keep it), a plain conversion into a
+/// sink that does not pack with the matched filter, and anything that is not a line run the nodes
+/// on the converted RGBA frame.
 package struct ConversionRecipe: PackablePicture, Sendable {
     let buffer: PixelBuffer
     let planes: [TextureFrame]
@@ -49,47 +50,23 @@ package struct ConversionRecipe: PackablePicture, Sendable {
     private var pieces: [ColorPiece] { steps.map(\.piece) }
     private var chromaDefines: [(String, Int)] { layout.chromaDefines }
 
-    /// The picture of `buffer` for `line`, uploaded, or why it does not take the line: the line
-    /// was walked when the graph was wired (`GraphPlan`); what is checked here is the picture and
-    /// the sink's packing now, the format agreed for the upload.
-    static func make(line: FusableLine, buffer: PixelBuffer, orientation: Orientation,
+    /// The picture of `buffer` for `line`, uploaded as `agreement` says (made once for the plan
+    /// and the pictures' format), or why it does not take the line: what the line's filters say of
+    /// this picture (their settings can change at any frame).
+    static func make(line: FusableLine, agreement: LineAgreement, buffer: PixelBuffer,
                      in context: isolated RenderContext) throws -> Result<ConversionRecipe, NotFused> {
-        guard orientation == .up else { return .failure(NotFused(reason: "the picture is turned (\(orientation))")) }
         if let changing = line.passing.first(where: {
             !$0.passesOnUnchanged(width: buffer.width, height: buffer.height, colorSpace: buffer.colorSpace)
         }) {
             return .failure(NotFused(reason: "\(NodeFailure.name(of: changing)) changes a \(buffer.width)x\(buffer.height) picture"))
         }
-        guard !buffer.format.isHighDepth else {
-            return .failure(NotFused(reason: "the input has \(buffer.format.bitsPerSample)-bit samples (worked on in half floats)"))
-        }
-        let layout = PlaneTextureLayout(buffer.format)
-        guard layout.shaderLayout == 1 else {
-            return .failure(NotFused(reason: "the input is \(buffer.format), not planar Y'CbCr with interleaved or separate chroma"))
-        }
-        if let packing = line.sink.packing, packing.format.isHighDepth {
-            return .failure(NotFused(reason: "\(NodeFailure.name(of: line.sink)) packs \(packing.format) (worked on in half floats)"))
-        }
-        guard buffer.width % 8 == 0, buffer.height % 4 == 0 else {
-            return .failure(NotFused(reason: "\(buffer.width)x\(buffer.height) is not a multiple of 8x4"))
-        }
-        if line.operations.isEmpty {
-            // A plain conversion saves a pass only where the sink packs with MatchedPack420.
-            guard MatchedPack420.takes(line.sink.packing) else {
-                return .failure(NotFused(reason: "no colour filter before \(NodeFailure.name(of: line.sink)) "
-                                         + "(a plain conversion packs as usual)"))
-            }
-        }
         guard (try? line.operations.allSatisfy({ try $0.colorTextures(in: context).isEmpty })) == true else {
             return .failure(NotFused(reason: "a colour filter of the line samples a texture (a lookup table)"))
         }
-        let sharedChromaColumns = layout.chromaDivisor.x != 2 ? nil : buffer.chromaLocation == .center ? 4 : 3
-        let packsGray = line.sink.packing.map { [.i420, .yv12].contains($0.format) } ?? false
-            && (line.operations.last?.producesMonochrome ?? false)
-        let lumaQuads = sharedChromaColumns != nil && (packsGray || MatchedPack420.takes(line.sink.packing))
-        let planes = try context.uploadPlanes(of: buffer, layout: layout, lumaQuads: lumaQuads)
-        return .success(ConversionRecipe(buffer: buffer, planes: planes, layout: layout, steps: [], uniforms: [:],
-                                         sharedChromaColumns: sharedChromaColumns, readsLumaQuads: lumaQuads))
+        let planes = try context.uploadPlanes(of: buffer, layout: agreement.layout, lumaQuads: agreement.readsLumaQuads)
+        return .success(ConversionRecipe(buffer: buffer, planes: planes, layout: agreement.layout, steps: [], uniforms: [:],
+                                         sharedChromaColumns: agreement.sharedChromaColumns,
+                                         readsLumaQuads: agreement.readsLumaQuads))
     }
 
     /// This picture with `operations` run after the conversion, in the same pass; nil when one
@@ -109,18 +86,18 @@ package struct ConversionRecipe: PackablePicture, Sendable {
         let chain = (["Y'CbCr"] + line.operations.map(\.colorPiece.name)).joined(separator: " → ")
         let name = NodeFailure.name(of: sink)
         let gray = line.operations.last?.producesMonochrome ?? false
-        if gray, let packing = sink.packing, [.i420, .yv12].contains(packing.format) {
+        if gray, let packing = line.packing, [.i420, .yv12].contains(packing.format) {
             return "1 pass from the uploaded planes: \(chain) → the Y' rows of \(name)'s packed frame"
         }
-        if MatchedPack420.takes(sink.packing) {
+        if MatchedPack420.takes(line.packing) {
             // Chroma the two passes do not take: the sink packs the coloured RGBA picture.
-            guard MatchedPack420.takes(sitedAt: sink.packingChromaLocation ?? chromaLocation) else {
+            guard MatchedPack420.takes(sitedAt: line.packingChromaLocation ?? chromaLocation) else {
                 return "1 pass from the uploaded planes: \(chain) → RGBA, then \(name) packs it "
                     + "(chroma sited top left, which the two-pass pack does not take)"
             }
             return "1 pass from the uploaded planes: \(chain) → \(name)'s Y' plane and chroma averages, then 1 pass for both chroma planes"
         }
-        return "1 pass from the uploaded planes: \(chain) → RGBA, then \(name) " + (sink.packing == nil ? "reads it back" : "packs it")
+        return "1 pass from the uploaded planes: \(chain) → RGBA, then \(name) " + (line.packing == nil ? "reads it back" : "packs it")
     }
 
     /// The converted, coloured RGBA picture in one pass.

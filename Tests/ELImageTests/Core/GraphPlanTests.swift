@@ -9,8 +9,7 @@ import Testing
 @Suite("Graph plan", .closesContexts)
 struct GraphPlanTests {
     /// A 64x32 I420 picture of mid gray with a colour cast, at frame `number`.
-    static func picture(_ number: Int) throws -> PixelBuffer {
-        let width = 64, height = 32
+    static func picture(_ number: Int, width: Int = 64, height: Int = 32) throws -> PixelBuffer {
         var data = [UInt8](repeating: 120, count: width * height)
         data += [UInt8](repeating: 90, count: width * height / 4) + [UInt8](repeating: 170, count: width * height / 4)
         return try PixelBuffer(format: .i420, width: width, height: height, data: data,
@@ -51,6 +50,28 @@ struct GraphPlanTests {
     /// A sink of the frames' ends: a `FrameStream`'s sequence ends at end-of-stream.
     static func drain(_ stream: FrameStream) -> Task<Int, any Error> {
         Task { try await stream.frames.reduce(0) { count, _ in count + 1 } }
+    }
+
+    @Test("A fused line agrees with the pictures' format once, and again only when the format changes")
+    func agreedOncePerFormat() async throws {
+        let context = try TestContexts.make()
+        let input = RawDataInput()
+        let output = try YUVDataOutput(format: .i420) { _ in }
+        input --> Grayscale() --> output
+        for number in 0..<5 { try await input.process(try Self.picture(number), on: context) }
+        #expect(input.outputs.plans.agreements == 1)
+        // A new size: agreed again, still fused.
+        for number in 5..<8 { try await input.process(try Self.picture(number, width: 128, height: 64), on: context) }
+        #expect(input.outputs.plans.agreements == 2)
+        var explained = try #require(PlanExplanation(of: input, threads: []))
+        #expect(explained.description.contains("latest picture: fused"), "\(explained)")
+        // A size the fused passes cannot take: agreed once that it is not fused, then asked no more.
+        for number in 8..<11 { try await input.process(try Self.picture(number, width: 36, height: 20), on: context) }
+        #expect(input.outputs.plans.agreements == 3)
+        explained = try #require(PlanExplanation(of: input, threads: []))
+        #expect(explained.description.contains("36x20 is not a multiple of 8x4"), "\(explained)")
+        #expect(input.outputs.plans.compilations == 1)
+        #expect(try await output.finish() == 11)
     }
 
     @Test("The plan is compiled once for many pictures, and again only after a rewiring")

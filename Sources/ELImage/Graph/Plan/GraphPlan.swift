@@ -99,6 +99,14 @@ package struct GraphPlan: Sendable {
 /// Why a picture does not take a fused line: a sentence for `--explain`.
 package struct NotFused: Error, Sendable, CustomStringConvertible {
     package let reason: String
+    /// The pictures' format it was agreed for, when it is about a format (`LineAgreement`).
+    let format: PictureFormat?
+
+    init(reason: String, format: PictureFormat? = nil) {
+        self.reason = reason
+        self.format = format
+    }
+
     package var description: String { reason }
 }
 
@@ -113,6 +121,18 @@ package struct FusableLine: Sendable {
     package let passing: [any PassesOnUnchanged]
     /// The sink the line ends in (on its input 0).
     package let sink: any PackingSink
+    /// The sink's packing and chroma siting, agreed when the plan is compiled (a sink's packing is
+    /// fixed for its life): the upload is made for them.
+    package let packing: (format: PixelFormat, chromaDownsampling: ChromaDownsampling)?
+    package let packingChromaLocation: ChromaLocation?
+
+    init(operations: [any ColorOperation], passing: [any PassesOnUnchanged], sink: any PackingSink) {
+        self.operations = operations
+        self.passing = passing
+        self.sink = sink
+        packing = sink.packing
+        packingChromaLocation = sink.packingChromaLocation
+    }
 
     /// The line through `targets`, if they form one.
     static func derive(from targets: [GraphPlan.Stage]) -> Result<FusableLine, NotFused> {

@@ -1,7 +1,8 @@
 extension ImageOutput {
     /// Sends a CPU picture through the graph: uploaded and not yet converted
     /// (`ConversionRecipe`) when the graph's plan (`GraphPlan`, compiled once per wiring) is a
-    /// fused line the picture can take and `fusing` is true, so that the line's colour filters run
+    /// fused line that pictures of this format take (`LineAgreement`, agreed once per plan and
+    /// format) and `fusing` is true, so that the line's colour filters run
     /// in the conversion's pass and its sink packs straight from the planes; else uploaded and
     /// converted to an RGBA frame (turned by `orientation`), in half floats when a sink below packs
     /// more than 8 bits (`GraphPlan.feedsHighDepthSink`). Either way it goes to every target.
@@ -12,11 +13,16 @@ extension ImageOutput {
         var reason: NotFused?
         switch plan.line {
         case .success(let line) where fusing:
-            switch try ConversionRecipe.make(line: line, buffer: buffer, orientation: orientation, in: context) {
-            case .success(let recipe):
-                plans.took(.fused(recipe, line: line))
-                deliver(Picture(recipe), in: context)
-                return
+            switch plans.agreement(of: line, with: PictureFormat(buffer, orientation: orientation)) {
+            case .success(let agreement):
+                switch try ConversionRecipe.make(line: line, agreement: agreement, buffer: buffer, in: context) {
+                case .success(let recipe):
+                    plans.took(.fused(recipe, line: line))
+                    deliver(Picture(recipe), in: context)
+                    return
+                case .failure(let notFused):
+                    reason = notFused
+                }
             case .failure(let notFused):
                 reason = notFused
             }

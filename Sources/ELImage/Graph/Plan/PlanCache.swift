@@ -12,9 +12,12 @@ final class PlanCache: Sendable {
 
     private struct CacheState {
         var plan: GraphPlan?
+        /// The fused line's agreement with the latest pictures' format (for `plan`).
+        var agreement: Result<LineAgreement, NotFused>?
         var route: Route?
-        /// How many times a plan was compiled for these outputs.
+        /// How many times a plan was compiled for these outputs, and a line agreed with a format.
         var compilations = 0
+        var agreements = 0
     }
 
     private let state = Locked(CacheState())
@@ -25,9 +28,27 @@ final class PlanCache: Sendable {
         let plan = GraphPlan(walking: outputs)
         state.withLock { state in
             state.plan = plan
+            state.agreement = nil
             state.compilations += 1
         }
         return plan
+    }
+
+    /// The agreement of the current plan's `line` with pictures of `format`: the one made for the
+    /// last picture when its format was the same, else a new one.
+    func agreement(of line: FusableLine, with format: PictureFormat) -> Result<LineAgreement, NotFused> {
+        let cached = state.withLock { $0.agreement }
+        switch cached {
+        case .success(let agreement)? where agreement.format == format: return .success(agreement)
+        case .failure(let notFused)? where notFused.format == format: return .failure(notFused)
+        default: break
+        }
+        let agreed = LineAgreement.agree(line, format: format).mapError { NotFused(reason: $0.reason, format: format) }
+        state.withLock { state in
+            state.agreement = agreed
+            state.agreements += 1
+        }
+        return agreed
     }
 
     /// Remembers the route of the latest picture.
@@ -43,13 +64,17 @@ final class PlanCache: Sendable {
     /// How many times a plan was compiled (once for each wiring that saw a picture).
     var compilations: Int { state.withLock { $0.compilations } }
 
+    /// How many times the plan's line was agreed with a pictures' format (once for each plan and
+    /// format that came).
+    var agreements: Int { state.withLock { $0.agreements } }
+
     /// Forgets the plan and the route: the stream ended, nothing is kept alive for it.
     func endOfStream() {
-        state.withLock { state in state = CacheState(compilations: state.compilations) }
+        state.withLock { state in state = CacheState(compilations: state.compilations, agreements: state.agreements) }
     }
 
     /// Forgets the plan and the route (the wiring of these outputs changed).
     func forget() {
-        state.withLock { state in state = CacheState(compilations: state.compilations) }
+        state.withLock { state in state = CacheState(compilations: state.compilations, agreements: state.agreements) }
     }
 }

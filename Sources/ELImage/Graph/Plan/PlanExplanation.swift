@@ -25,7 +25,8 @@ public struct PlanExplanation: Sendable, CustomStringConvertible {
     public init?(of source: any ImageOutput, threads: [String]) {
         let cache = source.outputs.plans
         guard let (plan, route) = cache.latest else { return nil }
-        var lines = ["\(NodeFailure.name(of: source)) (plan compiled \(cache.compilations) time\(cache.compilations == 1 ? "" : "s"))"]
+        var lines = ["\(NodeFailure.name(of: source)) (plan compiled \(cache.compilations) time\(cache.compilations == 1 ? "" : "s"), "
+                     + "formats agreed \(cache.agreements) time\(cache.agreements == 1 ? "" : "s"))"]
         Self.append(plan.targets, prefix: "", to: &lines)
         switch route {
         case .fused(let fused, let line):
