@@ -240,13 +240,19 @@ mutate: deps
 	python3 Tests/Scripts/mutate.py --mutants Tests/Mutation/mutants.json --work .build-mutate \
 	  --report $(OUT)/mutate.json $(if $(MUTANTS),--only $(MUTANTS)) $(if $(MUTATE_TIER),--tier '$(MUTATE_TIER)')
 
+# The suites whose results depend on the renderer: colour conversion both ways, chroma siting and
+# downsampling, every pack, the upload formats, the fused line, 10-bit, the colour filters, fusion,
+# pictures and the last pass in the pack. `make test` runs them on llvmpipe, `make test-long` on
+# softpipe too (with every reference output), `make gpu-check` on a GPU.
+RENDERER_SUITES := YUVToRGBTests|RGBToYUVTests|ChromaSitingTests|ChromaDownsamplingTests|MonochromePackTests|PixelFormatUploadTests|FusedConversionTests|HighDepthTests|ColorFilterTests|FusionTests|PictureTests|DeferredPassTests
 # The benchmark's in-process pipelines (the matrix runs the CLI, which the tests cover; GStreamer
 # is an outside program).
 BENCH_SMOKE_PIPELINES := conversion grayscale grayscale-fused color-fused beauty record y4m virtual-camera
 test-long: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(LONG_TESTS)' --no-parallel
-	@echo "== the reference outputs on the second renderer, Mesa's softpipe (make test checks llvmpipe)"
+	@echo "== the renderer's suites and the reference outputs on the second renderer, Mesa's softpipe (make test checks llvmpipe)"
+	$(RUN_ENV) $(TEST_ENV) GALLIUM_DRIVER=softpipe $(SWIFT) test --skip-build --filter '$(RENDERER_SUITES)'
 	$(RUN_ENV) $(TEST_ENV) ELIMAGE_REFERENCE_RENDERERS=softpipe $(SWIFT) test --skip-build --filter 'ReferenceOutputTests'
 	@echo "== benchmark pipelines, 10 frames each (debug build): each must finish, none may hang"
 	$(RUN_ENV) timeout 600 $$($(SWIFT) build --show-bin-path)/elimage-bench --quick --frames 10 \
@@ -380,13 +386,12 @@ fuzz: deps
 	if [ -n "$$failed" ]; then echo "fuzz: failures in:$$failed"; exit 1; fi; \
 	echo "fuzz: no crash, hang or leak in $(FUZZ_PARSERS)"
 
-## On a machine with a GPU: builds, then runs the renderer-sensitive suites (colour, packs, the
-## fused line, pictures, 10-bit, every reference output, checked against the records on the GPU's
-## own renderer) and `elimage-bench --quick` through the EGL device platform (no display server;
+## On a machine with a GPU: builds, then runs the renderer's suites ($(RENDERER_SUITES) above) and
+## every reference output, checked against the records on the GPU's own renderer, and `elimage-bench --quick` through the EGL device platform (no display server;
 ## ELIMAGE_EGL_PLATFORM overrides it), and prints one table: the renderer, each suite's tests
 ## passed and failed, each benchmark row against its floor. About 8 minutes on 16 cores.
 gpu-check: deps
-	python3 Tests/Scripts/gpu_check.py --swift "$(SWIFT)" --out $(OUT)
+	python3 Tests/Scripts/gpu_check.py --swift "$(SWIFT)" --out $(OUT) --suites '$(RENDERER_SUITES)|ReferenceOutputTests'
 
 ## Builds and runs Tests/OutsidePackage, a package that depends on ELImage by version (as users'
 ## packages do) and uses every library product, against a clone of the commit checked out here,

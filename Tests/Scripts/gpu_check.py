@@ -3,9 +3,10 @@
 
 Builds the tests (debug) and `elimage` with `elimage-bench` (release), then, on the EGL platform
 named by ELIMAGE_EGL_PLATFORM (`device` unless set: the GPU without a display server):
-  1. the colour, pack, fused-path, picture and 10-bit suites, and every reference output, checked
-     on the GPU's own renderer (ELIMAGE_REFERENCE_RENDERERS=native: its outputs must stay within
-     each record's floor, as Mesa's two rasterizers do);
+  1. the suites given with --suites (the Makefile's RENDERER_SUITES: colour, packs, the fused
+     line, pictures, 10-bit) and every reference output, checked on the GPU's own renderer
+     (ELIMAGE_REFERENCE_RENDERERS=native: its outputs must stay within each record's floor, as
+     Mesa's two rasterizers do);
   2. `elimage-bench --quick`: the in-process pipelines against their floors and the matrix
      (every filter x output through the CLI).
 Prints one table: the renderer, each suite's tests passed and failed, each benchmark row's p50
@@ -19,16 +20,6 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ElementTree
-
-# The suites whose results depend on the renderer: colour conversion both ways, chroma siting and
-# downsampling, every pack, the fused line, the picture model's recipes, 10-bit, and the outputs of
-# every catalogue filter.
-SUITES = [
-    "YUVToRGBTests", "RGBToYUVTests", "ChromaSitingTests", "ChromaDownsamplingTests", "MonochromePackTests",
-    "PixelFormatUploadTests", "FusedConversionTests", "HighDepthTests", "ColorFilterTests", "FusionTests",
-    "PictureTests", "DeferredPassTests", "ReferenceOutputTests",
-]
-
 
 def run(command, environment, log, timeout):
     """Runs `command`, its output appended to `log`; returns (status, seconds)."""
@@ -65,6 +56,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--swift", default="swift")
     parser.add_argument("--out", default="out")
+    parser.add_argument("--suites", required=True,
+                        help="the suites to run, as a --filter pattern (the Makefile's RENDERER_SUITES and the reference outputs)")
     arguments = parser.parse_args()
     os.makedirs(arguments.out, exist_ok=True)
     log = os.path.join(arguments.out, "gpu-check.log")
@@ -77,6 +70,7 @@ def main():
     environment.setdefault("ELIMAGE_EGL_PLATFORM", "device")
     environment["ELIMAGE_REFERENCE_RENDERERS"] = "native"
     swift = arguments.swift
+    suites = arguments.suites.split("|")
     rows = []   # (check, result, figures)
     failed = False
 
@@ -93,12 +87,12 @@ def main():
             break
 
     if not failed:
-        command = [swift, "test", "--skip-build", "--filter", "|".join(SUITES), "--xunit-output", xunit]
+        command = [swift, "test", "--skip-build", "--filter", arguments.suites, "--xunit-output", xunit]
         status, seconds = run(command, environment, log, timeout=900)
         # Swift Testing writes its own file beside the name given.
         testing_xunit = xunit.replace(".xml", "-swift-testing.xml")
         results = suite_results(testing_xunit if os.path.exists(testing_xunit) else xunit)
-        for suite in SUITES:
+        for suite in suites:
             passed, failures = results.get(suite, (0, 0))
             verdict = "no tests ran" if passed + failures == 0 else ("ok" if failures == 0 else "FAILED")
             rows.append((f"test: {suite}", verdict, f"{passed} passed, {failures} failed"))
