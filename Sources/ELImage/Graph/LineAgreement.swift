@@ -25,7 +25,6 @@ package struct PictureFormat: Equatable, Sendable {
 /// frame (a crop that keeps the picture at one size and not at the next, a lookup table set
 /// later), so `ConversionRecipe.make` asks them.
 package struct LineAgreement: Sendable {
-    let format: PictureFormat
     let layout: PlaneTextureLayout
     /// How many chroma columns four neighbouring pixels interpolate between (2:1 subsampled
     /// across: 3 co-sited, 4 centred); nil reads chroma pixel by pixel (4:4:4).
@@ -59,7 +58,6 @@ package struct LineAgreement: Sendable {
         let packsGray = line.packing.map { [.i420, .yv12].contains($0.format) } ?? false
             && (line.operations.last?.producesMonochrome ?? false)
         let lumaQuads = sharedChromaColumns != nil && (packsGray || MatchedPack420.takes(line.packing))
-        return .success(LineAgreement(format: format, layout: layout, sharedChromaColumns: sharedChromaColumns,
-                                      readsLumaQuads: lumaQuads))
+        return .success(LineAgreement(layout: layout, sharedChromaColumns: sharedChromaColumns, readsLumaQuads: lumaQuads))
     }
 }

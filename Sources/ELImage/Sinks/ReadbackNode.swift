@@ -15,9 +15,9 @@ package protocol ReadbackNode: ImageInput, PackingSink, ClosableNode, PlanDescri
 
 extension ReadbackNode {
     public func receive(_ frame: TextureFrame, at index: Int, in context: isolated RenderContext) throws {
-        let configuration = readback.configuration
-        if configuration.picturesOnly, !frame.format.holdsPicture {
-            let name = configuration.path == "\(Self.self)" ? configuration.path : "\(Self.self) (\(configuration.path))"
+        if !frame.format.holdsPicture, readback.configuration.picturesOnly {
+            let path = readback.configuration.path
+            let name = path == "\(Self.self)" ? path : "\(Self.self) (\(path))"
             throw ELImageError.invalidInput(what: "\(name) got a \(frame.format) frame",
                                             hint: "connect it after a node that outputs RGBA")
         }
@@ -89,10 +89,7 @@ extension ReadbackSink: FrameReadback {
     package var written: Int { counts.written }
 
     /// Frames dropped (`.drop` or `.replaceOldest` with a full queue) or left behind by a failure.
-    package var dropped: Int {
-        let counts = counts
-        return counts.rejected + counts.replaced + counts.lost
-    }
+    package var dropped: Int { counts.dropped }
 
     package func finish() async throws -> Int {
         requestFinish()

@@ -42,18 +42,13 @@ package final class ReadbackRuns: Sendable {
 
     /// Frames dropped (queue full with `.drop`, or left behind by a failure), over every run.
     package var dropped: Int {
-        state.withLock { state in state.runs.reduce(state.droppedByEndedRuns) { $0 + Self.dropped(by: $1) } }
-    }
-
-    private static func dropped(by run: ReadbackSink) -> Int {
-        let counts = run.counts
-        return counts.rejected + counts.replaced + counts.lost
+        state.withLock { state in state.runs.reduce(state.droppedByEndedRuns) { $0 + $1.dropped } }
     }
 
     /// Takes `ended` out of the runs, keeping their counts.
     private static func remove(_ ended: [ReadbackSink], from state: inout RunsState) {
         state.writtenByEndedRuns += ended.reduce(0) { $0 + $1.counts.written }
-        state.droppedByEndedRuns += ended.reduce(0) { $0 + dropped(by: $1) }
+        state.droppedByEndedRuns += ended.reduce(0) { $0 + $1.dropped }
         state.runs.removeAll { run in ended.contains { $0 === run } }
     }
 

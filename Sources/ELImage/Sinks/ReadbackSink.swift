@@ -108,6 +108,8 @@ package final class ReadbackSink: Sendable {
         /// cancel; not those replaced by newer ones): `accepted - replaced - written`, and those
         /// let go unqueued, once the run has ended.
         package var lost: Int { ended ? max(0, accepted - replaced - written) + letGoUnqueued : 0 }
+        /// Frames dropped: refused or replaced with a full queue, or lost once the run has ended.
+        package var dropped: Int { rejected + replaced + lost }
     }
 
     private enum Message: Sendable {
@@ -533,7 +535,7 @@ package final class ReadbackSink: Sendable {
         onEnd(outcome, counts)
         context?.publish(.sinkFinished(SinkEnd(
             node: node, path: path, outcome: Self.outcome(of: outcome), framesWritten: counts.written,
-            framesDropped: counts.rejected + counts.replaced + counts.lost)))
+            framesDropped: counts.dropped)))
         result.record(outcome)
     }
 

@@ -73,8 +73,7 @@ public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDesc
     /// Frames written, dropped and why, the mode written, losses and reconnections.
     public var statistics: VirtualCameraStatistics {
         var statistics = link.statistics
-        let counts = sink.counts
-        statistics.droppedQueueFull = counts.rejected + counts.replaced + counts.lost
+        statistics.droppedQueueFull = sink.dropped
         return statistics
     }
 

@@ -99,14 +99,6 @@ package struct GraphPlan: Sendable {
 /// Why a picture does not take a fused line: a sentence for `--explain`.
 package struct NotFused: Error, Sendable, CustomStringConvertible {
     package let reason: String
-    /// The pictures' format it was agreed for, when it is about a format (`LineAgreement`).
-    let format: PictureFormat?
-
-    init(reason: String, format: PictureFormat? = nil) {
-        self.reason = reason
-        self.format = format
-    }
-
     package var description: String { reason }
 }
 

@@ -13,7 +13,7 @@ final class PlanCache: Sendable {
     private struct CacheState {
         var plan: GraphPlan?
         /// The fused line's agreement with the latest pictures' format (for `plan`).
-        var agreement: Result<LineAgreement, NotFused>?
+        var agreement: (format: PictureFormat, agreed: Result<LineAgreement, NotFused>)?
         var route: Route?
         /// How many times a plan was compiled for these outputs, and a line agreed with a format.
         var compilations = 0
@@ -37,15 +37,10 @@ final class PlanCache: Sendable {
     /// The agreement of the current plan's `line` with pictures of `format`: the one made for the
     /// last picture when its format was the same, else a new one.
     func agreement(of line: FusableLine, with format: PictureFormat) -> Result<LineAgreement, NotFused> {
-        let cached = state.withLock { $0.agreement }
-        switch cached {
-        case .success(let agreement)? where agreement.format == format: return .success(agreement)
-        case .failure(let notFused)? where notFused.format == format: return .failure(notFused)
-        default: break
-        }
-        let agreed = LineAgreement.agree(line, format: format).mapError { NotFused(reason: $0.reason, format: format) }
+        if let cached = state.withLock({ $0.agreement }), cached.format == format { return cached.agreed }
+        let agreed = LineAgreement.agree(line, format: format)
         state.withLock { state in
-            state.agreement = agreed
+            state.agreement = (format, agreed)
             state.agreements += 1
         }
         return agreed
