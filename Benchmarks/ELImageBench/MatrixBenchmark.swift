@@ -252,7 +252,10 @@ struct MatrixBenchmark {
         }
         let output = capturing ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
         exited.wait()
+        // Closed here: Foundation never releases a Process given a termination handler, nor the
+        // files it holds.
         try? errorFile.close()
+        try? pipe.fileHandleForReading.close()
         guard process.terminationStatus == 0, process.terminationReason == .exit else {
             let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw BenchmarkFailure("elimage \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus): \(message)")

@@ -44,8 +44,13 @@ package struct BuiltProgram: Sendable {
               FileManager.default.createFile(atPath: errorPath, contents: nil) else {
             throw ELImageError.io(file: folder.url.path, operation: "create files in", errno: errno, hint: "")
         }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        // Closed here: Foundation never releases a Process given a termination handler, so the
+        // files it holds would stay open, two descriptors a run.
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        defer { try? output.close(); try? errors.close() }
+        process.standardOutput = output
+        process.standardError = errors
         try await withCheckedThrowingContinuation { (ended: CheckedContinuation<Void, any Error>) in
             process.terminationHandler = { _ in ended.resume() }
             do {

@@ -21,9 +21,15 @@ package final class SignalledRun {
         if let environment { process.environment = environment }
         _ = FileManager.default.createFile(atPath: folder.path("out"), contents: nil)
         _ = FileManager.default.createFile(atPath: folder.path("err"), contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("out")))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("err")))
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("out")))
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.path("err")))
+        process.standardOutput = output
+        process.standardError = errors
+        // The files are closed when the program ends: Foundation never releases a Process given a
+        // termination handler, so they would stay open with it.
         process.terminationHandler = { [ended, watches] _ in
+            try? output.close()
+            try? errors.close()
             ended.update { $0 = true }
             for watch in watches.withLock({ $0 }) { watch.poke() }
         }
