@@ -7,7 +7,8 @@ import Foundation
 public struct AnalysisImage: Sendable {
     /// The picture; its timestamp is the frame's.
     public let picture: PixelBuffer
-    /// The frame's number among those the detector node received.
+    /// The frame's number in its source's stream (`TextureFrame.sequenceNumber`): frames lost
+    /// before the detector (late, replaced, skipped by a camera's driver) are counted.
     public let frame: Int
     /// The size of the frame in the graph (what `Metadata`'s pixel coordinates refer to).
     public let frameWidth: Int

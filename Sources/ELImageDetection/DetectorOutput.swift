@@ -241,14 +241,16 @@ private final class DetectionWriter: FrameWriter, Sendable {
             defer { sizes = sizes.filter { $0.key > frame } }  // and those of frames replaced before it
             return sizes[frame]
         }
+        // Named by its number in its source's stream, which the read-back picture carries.
+        let sourceFrame = buffer.sequenceNumber
         guard let size else {
-            throw ELImageError.malformedMedia(file: path, frame: frame, reason: "the frame's size did not reach the detector")
+            throw ELImageError.malformedMedia(file: path, frame: sourceFrame, reason: "the frame's size did not reach the detector")
         }
-        let image = AnalysisImage(picture: buffer, frame: frame, frameWidth: size.width, frameHeight: size.height)
+        let image = AnalysisImage(picture: buffer, frame: sourceFrame, frameWidth: size.width, frameHeight: size.height)
         do {
             deliver(image.metadata(try detector.detect(in: image), detector: detector.name))
         } catch {
-            throw ELImageError.malformedMedia(file: path, frame: frame, reason: "the \(detector.name) detector failed: \(error)")
+            throw ELImageError.malformedMedia(file: path, frame: sourceFrame, reason: "the \(detector.name) detector failed: \(error)")
         }
         return .more
     }

@@ -6,7 +6,8 @@ import Foundation
 public struct Metadata: Sendable {
     /// The detector that found it (`MetadataDetector.name`: "faces", "codes").
     public let detector: String
-    /// The frame's number among the frames the detector node received (0 for the first).
+    /// The frame's number in its source's stream (`TextureFrame.sequenceNumber`; 0 for the
+    /// source's first): frames lost before the detector are counted, so it names the source's frame.
     public let frame: Int
     /// The frame's presentation time, exactly as it came through the graph.
     public let time: MediaTime

@@ -79,16 +79,22 @@ struct DetectorDeliveryTests {
         #expect(faces.statistics.analysed + faces.statistics.dropped == faces.statistics.sampled, "\(faces.statistics)")
     }
 
-    @Test("A camera into a default DetectorOutput: frames go on while the detector is busy; newer images replace the waiting one")
-    func cameraNeverWaits() async throws {
+    /// A 64x48 YUYV camera whose frames come when the test emits them.
+    static func manualCamera() -> (EmulatedVideoDevice, Camera) {
         let device = EmulatedVideoDevice(path: "/dev/video0", formats: [
             EmulatedVideoDevice.Format(fourCC: .yuyv, sizes: [
                 EmulatedVideoDevice.Format.Size(width: 64, height: 48, framesPerSecond: [30]),
             ]),
         ], pacing: .manual)
-        let context = try TestContexts.make()
         let camera = Camera(device: "/dev/video0", settings: CaptureSettings(width: 64, height: 48, framesPerSecond: 30, stallTimeout: .seconds(3600)),
                             io: EmulatedDeviceIO([device]))
+        return (device, camera)
+    }
+
+    @Test("A camera into a default DetectorOutput: frames go on while the detector is busy; newer images replace the waiting one")
+    func cameraNeverWaits() async throws {
+        let (device, camera) = Self.manualCamera()
+        let context = try TestContexts.make()
         let detector = GatedDetector()
         let faces = try DetectorOutput(detector: detector)
         let mainPath = FrameCollector()
@@ -116,5 +122,29 @@ struct DetectorDeliveryTests {
         #expect(statistics.framesIn == 4)
         #expect(statistics.dropped >= 2, "\(statistics)")  // frames 1...3: one waited, the others were replaced
         #expect(statistics.analysed + statistics.dropped == 4, "\(statistics)")
+    }
+
+    @Test("A frame is named by its source's own number: frames the camera replaced before the graph took them are counted, through a filter and the detector")
+    func framesNamedBySourceNumber() async throws {
+        let (device, camera) = Self.manualCamera()
+        let context = try TestContexts.make()
+        let detector = RecordingDetector()
+        let faces = try DetectorOutput(detector: detector)
+        let mainPath = FrameCollector()
+        camera --> Brightness(0.1) --> faces
+        camera --> mainPath
+        try camera.start(on: context)
+        // Three frames at once: the capture keeps the newest (number 2) and drops the two before it.
+        device.emitFrames(3)
+        #expect(await waitUntil { mainPath.count == 1 && detector.seen.count == 1 }, "the first picture did not arrive")
+        device.emitFrames()
+        #expect(await waitUntil { mainPath.count == 2 && detector.seen.count == 2 }, "the second picture did not arrive")
+        await camera.finish()
+        await faces.close()
+        let statistics = camera.statistics
+        #expect(statistics.produced == 4 && statistics.delivered == 2, "\(statistics)")
+        #expect(mainPath.buffers.map(\.sequenceNumber) == [2, 3])
+        #expect(detector.seen.values.map(\.frame) == [2, 3], "the detector named the frames by its own count")
+        #expect(faces.statistics.framesIn == 2)
     }
 }

@@ -10,8 +10,7 @@ extension RenderContext {
             throw ELImageError.invalidInput(what: "cannot scale a frame to \(width)x\(height)",
                                             hint: "give a size of at least 1x1")
         }
-        let target = try makeFrame(width: width, height: height, format: frame.workingFormat, timestamp: frame.timestamp,
-                                   colorSpace: frame.colorSpace, chromaLocation: frame.chromaLocation)
+        let target = try makeFrame(width: width, height: height, like: frame)
         let area = scaling.viewport(frame: (frame.width, frame.height), window: (width, height))
         glBindFramebuffer(GLenum(GL_READ_FRAMEBUFFER), frame.framebuffer)
         glBindFramebuffer(GLenum(GL_DRAW_FRAMEBUFFER), target.framebuffer)

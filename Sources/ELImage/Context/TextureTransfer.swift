@@ -1,13 +1,23 @@
 import CGLES
 
 extension RenderContext {
-    /// A frame from the pool with the given size and format, stamped with `timestamp` and tagged
-    /// with its source's colour space and chroma siting.
+    /// A frame from the pool with the given size and format, stamped with `timestamp` and its
+    /// source's `sequenceNumber`, and tagged with its source's colour space and chroma siting.
     public func makeFrame(width: Int, height: Int, format: TextureFormat = .rgba8,
-                          filtering: TextureFiltering = .linear, timestamp: MediaTime,
+                          filtering: TextureFiltering = .linear, timestamp: MediaTime, sequenceNumber: Int = 0,
                           colorSpace: ColorSpace = .srgb, chromaLocation: ChromaLocation = .left) throws -> TextureFrame {
         try framePool.frame(for: TextureKey(width: width, height: height, format: format, filtering: filtering),
-                            timestamp: timestamp, colorSpace: colorSpace, chromaLocation: chromaLocation, resources: resources)
+                            timestamp: timestamp, sequenceNumber: sequenceNumber, colorSpace: colorSpace,
+                            chromaLocation: chromaLocation, resources: resources)
+    }
+
+    /// A frame from the pool for a picture drawn from `reference`: its time, sequence number,
+    /// colour space and chroma siting; `format` defaults to `reference`'s working format.
+    public func makeFrame(width: Int, height: Int, format: TextureFormat? = nil, filtering: TextureFiltering = .linear,
+                          like reference: TextureFrame) throws -> TextureFrame {
+        try makeFrame(width: width, height: height, format: format ?? reference.workingFormat, filtering: filtering,
+                      timestamp: reference.timestamp, sequenceNumber: reference.sequenceNumber,
+                      colorSpace: reference.colorSpace, chromaLocation: reference.chromaLocation)
     }
 
     /// Copies CPU pixels into `frame`, rows `bytesPerRow` apart (padding allowed); the caller has

@@ -15,6 +15,10 @@ public struct SourceStatistics: Hashable, Sendable, CustomStringConvertible {
     /// Frames a camera driver skipped because no buffer was free (gaps in buffer sequence numbers).
     public var skippedByDriver = 0
 
+    /// The frames the source has come to so far, the number its next picture has in its stream:
+    /// every picture it made (delivered or dropped) and every frame a camera's driver skipped.
+    package var framesSoFar: Int { produced + skippedByDriver }
+
     package var intervalSum: Int64 = 0
     package var intervalCount = 0
 

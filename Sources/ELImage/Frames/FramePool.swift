@@ -49,12 +49,12 @@ public final class FramePool {
 
     /// A frame backed by an idle texture with `key`, or by a new one; its texture goes back to the
     /// pool through `resources` when the frame is released.
-    func frame(for key: TextureKey, timestamp: MediaTime, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
-               resources: RenderResources) throws -> TextureFrame {
+    func frame(for key: TextureKey, timestamp: MediaTime, sequenceNumber: Int, colorSpace: ColorSpace,
+               chromaLocation: ChromaLocation, resources: RenderResources) throws -> TextureFrame {
         let texture = try take(key)
         return TextureFrame(texture: texture.texture, framebuffer: texture.framebuffer, key: key,
-                            timestamp: timestamp, colorSpace: colorSpace, chromaLocation: chromaLocation,
-                            resources: resources)
+                            timestamp: timestamp, sequenceNumber: sequenceNumber, colorSpace: colorSpace,
+                            chromaLocation: chromaLocation, resources: resources)
     }
 
     private func take(_ key: TextureKey) throws -> PooledTexture {

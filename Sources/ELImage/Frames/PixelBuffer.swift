@@ -21,6 +21,9 @@ public struct PixelBuffer: Sendable {
     public internal(set) var data: [UInt8]
     public let planes: [Plane]
     public var timestamp: MediaTime
+    /// The picture's number in its source's stream (`TextureFrame.sequenceNumber`); set by the
+    /// source that made it and kept when the picture is read back.
+    public var sequenceNumber = 0
     public var colorSpace: ColorSpace
     /// Where chroma samples sit relative to luma (4:2:0 and 4:2:2 only).
     public var chromaLocation: ChromaLocation

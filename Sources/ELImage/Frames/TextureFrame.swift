@@ -16,6 +16,11 @@ public final class TextureFrame: Sendable {
     public let key: TextureKey
     /// When this picture is to be presented.
     public let timestamp: MediaTime
+    /// The picture's number in its source's stream: 0 for the first picture of the source's run,
+    /// counting every frame the source made or lost before it (dropped for being late or replaced
+    /// by a newer one, skipped by a camera's driver, damaged), so numbers jump where frames were
+    /// lost. A filter's output has its input's number; frames no source made have 0.
+    public let sequenceNumber: Int
     /// The colour space of the picture's source, kept for the sinks' tags (encoder VUI, files).
     /// RGBA frames hold R'G'B' in the source's primaries and transfer.
     public let colorSpace: ColorSpace
@@ -36,12 +41,13 @@ public final class TextureFrame: Sendable {
     /// For a retimed frame: the frame that owns the texture (kept alive, recycled by it).
     private let owner: TextureFrame?
 
-    init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime,
+    init(texture: GLuint, framebuffer: GLuint, key: TextureKey, timestamp: MediaTime, sequenceNumber: Int,
          colorSpace: ColorSpace, chromaLocation: ChromaLocation, resources: RenderResources) {
         self.texture = texture
         self.framebuffer = framebuffer
         self.key = key
         self.timestamp = timestamp
+        self.sequenceNumber = sequenceNumber
         self.colorSpace = colorSpace
         self.chromaLocation = chromaLocation
         self.resources = resources
@@ -53,6 +59,7 @@ public final class TextureFrame: Sendable {
         framebuffer = frame.framebuffer
         key = frame.key
         self.timestamp = timestamp
+        sequenceNumber = frame.sequenceNumber
         colorSpace = frame.colorSpace
         chromaLocation = frame.chromaLocation
         resources = frame.resources
@@ -73,7 +80,8 @@ public final class TextureFrame: Sendable {
     }
 
     /// The same picture presented at `timestamp`: shares this frame's texture (no copy; pixels
-    /// never change once rendered) and keeps it alive, gray and opaque as this frame is. For
+    /// never change once rendered) and keeps it alive, gray and opaque as this frame is, with its
+    /// sequence number. For
     /// frame-rate conversion, which shows one picture in several frame slots.
     public func retimed(to timestamp: MediaTime) -> TextureFrame {
         TextureFrame(sharing: self, timestamp: timestamp)

@@ -42,6 +42,7 @@ package struct ConversionRecipe: PackablePicture, Sendable {
     package var width: Int { buffer.width }
     package var height: Int { buffer.height }
     package var timestamp: MediaTime { buffer.timestamp }
+    package var sequenceNumber: Int { buffer.sequenceNumber }
     package var colorSpace: ColorSpace { buffer.colorSpace }
     package var chromaLocation: ChromaLocation { buffer.chromaLocation }
 
@@ -103,7 +104,8 @@ package struct ConversionRecipe: PackablePicture, Sendable {
     /// The converted, coloured RGBA picture in one pass.
     func render(in context: isolated RenderContext) throws -> TextureFrame {
         let picture = try context.makeFrame(width: width, height: height, timestamp: timestamp,
-                                            colorSpace: colorSpace, chromaLocation: chromaLocation)
+                                            sequenceNumber: sequenceNumber, colorSpace: colorSpace,
+                                            chromaLocation: chromaLocation)
         let program = try program(gray: nil, in: context)
         try context.draw(program, into: picture, inputs: planes) { program in
             setUniforms(of: program, format: .i420, colorSpace: colorSpace)

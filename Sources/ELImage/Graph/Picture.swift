@@ -51,6 +51,8 @@ public struct Picture: Sendable {
     public var height: Int { described.height }
     /// The time of the source frame it was made from.
     public var timestamp: MediaTime { described.timestamp }
+    /// The picture's number in its source's stream (`TextureFrame.sequenceNumber`).
+    public var sequenceNumber: Int { described.sequenceNumber }
     /// The matrix and range of the picture's source.
     public var colorSpace: ColorSpace { described.colorSpace }
 

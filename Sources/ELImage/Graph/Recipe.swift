@@ -41,6 +41,7 @@ package struct Recipe: PackablePicture, Sendable {
     /// Sampled as `inputImageTexture`, `inputImageTexture2`, ...
     var inputs: [TextureFrame] { [first] + others }
     package var timestamp: MediaTime { first.timestamp }
+    package var sequenceNumber: Int { first.sequenceNumber }
     package var colorSpace: ColorSpace { first.colorSpace }
     package var chromaLocation: ChromaLocation { first.chromaLocation }
 
@@ -135,9 +136,7 @@ package struct Recipe: PackablePicture, Sendable {
 
     /// Draws the picture the recipe stands for.
     func render(in context: isolated RenderContext) throws -> TextureFrame {
-        let output = try context.makeFrame(width: width, height: height, format: first.workingFormat,
-                                           timestamp: first.timestamp, colorSpace: first.colorSpace,
-                                           chromaLocation: first.chromaLocation)
+        let output = try context.makeFrame(width: width, height: height, like: first)
         let name = programName
         guard let source = context.resources.programs[name] == nil ? fragmentShader : "" else {
             throw ELImageError.invalidState(node: name, reason: "the recipe's shader could not be made from its stage and "

@@ -21,6 +21,7 @@ public final class RawDataInput: ImageOutput {
     }
 
     /// Uploads one image and sends it through the graph; returns once every target has taken it.
+    /// Its frame's sequence number is the count of frames sent before it since the last `finish(in:)`.
     ///
     /// - Parameters:
     ///   - pixels: the image, top row first.
@@ -44,8 +45,9 @@ public final class RawDataInput: ImageOutput {
         let stride = bytesPerRow ?? width * pixelSize
         try Self.validate(byteCount: pixels.count, width: width, height: height, bytesPerRow: stride,
                           format: format, maximumSize: context.info.maximumTextureSize)
-        let uploaded = try context.makeFrame(width: width, height: height,
-                                             format: format == .gray8 ? .r8 : .rgba8, timestamp: timestamp)
+        let number = sent.withLock { $0 }
+        let uploaded = try context.makeFrame(width: width, height: height, format: format == .gray8 ? .r8 : .rgba8,
+                                             timestamp: timestamp, sequenceNumber: number)
         try context.upload(pixels, bytesPerRow: stride, into: uploaded)
         switch format {
         case .rgba:
@@ -54,7 +56,7 @@ public final class RawDataInput: ImageOutput {
             let shader = format == .bgra
                 ? (name: "bgra_to_rgba", source: EmbeddedShaders.bgraToRgbaFsh)
                 : (name: "gray_to_rgba", source: EmbeddedShaders.grayToRgbaFsh)
-            let output = try context.makeFrame(width: width, height: height, timestamp: timestamp)
+            let output = try context.makeFrame(width: width, height: height, like: uploaded)
             let program = try context.program(named: shader.name, fragment: shader.source)
             try context.draw(program, into: output, inputs: [uploaded])
             deliver(output, in: context)
@@ -63,7 +65,8 @@ public final class RawDataInput: ImageOutput {
     }
 
     /// Uploads a CPU image in any `PixelFormat` (Y'CbCr planes converted with its colour space),
-    /// turned by `orientation`, and sends it through the graph as an RGBA frame.
+    /// turned by `orientation`, and sends it through the graph as an RGBA frame with the buffer's
+    /// time and sequence number.
     ///
     /// When the graph is a straight line of colour filters into a Y'CbCr `YUVDataOutput`, the
     /// conversion, the filters and the sink's packing run as one pass instead

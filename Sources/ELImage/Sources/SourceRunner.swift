@@ -19,6 +19,9 @@ import Synchronization
 ///   the previous one still delivers waits for it: its end-of-stream comes first.
 /// - The policy (`SourcePolicy`): files wait for the graph and lose nothing; cameras never wait,
 ///   the newest picture wins and the dropped ones are counted.
+/// - Each picture is numbered in its source's stream (`PixelBuffer.sequenceNumber`), counting
+///   the frames the source dropped or its driver skipped before it: events and detectors name a
+///   frame by that number, whatever was lost between the source and them.
 /// - Each delivery names its source (`FrameOrigin.current`) to the nodes it goes through.
 /// - Pacing (`SourcePacing`): as fast as the graph takes frames, or in real time (on the context's
 ///   `clock`) with late frames dropped.
@@ -213,7 +216,8 @@ public final class SourceRunner: Sendable {
                 queue.finish()
             }
             do {
-                while !queue.isCancelled, case let .picture(buffer, orientation) = try producer.next(control) {
+                while !queue.isCancelled, case .picture(var buffer, let orientation) = try producer.next(control) {
+                    buffer.sequenceNumber = run.statistics.withLock { $0.framesSoFar }
                     let outcome = queue.put(buffer, orientation: orientation, policy: policy)
                     guard outcome != .closed else { return }
                     run.count { statistics in

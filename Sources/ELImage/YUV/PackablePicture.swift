@@ -5,6 +5,8 @@ package protocol PackablePicture {
     var width: Int { get }
     var height: Int { get }
     var timestamp: MediaTime { get }
+    /// The picture's number in its source's stream.
+    var sequenceNumber: Int { get }
     /// The matrix and range of the picture's source.
     var colorSpace: ColorSpace { get }
     /// Where the picture's source sited its chroma.

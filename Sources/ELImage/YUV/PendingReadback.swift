@@ -39,8 +39,9 @@ extension RenderContext {
     package func prepareReadback(of frame: any PackablePicture, as format: PixelFormat, colorSpace: ColorSpace,
                          chromaLocation: ChromaLocation,
                          chromaDownsampling: ChromaDownsampling = .matched) throws -> PendingReadback {
-        let planes = try frame.packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
+        var planes = try frame.packed(as: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
                                       chromaDownsampling: chromaDownsampling, in: self)
+        planes.sequenceNumber = frame.sequenceNumber
         return PendingReadback(planes: planes, fence: try insertFence())
     }
 }

@@ -3,8 +3,8 @@ import CGLES
 extension RenderContext {
     /// Uploads `buffer`'s planes into pooled textures and converts them to one RGBA frame in a single
     /// pass: Y'CbCr with the buffer's matrix and range (chroma interpolated at its siting), or RGB
-    /// as is; turned by `orientation`. The frame carries the buffer's time, colour space and chroma
-    /// siting. Pictures of more than 8 bits a sample (`PixelFormat.isHighDepth`) become half-float
+    /// as is; turned by `orientation`. The frame carries the buffer's time, sequence number, colour
+    /// space and chroma siting. Pictures of more than 8 bits a sample (`PixelFormat.isHighDepth`) become half-float
     /// frames, which the filters after them keep; `halfFloat` makes any picture one (for a graph
     /// that ends in a sink of more than 8 bits).
     public func makeFrame(from buffer: PixelBuffer, orientation: Orientation = .up, halfFloat: Bool = false) throws -> TextureFrame {
@@ -13,7 +13,8 @@ extension RenderContext {
         let size = orientation.outputSize(width: buffer.width, height: buffer.height)
         let output = try makeFrame(width: size.width, height: size.height,
                                    format: buffer.format.isHighDepth || halfFloat ? .rgba16f : .rgba8, timestamp: buffer.timestamp,
-                                   colorSpace: buffer.colorSpace, chromaLocation: buffer.chromaLocation)
+                                   sequenceNumber: buffer.sequenceNumber, colorSpace: buffer.colorSpace,
+                                   chromaLocation: buffer.chromaLocation)
         let variant = ShaderVariant("yuv_to_rgba", source: EmbeddedShaders.yuvToRgbaFsh,
                                     defines: [("PLANE_LAYOUT", Int(layout.shaderLayout)),
                                               ("SAMPLE_BYTES", buffer.format.bytesPerSample)] + layout.chromaDefines)

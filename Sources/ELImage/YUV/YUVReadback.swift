@@ -16,6 +16,8 @@ public struct PackedPlanes: Sendable {
     public let colorSpace: ColorSpace
     public let chromaLocation: ChromaLocation
     public var timestamp: MediaTime { textures.first?.timestamp ?? .zero }
+    /// The packed picture's number in its source's stream, given to the buffers read from it.
+    public var sequenceNumber = 0
     /// Whether `textures` is one W/4 x 3H/2 texture holding the whole 4:2:0 frame's bytes (Y',
     /// then the two chroma planes), read back with one call.
     var isWholeFrame = false
@@ -32,6 +34,7 @@ public struct PackedPlanes: Sendable {
                 hint: "make the buffer with the same format and size")
         }
         buffer.timestamp = timestamp
+        buffer.sequenceNumber = sequenceNumber
         buffer.colorSpace = colorSpace
         buffer.chromaLocation = chromaLocation
         // Bound for reading only: a texture bound for drawing counts as being drawn into, and on
@@ -291,8 +294,10 @@ extension RenderContext {
                 what: "a \(frame.width)x\(frame.height) frame cannot be read into a \(buffer.width)x\(buffer.height) buffer",
                 hint: "make the buffer the frame's size")
         }
-        try packPlanes(of: frame, as: buffer.format, colorSpace: buffer.colorSpace,
-                       chromaLocation: buffer.chromaLocation, chromaDownsampling: chromaDownsampling).read(into: &buffer)
+        var planes = try packPlanes(of: frame, as: buffer.format, colorSpace: buffer.colorSpace,
+                                    chromaLocation: buffer.chromaLocation, chromaDownsampling: chromaDownsampling)
+        planes.sequenceNumber = frame.sequenceNumber
+        try planes.read(into: &buffer)
     }
 
     /// Fills texel rows `rows` of `target` with the byte value nearest `value` * 255.

@@ -81,7 +81,8 @@ public final class ToneMapping: FrameFilter, PassesOnUnchanged, Sendable {
         }
         let peak = source.hdr?.peakLuminance ?? fallbackSourcePeak
         let output = try context.makeFrame(width: frame.width, height: frame.height, format: frame.workingFormat,
-                                           timestamp: frame.timestamp, colorSpace: Self.outputColorSpace(for: source),
+                                           timestamp: frame.timestamp, sequenceNumber: frame.sequenceNumber,
+                                           colorSpace: Self.outputColorSpace(for: source),
                                            chromaLocation: frame.chromaLocation)
         let program = try context.program(named: "tone_mapping", fragment: EmbeddedShaders.toneMappingFsh)
         let sourcePrimaries = source.primaries == .unspecified ? ColorPrimaries.bt2020 : source.primaries

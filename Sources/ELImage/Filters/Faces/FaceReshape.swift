@@ -81,9 +81,7 @@ public final class FaceReshape: FrameFilter {
         guard !faces.isEmpty, slimming > 0 || enlargement > 0 else { return frame }  // nothing moves
         let size = SIMD2(Float(frame.width), Float(frame.height))
         let warps = faces.map { Self.warp(for: $0, in: size, slimming: slimming, eyeEnlargement: enlargement) }
-        let output = try context.makeFrame(width: frame.width, height: frame.height, format: frame.workingFormat,
-                                           timestamp: frame.timestamp, colorSpace: frame.colorSpace,
-                                           chromaLocation: frame.chromaLocation)
+        let output = try context.makeFrame(width: frame.width, height: frame.height, like: frame)
         let program = try context.program(named: "face_reshape", fragment: EmbeddedShaders.faceReshapeFsh)
         try context.draw(program, into: output, inputs: [frame]) { program in
             program.set(.int(Int32(warps.count)), for: "faceCount")

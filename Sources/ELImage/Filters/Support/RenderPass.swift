@@ -14,9 +14,7 @@ extension RenderContext {
         _ name: String, fragment: @autoclosure () -> String, inputs: [TextureFrame], width: Int, height: Int,
         like reference: TextureFrame, format: TextureFormat? = nil, uniforms: [String: UniformValue] = [:]
     ) throws -> TextureFrame {
-        let output = try makeFrame(width: width, height: height, format: format ?? reference.workingFormat,
-                                   timestamp: reference.timestamp,
-                                   colorSpace: reference.colorSpace, chromaLocation: reference.chromaLocation)
+        let output = try makeFrame(width: width, height: height, format: format, like: reference)
         let program = try program(named: name, fragment: fragment())
         try draw(program, into: output, inputs: inputs) { program in
             for (uniform, value) in uniforms { program.set(value, for: uniform) }
