@@ -117,6 +117,7 @@ package enum MovieFixtures {
 package final class MovieTimestampSink: ImageInput, Sendable {
     package struct Record: Sendable, Equatable {
         package var timestamp: MediaTime
+        package var sequenceNumber: Int
         package var width: Int
         package var height: Int
         package var colorSpace: ColorSpace
@@ -141,6 +142,7 @@ package final class MovieTimestampSink: ImageInput, Sendable {
 
     package var received: [Record] { state.value.records }
     package var timestamps: [MediaTime] { received.map(\.timestamp) }
+    package var sequenceNumbers: [Int] { received.map(\.sequenceNumber) }
     package var endOfStreamCount: Int { state.value.endings }
 
     /// Waits until `count` frames in all came; false when the safety-net timeout passed first.
@@ -153,8 +155,8 @@ package final class MovieTimestampSink: ImageInput, Sendable {
         if delay > .zero { Thread.sleep(forTimeInterval: delay.timeInterval) }
         var count = 0
         state.update { state in
-            state.records.append(Record(timestamp: frame.timestamp, width: frame.width, height: frame.height,
-                                        colorSpace: frame.colorSpace))
+            state.records.append(Record(timestamp: frame.timestamp, sequenceNumber: frame.sequenceNumber,
+                                        width: frame.width, height: frame.height, colorSpace: frame.colorSpace))
             count = state.records.count
         }
         onFrame?(count)

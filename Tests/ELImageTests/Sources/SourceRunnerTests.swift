@@ -17,6 +17,7 @@ struct SourceRunnerTests {
             lead.withLock { $0 = max($0, index - sink.received.count) }
         }, on: context)
         #expect(sink.timestamps == (0..<30).map { SyntheticPictures.time($0) })
+        #expect(sink.sequenceNumbers == Array(0..<30))
         #expect(sink.endOfStreamCount == 1)
         let statistics = source.runner.statistics
         #expect((statistics.produced, statistics.delivered, statistics.dropped) == (30, 30, 0))
@@ -50,6 +51,8 @@ struct SourceRunnerTests {
         #expect((receivedWhenDone.value ?? 99) <= 1)
         // Delivered in order, and the newest (the last) frame always arrives.
         #expect(sink.timestamps == sink.timestamps.sorted() && sink.timestamps.last == SyntheticPictures.time(19))
+        // Named by their number in the source: the ones replaced before them are counted.
+        #expect(sink.sequenceNumbers == sink.timestamps.map { Int(($0.seconds * 25).rounded()) })
         #expect(sink.endOfStreamCount == 1)
     }
 
@@ -100,6 +103,8 @@ struct SourceRunnerTests {
         }
         #expect(shown == [0, 2, 5, 8])
         #expect(sink.timestamps == shown.map { SyntheticPictures.time($0) })
+        // Each frame is named by its number in the source, not by how many frames came before it.
+        #expect(sink.sequenceNumbers == shown)
         let statistics = source.runner.statistics
         #expect((statistics.produced, statistics.delivered, statistics.dropped) == (10, shown.count, 10 - shown.count))
     }
