@@ -55,11 +55,23 @@ struct DetectionOptions: ParsableArguments {
             help: "Motion: how long an event lasts after its last motion (default 2s).")
     var motionHold: String?
 
-    /// The numbers that must be positive, checked before anything runs.
+    /// The numbers that must be positive or within the motion detector's ranges, checked before
+    /// anything runs.
     func validate() throws {
         if detectEvery < 1 { throw ValidationError("--detect-every \(detectEvery): must be a positive number, e.g. --detect-every 5") }
         if let detectRate, !(detectRate > 0) {
             throw ValidationError("--detect-rate \(detectRate): must be a positive number, e.g. --detect-rate 5")
+        }
+        if let motionThreshold, !(1...255).contains(motionThreshold) {
+            throw ValidationError("--motion-threshold \(motionThreshold): give 1...255 luma levels, e.g. --motion-threshold 16")
+        }
+        if let motionArea, !(motionArea > 0 && motionArea <= 1) {
+            throw ValidationError("--motion-area \(motionArea): give a fraction of the picture in (0, 1], e.g. --motion-area 0.005")
+        }
+        do {
+            _ = try motionSettings()
+        } catch {
+            throw ValidationError(error.description)
         }
     }
 
@@ -79,7 +91,7 @@ struct DetectionOptions: ParsableArguments {
         if let motionThreshold { settings.threshold = motionThreshold }
         if let motionArea { settings.minimumArea = motionArea }
         if let motionHold {
-            guard let hold = DurationArgument.parse(motionHold) ?? (motionHold == "0" ? .zero : nil) else {
+            guard let hold = try DurationArgument.parse(motionHold, option: "--motion-hold") ?? (motionHold == "0" ? .zero : nil) else {
                 throw UsageError("--motion-hold \(motionHold): give a duration, e.g. --motion-hold 2s")
             }
             settings.holdTime = hold

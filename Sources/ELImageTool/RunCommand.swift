@@ -131,12 +131,18 @@ struct RunCommand: AsyncParsableCommand {
         discussion: "The run goes on as usual; add --frames 1 to see the plan alone."))
     var explain = false
 
-    /// The numbers that must be positive, checked before anything runs.
+    /// The numbers that must be positive, and those the encoder bounds, checked before anything runs.
     func validate() throws {
         for (name, value) in [("--frames", frames), ("--bitrate", bitrate), ("--keyint", keyint), ("--segment-keep", segmentKeep)] {
             if let value, value < 1 {
                 throw ValidationError("\(name) \(value): must be a positive number, e.g. \(name) 100")
             }
+        }
+        if let bitrate, !EncoderSettings.kilobitRange.contains(bitrate) {
+            throw ValidationError("--bitrate \(bitrate): give \(EncoderSettings.kilobitRange) kbit/s, e.g. --bitrate 2500")
+        }
+        if let keyint, !EncoderSettings.keyframeIntervalRange.contains(keyint) {
+            throw ValidationError("--keyint \(keyint): give \(EncoderSettings.keyframeIntervalRange) frames, e.g. --keyint 250")
         }
     }
 
@@ -408,7 +414,7 @@ struct RunCommand: AsyncParsableCommand {
             guard let output, case .video = try OutputKind(path: output) else {
                 throw UsageError("--pre-record \(preRecord): only a video recording (-o NAME.mp4 or .h264) pre-records")
             }
-            guard let duration = DurationArgument.parse(preRecord) else {
+            guard let duration = try DurationArgument.parse(preRecord, option: "--pre-record") else {
                 throw UsageError("--pre-record \(preRecord): give a duration (5s, 500ms, 1m), e.g. --pre-record 5s")
             }
             preRecordDuration = duration
@@ -501,15 +507,20 @@ struct RunCommand: AsyncParsableCommand {
     static func parseRate(_ text: String) throws(UsageError) -> Y4MHeader.Ratio {
         let parts = text.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) }
         switch parts.count {
-        case 1: if let value = parts[0], value > 0, value <= Int(Int32.max) { return Y4MHeader.Ratio(value, 1) }
+        case 1: if let value = parts[0], value > 0, value <= fastestRate { return Y4MHeader.Ratio(value, 1) }
         case 2: if let numerator = parts[0], let denominator = parts[1], numerator > 0, denominator > 0,
-                   numerator <= Int(Int32.max), denominator <= Int(Int32.max) {
+                   numerator <= Int(Int32.max), denominator <= Int(Int32.max),
+                   Double(numerator) / Double(denominator) <= Double(fastestRate) {
             return Y4MHeader.Ratio(numerator, denominator)
         }
         default: break
         }
-        throw UsageError("--fps \(text): write a rate such as 25 or 30000/1001")
+        throw UsageError("--fps \(text): write a rate up to \(fastestRate), such as 25 or 30000/1001")
     }
+
+    /// The fastest --fps: a constant-rate output repeats frames to fill its grid, so a mistyped rate
+    /// would write frames without end.
+    static let fastestRate = 1000
 
     /// Bits a sample of `output`: `--output-depth`, else 10 for an input of more than 8 bits (live
     /// streams stay at 8, what players take), else 8.

@@ -10,7 +10,7 @@ enum SegmentArgument {
         if unit == "M" || unit == "K" || unit == "G" {
             throw UsageError("--segment \(text): \(unit) alone is ambiguous; write \(number)m for minutes or \(number)\(unit)B for a size")
         }
-        if let duration = DurationArgument.parse(text) { return .duration(duration) }
+        if let duration = try DurationArgument.parse(text, option: "--segment") { return .duration(duration) }
         let scale: Double? = switch unit {
         case "B": 1
         case "kB", "KB": 1e3
@@ -22,8 +22,16 @@ enum SegmentArgument {
         default: nil
         }
         guard let scale else { throw usage(text) }
-        return .bytes(Int64((value * scale).rounded()))
+        let bytes = (value * scale).rounded()
+        guard bytes >= Double(smallestBytes), bytes <= Double(largestBytes) else {
+            throw UsageError("--segment \(text): give a size from 16KiB to 16TiB")
+        }
+        return .bytes(Int64(bytes))
     }
+
+    /// The smallest file a size may give (what a recording's segments take) and the largest (an
+    /// ext4 file's limit).
+    static let smallestBytes: Int64 = 16 * 1024, largestBytes: Int64 = 16 << 40
 
     private static func usage(_ text: String) -> UsageError {
         UsageError("--segment \(text): give a duration (10m, 30s, 1h, 500ms) or a size (50MB, 1GiB), e.g. --segment 10m")

@@ -57,18 +57,26 @@ struct StreamOptions: ParsableArguments {
         if let maxDelay { options.maximumDelay = try Self.duration(maxDelay, option: "--max-delay") }
         if let hlsSegment { options.hlsSegmentDuration = try Self.duration(hlsSegment, option: "--hls-segment") }
         if let hlsListSize {
-            guard hlsListSize >= 0 else { throw UsageError("--hls-list-size \(hlsListSize): use 0 (keep all) or more") }
+            guard (0...Int(Int32.max)).contains(hlsListSize) else {
+                throw UsageError("--hls-list-size \(hlsListSize): use 0 (keep all) to \(Int32.max)")
+            }
             options.hlsPlaylistLength = hlsListSize
         }
         return options
     }
 
+    /// The bitrates the encoder bounds, checked before anything runs.
+    func validate() throws {
+        for (name, value) in [("--maxrate", maxrate), ("--bufsize", bufsize)] {
+            if let value, !EncoderSettings.kilobitRange.contains(value) {
+                throw ValidationError("\(name) \(value): give \(EncoderSettings.kilobitRange) kbit/s, e.g. \(name) 2500")
+            }
+        }
+    }
+
     /// Applies --tune, --maxrate, --bufsize and --gop (at `rate` frames per second) to `settings`.
     func apply(to settings: inout EncoderSettings, frameRate rate: Y4MHeader.Ratio) throws(UsageError) {
         if let tune { settings.tune = tune }
-        for (name, value) in [("--maxrate", maxrate), ("--bufsize", bufsize)] {
-            if let value, value < 1 { throw UsageError("\(name) \(value): give kbit/s above 0, e.g. \(name) 2500") }
-        }
         if let maxrate {
             let average: Int
             if case let .bitrate(given, _, _) = settings.rateControl {
@@ -84,7 +92,12 @@ struct StreamOptions: ParsableArguments {
         if let gop {
             let duration = try Self.duration(gop, option: "--gop")
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-            settings.keyframeInterval = max(1, Int((seconds * Double(rate.numerator) / Double(rate.denominator)).rounded()))
+            let frames = (seconds * Double(rate.numerator) / Double(rate.denominator)).rounded()
+            guard frames <= Double(EncoderSettings.keyframeIntervalRange.upperBound) else {
+                throw UsageError("--gop \(gop): at \(rate.numerator)/\(rate.denominator) fps that is \(Int(frames)) frames, over the "
+                                 + "\(EncoderSettings.keyframeIntervalRange.upperBound) a keyframe interval may have")
+            }
+            settings.keyframeInterval = max(1, Int(frames))
         }
     }
 
@@ -114,7 +127,7 @@ struct StreamOptions: ParsableArguments {
     }
 
     private static func duration(_ text: String, option: String) throws(UsageError) -> Duration {
-        guard let duration = DurationArgument.parse(text) else {
+        guard let duration = try DurationArgument.parse(text, option: option) else {
             throw UsageError("\(option) \(text): give a duration (2s, 500ms, 1m), e.g. \(option) 2s")
         }
         return duration

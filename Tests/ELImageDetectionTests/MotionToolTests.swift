@@ -60,7 +60,7 @@ struct MotionToolTests {
         for (arguments, words, status) in [
             (["--trigger", "motion", "-o", folder.path("a.mp4")], "give --pre-record too", Int32(2)),
             (["--trigger", "sound", "--pre-record", "1s", "-o", folder.path("a.mp4")], "use --trigger motion", 2),
-            (["--detect", "motion", "--motion-threshold", "0"], "1...255", 1),
+            (["--detect", "motion", "--motion-threshold", "0"], "--motion-threshold 0: give 1...255", 2),
             (["--detect", "motion", "--motion-hold", "soon"], "--motion-hold soon", 2),
         ] {
             let result = try await elimage.run(["run", clip] + arguments)

@@ -107,17 +107,25 @@ public struct EncoderSettings: Sendable, Equatable {
 
     public init() {}
 
+    /// The bitrates, VBV maxima (kbit/s) and VBV buffers (kbit) x264 is given: up to 10 Gbit/s.
+    public static let kilobitRange = 1...10_000_000
+    /// The keyframe intervals x264 is given, in frames: up to its "infinite" (2^30).
+    public static let keyframeIntervalRange = 1...(1 << 30)
+
     /// Why these settings cannot work, or nil.
     var problem: String? {
         if case let .constantQuality(crf) = rateControl, !(0...51).contains(crf) {
             return "CRF \(crf) is outside 0...51"
         }
         if case let .bitrate(rate, maximum, buffer) = rateControl {
-            if rate <= 0 { return "bitrate \(rate) kbit/s is not positive" }
+            if !Self.kilobitRange.contains(rate) { return "bitrate \(rate) kbit/s is outside \(Self.kilobitRange)" }
             if let maximum, maximum < rate { return "the VBV maximum \(maximum) kbit/s is below the bitrate \(rate) kbit/s" }
-            if let buffer, buffer <= 0 { return "the VBV buffer \(buffer) kbit is not positive" }
+            if let maximum, !Self.kilobitRange.contains(maximum) { return "the VBV maximum \(maximum) kbit/s is outside \(Self.kilobitRange)" }
+            if let buffer, !Self.kilobitRange.contains(buffer) { return "the VBV buffer \(buffer) kbit is outside \(Self.kilobitRange)" }
         }
-        if let keyframeInterval, keyframeInterval < 1 { return "keyframe interval \(keyframeInterval) is below 1 frame" }
+        if let keyframeInterval, !Self.keyframeIntervalRange.contains(keyframeInterval) {
+            return "keyframe interval \(keyframeInterval) frames is outside \(Self.keyframeIntervalRange)"
+        }
         if let bFrames, !(0...16).contains(bFrames) { return "\(bFrames) B-frames is outside 0...16" }
         if profile == .baseline, let bFrames, bFrames > 0 { return "the baseline profile has no B-frames" }
         if bitDepth != 8 && bitDepth != 10 { return "bit depth \(bitDepth) is neither 8 nor 10" }

@@ -49,7 +49,7 @@ public struct LiveStreamOptions: Sendable, Equatable {
         if networkTimeout <= .zero { return "the network timeout \(networkTimeout) is not positive" }
         if closingTimeout < .zero { return "the closing timeout \(closingTimeout) is negative" }
         if hlsSegmentDuration <= .zero { return "the HLS segment duration \(hlsSegmentDuration) is not positive" }
-        if hlsPlaylistLength < 0 { return "an HLS playlist of \(hlsPlaylistLength) segments" }
+        if !(0...Int(Int32.max)).contains(hlsPlaylistLength) { return "an HLS playlist of \(hlsPlaylistLength) segments" }
         if srtLatency < .zero { return "the SRT latency \(srtLatency) is negative" }
         return nil
     }

@@ -206,5 +206,16 @@ struct VideoEncoderTests {
         settings = EncoderSettings()
         settings.level = "9.9"
         #expect(throws: ELImageError.self) { try VideoEncoder(settings: settings) }
+        // Numbers past x264's 32-bit fields are refused with the range, never a trap.
+        settings = EncoderSettings()
+        settings.keyframeInterval = 3_000_000_000
+        #expect { try VideoEncoder(settings: settings) } throws: { "\($0)".contains("outside 1...1073741824") }
+        for rate: EncoderSettings.RateControl in [.bitrate(kilobitsPerSecond: 9_999_999_999_999),
+                                                  .bitrate(kilobitsPerSecond: 100, maximumKilobitsPerSecond: 9_999_999_999_999),
+                                                  .bitrate(kilobitsPerSecond: 100, maximumKilobitsPerSecond: 100, bufferKilobits: 9_999_999_999_999)] {
+            settings = EncoderSettings()
+            settings.rateControl = rate
+            #expect { try VideoEncoder(settings: settings) } throws: { "\($0)".contains("outside 1...10000000") }
+        }
     }
 }
