@@ -17,6 +17,15 @@ extension EncoderSettings.Preset: ExpressibleByArgument, EnumArgument {}
 extension AudioCodec: ExpressibleByArgument, EnumArgument {}
 extension Orientation.Rotation: ExpressibleByArgument {}
 
+extension FFmpegLog.Level: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let value = Self.allCases.first(where: { "\($0)" == argument.lowercased() }) else { return nil }
+        self = value
+    }
+
+    public static var allValueStrings: [String] { allCases.map { "\($0)" } }
+}
+
 extension ChromaDownsampling: ExpressibleByArgument {
     public init?(argument: String) {
         guard let value = Self.allCases.first(where: { "\($0)" == argument.lowercased() }) else { return nil }

@@ -25,7 +25,7 @@ enum OutputKind {
             return
         }
         if path.contains("://") {
-            throw UsageError("-o \(path): ELImage streams to rtmp://, rtmps:// and srt:// addresses (and HLS, -o DIR/index.m3u8)")
+            throw UsageError("-o \(AddressRedaction.redact(path)): ELImage streams to rtmp://, rtmps:// and srt:// addresses (and HLS, -o DIR/index.m3u8)")
         }
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "png": self = .png(pattern: path)

@@ -34,6 +34,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "The output file.")
     var output: String?
 
+    @Option(name: .customLong("log-level"), help: ArgumentHelp(
+        "FFmpeg's own messages on standard error, each line after 'ffmpeg: ' with stream addresses redacted (default quiet: ELImage's errors say what failed).",
+        valueName: "quiet|error|warning|info|verbose|debug"))
+    var logLevel: FFmpegLog.Level = .quiet
+
     @Option(help: "The new background of --filter backgroundreplace: a PNG or JPEG picture (it fills the frame, centred).")
     var background: String?
 
@@ -147,9 +152,12 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        FFmpegLog.route(logLevel) { _, line in FileHandle.standardError.write(Data("ffmpeg: \(line)\n".utf8)) }
         let options = try validatedOptions()
         try requireOutput()
-        let outputKind = try output.map { try OutputKind(path: $0, hlsSegments: streaming.hlsType ?? .mpegts) }
+        let outputKind = try output.map { output throws(UsageError) in
+            try OutputKind(path: try streaming.address(output), hlsSegments: streaming.hlsType ?? .mpegts)
+        }
         try streaming.checkUsage(output: outputKind)
         try virtualCamera.checkUsage(output: outputKind)
         if let input, let output { try Self.refuseOverwriting(input: input, with: output) }
@@ -178,7 +186,7 @@ struct RunCommand: AsyncParsableCommand {
         await log.value  // the events end with the context's close: every failure is in the log
         let summary = output.map { output in
             let frames = "\(run.frames) frame\(run.frames == 1 ? "" : "s")"
-            if let target = StreamTarget(output) { return "streamed \(frames) to \(target)" }
+            if case .stream(let target)? = outputKind { return "streamed \(frames) to \(target)" }
             return "wrote \(frames) to \(output)\(run.timing)"
         }
         // A failure that ended the input or an output outranks a signal; one that only the events

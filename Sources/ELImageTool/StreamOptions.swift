@@ -1,6 +1,7 @@
 import ArgumentParser
 import ELImage
 import ELImageMedia
+import Foundation
 
 extension StreamTarget.HLSSegmentType: ExpressibleByArgument, EnumArgument {}
 
@@ -43,6 +44,39 @@ struct StreamOptions: ParsableArguments {
 
     @Option(name: .customLong("hls-type"), help: "HLS: segment type (default mpegts).")
     var hlsType: StreamTarget.HLSSegmentType?
+
+    @Option(name: .customLong("stream-key-file"), help: ArgumentHelp(
+        "Read the stream's secret from FILE instead of the command line (which every user of the machine can read): an RTMP stream key, added as the address's last component, or an SRT passphrase. ELIMAGE_STREAM_KEY does the same from the environment.",
+        valueName: "file"))
+    var streamKeyFile: String?
+
+    /// The environment variable that holds a stream's secret (`--stream-key-file` wins).
+    static let keyVariable = "ELIMAGE_STREAM_KEY"
+
+    /// `output` with the stream's secret from `--stream-key-file` or `ELIMAGE_STREAM_KEY` added:
+    /// an RTMP key as the last path component, an SRT `passphrase`. Other outputs as they are.
+    func address(_ output: String) throws(UsageError) -> String {
+        let key: String
+        if let streamKeyFile {
+            guard let text = try? String(contentsOfFile: streamKeyFile, encoding: .utf8) else {
+                throw UsageError("--stream-key-file \(streamKeyFile): cannot read it; give a file holding the stream key")
+            }
+            key = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !key.isEmpty else { throw UsageError("--stream-key-file \(streamKeyFile): the file is empty") }
+        } else if let fromEnvironment = ProcessInfo.processInfo.environment[Self.keyVariable], !fromEnvironment.isEmpty {
+            key = fromEnvironment
+        } else {
+            return output
+        }
+        guard let target = StreamTarget(output), target.isNetwork else {
+            guard streamKeyFile != nil else { return output }  // the variable is for streams only
+            throw UsageError("--stream-key-file goes with a live stream: -o rtmp://HOST/APP or srt://HOST:PORT")
+        }
+        if case .srt = target.kind {
+            return output + (output.contains("?") ? "&" : "?") + "passphrase=" + key
+        }
+        return output + (output.hasSuffix("/") ? "" : "/") + key
+    }
 
     /// Whether an option only a stream takes was given (--record, --max-delay, the --hls ones; a
     /// virtual camera takes --reconnect-for too).

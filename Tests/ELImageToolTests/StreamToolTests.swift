@@ -82,6 +82,56 @@ struct StreamToolTests {
         #expect(try StreamProbe.packetCounts(recording).video > 0, "the recording beside the failed stream is in place")
     }
 
+    @Test("Secrets are never printed: user info, the key and query keys in the address, and FFmpeg's own lines (quiet unless --log-level asks, then redacted)")
+    func secretsNeverPrinted() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = try Self.smallClip(in: folder)
+        let port = try ServerProcess.freePort()
+        let rtmp = try await elimage.run(["run", clip, "--frames", "5", "-o", "rtmp://alice:S3cretPW@127.0.0.1:\(port)/live/KEY42?key=abc9"])
+        #expect(rtmp.status == 1)
+        #expect(rtmp.errors.contains("cannot connect to rtmp://…@127.0.0.1:\(port)/live/…?key=…"), "\(rtmp.errors)")
+        for secret in ["S3cretPW", "KEY42", "abc9"] {
+            #expect(!(rtmp.output + rtmp.errors).contains(secret), "\(secret) printed: \(rtmp.output) \(rtmp.errors)")
+        }
+        // SRT to a port nobody listens on: FFmpeg says why, with the passphrase and stream id in its line.
+        let srt = ["run", clip, "--frames", "5", "-o", "srt://127.0.0.1:\(port)?passphrase=supersecret123&streamid=mystream77"]
+        let quiet = try await elimage.run(srt)
+        #expect(quiet.status == 1 && quiet.errors.contains("cannot connect to srt://127.0.0.1:\(port)?passphrase=…&streamid=…"), "\(quiet.errors)")
+        #expect(!quiet.errors.contains("ffmpeg:") && !quiet.errors.contains("[srt"), "FFmpeg's lines by default: \(quiet.errors)")
+        let told = try await elimage.run(srt + ["--log-level", "debug"])
+        #expect(told.errors.contains("ffmpeg: [srt @"), "--log-level debug shows FFmpeg's lines: \(told.errors)")
+        for secret in ["supersecret123", "mystream77"] {
+            #expect(!(quiet.output + quiet.errors + told.output + told.errors).contains(secret), "\(secret) printed")
+        }
+    }
+
+    @Test("The stream key from --stream-key-file or ELIMAGE_STREAM_KEY: the server gets it, nothing prints it")
+    func streamKeyOutsideTheCommandLine() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try PrivateStreamingServer.start()
+        defer { server.stop() }
+        let clip = try Self.smallClip(in: folder)
+        let base = "rtmp://127.0.0.1:\(server.rtmpPort)/live"
+        let keyFile = folder.path("key.txt")
+        try "fromfile7\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let fromFile = try await elimage.run(["run", clip, "--frames", "10", "-o", base, "--stream-key-file", keyFile])
+        let fromEnvironment = try await elimage.run(["run", clip, "--frames", "10", "-o", base], environment: ["ELIMAGE_STREAM_KEY": "fromenv8"])
+        #expect(await waitUntil { server.closedRecordings == 2 }, "nginx closed \(server.closedRecordings) recordings")
+        server.stopKeepingFiles()
+        for (result, key) in [(fromFile, "fromfile7"), (fromEnvironment, "fromenv8")] {
+            #expect(result.status == 0, "\(result.errors)")
+            #expect(result.output.contains("streaming to \(base)/…"), "\(result.output)")
+            #expect(!(result.output + result.errors).contains(key), "the key was printed: \(result.output) \(result.errors)")
+            let recorded = server.recordings().filter { URL(fileURLWithPath: $0).lastPathComponent.hasPrefix(key + "-") }
+            try #require(recorded.count == 1, "nginx recorded \(server.recordings())")
+            #expect(try StreamProbe.packetCounts(recorded[0]).video > 0)
+        }
+        let picture = try await elimage.run(["run", clip, "-o", folder.path("x.png"), "--stream-key-file", keyFile])
+        #expect(picture.status == 2 && picture.errors.contains("--stream-key-file goes with a live stream"), "\(picture.errors)")
+    }
+
     @Test("Usage: an address ELImage cannot stream to, --record without a stream or with a picture, Opus for a stream")
     func usage() async throws {
         let ftp = try await elimage.run(["run", bunny, "-o", "ftp://example.com/x.mp4"])

@@ -32,9 +32,7 @@ final class AudioEncoder {
         let name = kind == .aac ? "aac" : "libopus"
         func unsupported(_ reason: String) -> AudioCaptureError { .unsupportedFormat(what: "the \(kind.rawValue) encoder", reason: reason) }
         guard let encoder = avcodec_find_encoder_by_name(name) else { throw unsupported("this FFmpeg has no \(name) encoder") }
-        // The AAC encoder reports its average quantizer at the INFO level when it closes: keep
-        // FFmpeg's default level for warnings only (a level set by the application stays).
-        if av_log_get_level() == AV_LOG_INFO { av_log_set_level(AV_LOG_WARNING) }
+        FFmpegLog.installed()
         guard let context = avcodec_alloc_context3(encoder) else { throw unsupported("out of memory") }
         codec = context
         let outputRate = kind == .opus ? 48_000 : sampleRate

@@ -49,6 +49,7 @@ public final class MovieAudioReader: AudioTrackSource, Sendable {
     ///   libavformat cannot read its streams.
     public static func open(path: String) throws -> MovieAudioReader? {
         var opened: UnsafeMutablePointer<AVFormatContext>?
+        FFmpegLog.installed()
         let status = avformat_open_input(&opened, path, nil, nil)
         guard status >= 0, let context = opened else { throw FFmpegError.openFailure(status, path: path) }
         var keep = false

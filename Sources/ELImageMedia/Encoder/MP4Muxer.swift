@@ -96,6 +96,7 @@ final class MP4Muxer: PacketContainer {
         lastDuration = nominalDuration
 
         var context: UnsafeMutablePointer<AVFormatContext>?
+        FFmpegLog.installed()
         var code = avformat_alloc_output_context2(&context, nil, "mp4", nil)
         guard code >= 0, let context else {
             throw Self.failure("set up the MP4 muxer for", writer.path, code)

@@ -106,6 +106,7 @@ public final class MovieDecoder {
     ///   this FFmpeg.
     public init(path: String, threadCount: Int = 0) throws {
         var formatContext: UnsafeMutablePointer<AVFormatContext>?
+        FFmpegLog.installed()
         let openStatus = avformat_open_input(&formatContext, path, nil, nil)
         guard openStatus >= 0, let format = formatContext else {
             throw FFmpegError.openFailure(openStatus, path: path)

@@ -231,8 +231,7 @@ final class StreamMuxer {
 
     /// `avformat_network_init`, once per process (TLS for rtmps).
     private static let initializeNetwork: Void = {
+        FFmpegLog.installed()
         _ = avformat_network_init()
-        // The HLS muxer says every file it opens at the info level.
-        if av_log_get_level() == AV_LOG_INFO { av_log_set_level(AV_LOG_WARNING) }
     }()
 }

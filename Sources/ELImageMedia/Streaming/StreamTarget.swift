@@ -23,7 +23,7 @@ public struct StreamTarget: Sendable, Equatable, CustomStringConvertible {
         case fmp4
     }
 
-    /// The address as given (an RTMP key in it is never printed: see `description`).
+    /// The address as given (its secrets are never printed: see `description`).
     public let url: String
     public let kind: Kind
 
@@ -47,7 +47,7 @@ public struct StreamTarget: Sendable, Equatable, CustomStringConvertible {
     /// - Throws: `ELImageError.invalidInput` for an address that is not a stream's.
     public init(validating url: String, hlsSegments: HLSSegmentType = .mpegts) throws {
         guard let target = StreamTarget(url, hlsSegments: hlsSegments) else {
-            throw ELImageError.invalidInput(what: "'\(url)' is not a live stream's address",
+            throw ELImageError.invalidInput(what: "'\(AddressRedaction.redact(url))' is not a live stream's address",
                                             hint: "give rtmp://HOST[:PORT]/APP/KEY, rtmps://…, srt://HOST:PORT or DIR/index.m3u8")
         }
         self = target
@@ -70,24 +70,10 @@ public struct StreamTarget: Sendable, Equatable, CustomStringConvertible {
         if case .hls = kind { false } else { true }
     }
 
-    /// The address without what may be secret: an RTMP stream key (the last path component) and
-    /// an SRT `passphrase` or `streamid` are shown as `…`.
+    /// The address without what may be secret (`AddressRedaction`): user info, an RTMP stream
+    /// key, an SRT passphrase or stream id and other keys in the query are shown as `…`.
     public var description: String {
-        switch kind {
-        case .rtmp:
-            guard let slash = url.lastIndex(of: "/"), url[url.index(after: slash)...].count > 0 else { return url }
-            let scheme = url.range(of: "://").map { url[$0.upperBound...] } ?? Substring(url)
-            // rtmp://host/app/key: the key is the last component after the application.
-            return scheme.split(separator: "/").count > 2 ? String(url[...slash]) + "…" : url
-        case .srt:
-            guard let query = url.firstIndex(of: "?") else { return url }
-            let fields = url[url.index(after: query)...].split(separator: "&").map { field -> String in
-                let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-                return ["passphrase", "streamid"].contains(name.lowercased()) ? "\(name)=…" : String(field)
-            }
-            return String(url[...query]) + fields.joined(separator: "&")
-        case .hls:
-            return url
-        }
+        if case .hls = kind { return url }
+        return AddressRedaction.redact(url)
     }
 }

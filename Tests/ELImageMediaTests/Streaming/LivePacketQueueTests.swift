@@ -127,8 +127,16 @@ struct StreamTargetTests {
     @Test("Stream keys and SRT secrets are never printed")
     func secretsHidden() {
         #expect(StreamTarget("rtmp://a.rtmp.youtube.com/live2/abcd-efgh-1234")?.description == "rtmp://a.rtmp.youtube.com/live2/…")
-        #expect(StreamTarget("rtmp://host/app")?.description == "rtmp://host/app")
+        // The only path component may be the key (rtmp://host/KEY): hidden too.
+        #expect(StreamTarget("rtmp://host/abcd-efgh-1234")?.description == "rtmp://host/…")
+        #expect(StreamTarget("rtmp://alice:S3cretPW@host:1935/live/KEY")?.description == "rtmp://…@host:1935/live/…")
+        #expect(StreamTarget("rtmps://host/app/sub/KEY?key=abc&region=eu&token=t0k")?.description
+                == "rtmps://host/app/…?key=…&region=eu&token=…")
         #expect(StreamTarget("srt://h:9000?passphrase=secret123&latency=200000")?.description == "srt://h:9000?passphrase=…&latency=200000")
         #expect(StreamTarget("srt://h:9000?streamid=#!::r=live/x")?.description == "srt://h:9000?streamid=…")
+        #expect(StreamTarget("live/index.m3u8")?.description == "live/index.m3u8")
+        // In any text (FFmpeg's log lines): every RTMP and SRT address, up to a space or a quote.
+        #expect(AddressRedaction.redactAddresses(in: "[srt @ 0x1] Connection to srt://h:9?passphrase=pw&streamid=s failed: 'rtmp://u:p@h/a/k'")
+                == "[srt @ 0x1] Connection to srt://h:9?passphrase=…&streamid=… failed: 'rtmp://…@h/a/…'")
     }
 }
