@@ -25,21 +25,16 @@ static void elimage_png_warning(png_structp png, png_const_charp text) {
 }
 
 /* Writes `height` rows of `width` pixels of `channels` (3: RGB, 4: RGBA) native-endian 16-bit
-   samples, `row_samples` apart, as a 16-bit PNG at `path`. Colour: with `cicp_transfer` 0 no
+   samples, `row_samples` apart, as a 16-bit PNG into `stream` (closed here, on every path). Colour: with `cicp_transfer` 0 no
    colour chunk (the samples are sRGB-encoded by convention); else a `cICP` chunk (PNG's third
    edition) with these H.273 primaries and transfer, RGB, full range: how an HDR picture (PQ, HLG)
    says what it holds. Returns 0, or -1 with libpng's message (or strerror's) in `message` (256
    bytes). */
-static inline int elimage_png_write16(const char *path, const uint16_t *samples, uint32_t width, uint32_t height,
+static inline int elimage_png_write16(FILE *stream, const uint16_t *samples, uint32_t width, uint32_t height,
                                       int channels, size_t row_samples, int cicp_primaries, int cicp_transfer,
                                       char *message) {
     message[0] = 0;
-    FILE *volatile file = fopen(path, "wb");
-    if (!file) {
-        strncpy(message, strerror(errno), 255);
-        message[255] = 0;
-        return -1;
-    }
+    FILE *volatile file = stream;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, message, elimage_png_error, elimage_png_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {

@@ -205,11 +205,7 @@ final class JSONLinesWriter: Sendable {
             return
         }
         let staged = StagedOutputFile(destination: path)
-        guard FileManager.default.createFile(atPath: staged.temporary, contents: nil),
-              let file = FileHandle(forWritingAtPath: staged.temporary) else {
-            throw ELImageError.io(file: path, operation: "create", errno: errno,
-                                  hint: "check that the folder exists and is writable")
-        }
+        let file = FileHandle(fileDescriptor: try staged.create(), closeOnDealloc: true)
         self.staged = staged
         handle = Locked(file)
     }

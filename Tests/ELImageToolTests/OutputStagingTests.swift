@@ -63,6 +63,32 @@ struct OutputStagingTests {
         }
     }
 
+    @Test("A link planted at the temporary name is not written through: its target stays byte-identical, the output is whole",
+          arguments: ["mp4", "h264", "y4m", "rgba", "png", "jpg", "jsonl"])
+    func plantedLinkIsNotFollowed(kind: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (whole, _) = try inputs(in: folder)
+        let victim = folder.path("victim.txt")
+        let precious = Data("a file someone else owns\n".utf8)
+        try precious.write(to: URL(fileURLWithPath: victim))
+        let output = folder.path("out.\(kind)")
+        try FileManager.default.createSymbolicLink(atPath: output + StagedOutputFile.suffix, withDestinationPath: victim)
+        let arguments = kind == "jsonl" ? ["--detect", "motion", "--metadata", output, "-o", folder.path("out.y4m")] : ["-o", output]
+        let result = try await elimage.run(["run", whole] + arguments)
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: victim)) == precious, "the link's target was written")
+        #expect(try leftovers(in: folder).isEmpty)
+        switch kind {
+        case "rgba": #expect(try Data(contentsOf: URL(fileURLWithPath: output)).count == 3 * 96 * 64 * 4)
+        case "png": #expect(try PNGFile.read(output).width == 96)
+        case "jpg": #expect(try JPEGFile.read(output).width == 96)
+        case "jsonl":  // nothing moves in the pattern: no line, but the file is in place
+            #expect(try FileManager.default.attributesOfItem(atPath: output)[.type] as? FileAttributeType == .typeRegular)
+        default: #expect(try EncoderFixtures.decodedFrameCount(output) == 3)
+        }
+    }
+
     @Test("Through a symbolic link the link stays and its target gets the new file")
     func symbolicLinkOutput() async throws {
         let folder = try TemporaryFolder()

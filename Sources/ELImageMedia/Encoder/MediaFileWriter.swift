@@ -63,16 +63,12 @@ public final class POSIXFileWriter: MediaFileWriter, Sendable {
     /// Bytes written so far.
     public var bytesWritten: Int64 { file.withLock { $0.bytesWritten } }
 
-    /// Creates the temporary file for `path` (truncating a leftover one); `path` itself is not
-    /// touched until `publish()`.
+    /// Creates the temporary file for `path` anew (`StagedOutputFile.create()`: a leftover is
+    /// replaced, a link at its name is not followed); `path` itself is not touched until `publish()`.
     /// - Throws: `ELImageError.io` with `errno` (e.g. `EACCES`, `ENOENT` for a missing folder).
     public init(path: String) throws {
         let staging = StagedOutputFile(destination: path)
-        let descriptor = open(staging.temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            let code = errno
-            throw ELImageError.io(file: path, operation: "create", errno: code, hint: Self.hint(for: code))
-        }
+        let descriptor = try staging.create()
         self.path = path
         self.staging = staging
         file = Locked((descriptor, 0))

@@ -140,14 +140,16 @@ public enum JPEGFile {
     public static func write(_ image: RGBAImage, to path: String, quality: Int = 90,
                              subsampling: Subsampling = .yuv420) throws {
         let bytes = try encode(image, quality: quality, subsampling: subsampling)
-        let staging = StagedOutputFile(destination: path)
-        guard FileManager.default.createFile(atPath: staging.temporary, contents: Data(bytes)) else {
-            let code = errno
-            staging.discard()
-            throw ELImageError.io(file: path, operation: "write JPEG", errno: code == 0 ? EIO : code,
-                                  hint: "check that the folder exists, is writable and has space")
+        let file = try POSIXFileWriter(path: path)
+        do {
+            try bytes.withUnsafeBytes { try file.write($0) }
+            try file.close()
+        } catch {
+            try? file.close()
+            file.remove()
+            throw error
         }
-        try staging.publish()
+        try file.publish()
     }
 
     /// Encodes `image` (RGBA; alpha is dropped) as JPEG bytes (see `write`).

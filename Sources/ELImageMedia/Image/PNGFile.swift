@@ -120,9 +120,10 @@ public enum PNGFile {
         let channels = opaque ? 3 : 4
         let hdr = picture.colorSpace.isHDR  // stated in a cICP chunk
         let staging = StagedOutputFile(destination: path)
+        let stream = try staging.createStream()
         var message = [CChar](repeating: 0, count: 256)
         let status = samples.withUnsafeBufferPointer { buffer in
-            elimage_png_write16(staging.temporary, buffer.baseAddress, png_uint_32(width), png_uint_32(height),
+            elimage_png_write16(stream, buffer.baseAddress, png_uint_32(width), png_uint_32(height),
                                 Int32(channels), width * channels, Int32(hdr ? picture.colorSpace.primaries.rawValue : 0),
                                 Int32(hdr ? picture.colorSpace.transfer.rawValue : 0), &message)
         }
@@ -161,10 +162,12 @@ public enum PNGFile {
         }
         let rowSamples = opaque ? image.width * 3 : image.bytesPerRow
         let staging = StagedOutputFile(destination: path)
+        let stream = try staging.createStream()
         let ok = pixels.withUnsafeBytes { buffer in
-            png_image_write_to_file(&png, staging.temporary, 0, buffer.baseAddress, png_int_32(rowSamples), nil)
+            png_image_write_to_stdio(&png, stream, 0, buffer.baseAddress, png_int_32(rowSamples), nil)
         }
-        guard ok != 0 else {
+        let closed = fclose(stream) == 0
+        guard ok != 0, closed else {
             let code = errno
             staging.discard()
             throw ELImageError.io(file: path, operation: "write PNG (\(message(of: png)))", errno: code,

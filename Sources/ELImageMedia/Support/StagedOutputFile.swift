@@ -9,6 +9,10 @@ import Foundation
 /// A destination that is a symbolic link is followed (the link stays, its target is replaced). A
 /// destination that exists and is not a regular file (`/dev/null`, a FIFO) is written directly:
 /// there is nothing to rename.
+///
+/// The temporary file is made new by `create()`, never opened through a link: a leftover (a
+/// crashed run's file, or a link someone planted in a shared folder) is removed first, and the
+/// name is created exclusively, without following links, so nothing outside it is written.
 public struct StagedOutputFile: Sendable, Equatable {
     /// The path the user asked for.
     public let destination: String
@@ -34,6 +38,45 @@ public struct StagedOutputFile: Sendable, Equatable {
 
     /// True when the output goes through a temporary name.
     public var isStaged: Bool { temporary != target }
+
+    /// Creates the temporary file for writing and returns its descriptor (close-on-exec): a
+    /// leftover at its name (a file, or a link, whose target is left alone) is removed first, and
+    /// the name is created exclusively, links not followed. An unstaged destination (a device, a
+    /// FIFO) is opened as it is.
+    /// - Throws: `ELImageError.io` with `errno` when the file cannot be made (`EEXIST` when
+    ///   something put at the name again could not be removed).
+    public func create() throws -> Int32 {
+        guard isStaged else {
+            let descriptor = open(temporary, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw failure("open", errno) }
+            return descriptor
+        }
+        var info = stat()
+        if lstat(temporary, &info) == 0, info.st_mode & S_IFMT != S_IFDIR { unlink(temporary) }
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("create", errno) }
+        return descriptor
+    }
+
+    /// `create()` as a C stream, for writers that write through one (`fwrite`, libpng).
+    public func createStream() throws -> UnsafeMutablePointer<FILE> {
+        let descriptor = try create()
+        guard let stream = fdopen(descriptor, "wb") else {
+            let code = errno
+            Foundation.close(descriptor)
+            discard()
+            throw failure("open a stream on", code)
+        }
+        return stream
+    }
+
+    private func failure(_ operation: String, _ code: Int32) -> ELImageError {
+        guard code == EEXIST else {
+            return .io(file: destination, operation: operation, errno: code, hint: POSIXFileWriter.hint(for: code))
+        }
+        return .io(file: temporary, operation: operation, errno: code,
+                   hint: "it is where \(destination) is written until finished, and could not be removed; remove it, or write elsewhere")
+    }
 
     /// Renames the finished temporary file onto the destination (replacing it atomically).
     /// - Throws: `ELImageError.io` with `errno` when the rename fails; the temporary file stays.

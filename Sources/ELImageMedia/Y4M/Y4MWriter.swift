@@ -35,11 +35,7 @@ public final class Y4MWriter {
                                             hint: "fix the Y4MHeader, e.g. with Y4MHeader(width:height:format:frameRate:)")
         }
         let staging = StagedOutputFile(destination: path)
-        guard let handle = fopen(staging.temporary, "wb") else {
-            let code = errno
-            throw ELImageError.io(file: path, operation: "create",
-                                  errno: code, hint: "check that the folder exists and is writable")
-        }
+        let handle = try staging.createStream()
         self.path = path
         self.staging = staging
         self.header = header
