@@ -160,8 +160,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         try streaming.checkUsage(output: outputKind)
         try virtualCamera.checkUsage(output: outputKind)
-        if let input, let output { try Self.refuseOverwriting(input: input, with: output) }
-        if let input, let record = streaming.record { try Self.refuseOverwriting(input: input, with: record) }
+        if let input {
+            for (option, path) in [("-o", output), ("--record", streaming.record), ("--metadata", detection.metadata)] {
+                if let path { try Self.refuseOverwriting(input: input, with: path, option: option) }
+            }
+            // Outputs named as the run goes (segments, numbered pictures) are checked when made.
+            StagedOutputFile.protect(input)
+        }
+        if let background { StagedOutputFile.protect(background) }
         // A stream or a virtual camera runs until the input ends or Ctrl-C (a camera's 300 frames are for files).
         let limit = outputKind?.wantsOneFrame == true ? 1 : frames ?? (isLive ? Int.max : nil)
         let (context, previewDisplay) = try PreviewOutput.makeContext(preview: preview)
@@ -492,11 +498,11 @@ struct RunCommand: AsyncParsableCommand {
     /// Refuses an output that is the input file itself (the same file through another name, a
     /// symbolic or a hard link too), before anything is opened for writing: writing it would
     /// destroy the input while it is being read.
-    static func refuseOverwriting(input: String, with output: String) throws(UsageError) {
+    static func refuseOverwriting(input: String, with output: String, option: String = "-o") throws(UsageError) {
         var inputStatus = stat(), outputStatus = stat()
         guard stat(input, &inputStatus) == 0, stat(output, &outputStatus) == 0 else { return }
         if inputStatus.st_dev == outputStatus.st_dev, inputStatus.st_ino == outputStatus.st_ino {
-            throw UsageError("-o \(output) is the input file \(input) (the same file): writing it would destroy the input; "
+            throw UsageError("\(option) \(output) is the input file \(input) (the same file): writing it would destroy the input; "
                              + "choose another output path")
         }
     }

@@ -185,6 +185,36 @@ struct ToolTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before, "the input is byte-identical")
     }
 
+    @Test("Outputs named as the run goes never replace the input: --metadata, a --segment file, a numbered picture",
+          arguments: ["metadata", "segment", "pattern"])
+    func namedOutputsSpareTheInput(kind: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input: String, arguments: [String], expected: (status: Int32, words: String)
+        switch kind {
+        case "metadata":
+            input = try clip(in: folder, frames: 3)
+            arguments = ["--detect", "motion", "--metadata", input, "-o", folder.path("out.y4m")]
+            expected = (2, "--metadata \(input) is the input file")
+        case "segment":  // the first segment of out.mp4 is out-00001.mp4
+            input = folder.path("out-00001.mp4")
+            try writeTestPattern(to: input, frames: 50)
+            arguments = ["-o", folder.path("out.mp4"), "--segment", "1s"]
+            expected = (1, "out-00001.mp4 is an input of this run")
+        default:  // the first picture of frame%03d.png is frame000.png
+            input = folder.path("frame000.png")
+            try writeTestPattern(to: input, frames: 1)
+            arguments = ["--frames", "3", "-o", folder.path("frame%03d.png")]
+            expected = (1, "frame000.png is an input of this run")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: input))
+        let result = try await elimage.run(["run", input] + arguments)
+        #expect(result.status == expected.status && result.errors.contains(expected.words), "\(result.status): \(result.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before, "the input is byte-identical")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".partial") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test("A truncated input: exit 1, and the MP4 and Y4M outputs keep every frame decoded before the cut",
           arguments: ["mp4", "y4m"])
     func truncatedInputKeepsFrames(kind: String) async throws {

@@ -1,5 +1,6 @@
 import ELImage
 import Foundation
+import Synchronization
 
 /// Where an output file is written before it is finished: `NAME.partial` in the destination's
 /// folder, renamed onto the destination by `publish()`. A run that fails before it has anything to
@@ -46,6 +47,7 @@ public struct StagedOutputFile: Sendable, Equatable {
     /// - Throws: `ELImageError.io` with `errno` when the file cannot be made (`EEXIST` when
     ///   something put at the name again could not be removed).
     public func create() throws -> Int32 {
+        try refuseProtectedTarget()
         guard isStaged else {
             let descriptor = open(temporary, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw failure("open", errno) }
@@ -68,6 +70,23 @@ public struct StagedOutputFile: Sendable, Equatable {
             throw failure("open a stream on", code)
         }
         return stream
+    }
+
+    /// Marks the file at `path` (through links; another name or a hard link of it is the same file)
+    /// as one no output may replace: `create()` refuses it. For a run's inputs, named before its
+    /// outputs are (a segment's, a numbered picture's or a metadata file's name could be one).
+    public static func protect(_ path: String) {
+        guard let identity = FileIdentity(path) else { return }
+        protected.withLock { _ = $0.insert(identity) }
+    }
+
+    /// The files `protect(_:)` named.
+    private static let protected = Mutex<Set<FileIdentity>>([])
+
+    private func refuseProtectedTarget() throws {
+        guard let identity = FileIdentity(target), Self.protected.withLock({ $0.contains(identity) }) else { return }
+        throw ELImageError.invalidInput(what: "\(destination) is an input of this run (the same file)",
+                                        hint: "writing it would destroy the input; choose another output name")
     }
 
     private func failure(_ operation: String, _ code: Int32) -> ELImageError {
@@ -104,5 +123,17 @@ public struct StagedOutputFile: Sendable, Equatable {
               let resolved = realpath(path, nil) else { return path }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+}
+
+/// A file by identity: its device and inode, whatever name or link reaches it.
+private struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 }
