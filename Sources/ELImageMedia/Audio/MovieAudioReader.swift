@@ -48,10 +48,8 @@ public final class MovieAudioReader: AudioTrackSource, Sendable {
     /// - Throws: `ELImageError.io` when the file cannot be opened, `.malformedMedia` when
     ///   libavformat cannot read its streams.
     public static func open(path: String) throws -> MovieAudioReader? {
-        var opened: UnsafeMutablePointer<AVFormatContext>?
-        FFmpegLog.installed()
-        let status = avformat_open_input(&opened, path, nil, nil)
-        guard status >= 0, let context = opened else { throw FFmpegError.openFailure(status, path: path) }
+        let context = try MovieFileOpening.open(path)
+        var opened: UnsafeMutablePointer<AVFormatContext>? = context
         var keep = false
         defer { if !keep { avformat_close_input(&opened) } }
         let info = avformat_find_stream_info(context, nil)

@@ -105,12 +105,8 @@ public final class MovieDecoder {
     ///   a still image (use `StillImageInput`), has no video stream, or its codec has no decoder in
     ///   this FFmpeg.
     public init(path: String, threadCount: Int = 0) throws {
-        var formatContext: UnsafeMutablePointer<AVFormatContext>?
-        FFmpegLog.installed()
-        let openStatus = avformat_open_input(&formatContext, path, nil, nil)
-        guard openStatus >= 0, let format = formatContext else {
-            throw FFmpegError.openFailure(openStatus, path: path)
-        }
+        let format = try MovieFileOpening.open(path)
+        var formatContext: UnsafeMutablePointer<AVFormatContext>? = format
         var codecContext: UnsafeMutablePointer<AVCodecContext>?
         var packet = av_packet_alloc()
         var frame = av_frame_alloc()

@@ -225,6 +225,23 @@ struct MovieDecoderTests {
         #expect(error?.description.contains("give it a .png or .jpg name") == true)
     }
 
+    @Test("A playlist or list posing as a movie is refused, never read through: HLS, concat", arguments: ["hls", "concat"])
+    func referencingFileRefused(kind: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let elsewhere = folder.path("elsewhere.mp4")  // a movie the list names, by absolute path
+        try writeTestPattern(to: elsewhere, frames: 5)
+        let path = folder.path("innocent.mp4")
+        let text = kind == "hls" ? "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n\(elsewhere)\n#EXT-X-ENDLIST\n"
+            : "ffconcat version 1.0\nfile '\(elsewhere)'\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let words = kind == "hls" ? "it is an HLS playlist" : "it is a concat list"
+        let error = #expect(throws: ELImageError.self) { try MovieDecoder(path: path) }
+        #expect(error?.description.contains("\(path): \(words), which names other files") == true, "\(String(describing: error))")
+        let sound = #expect(throws: ELImageError.self) { try MovieAudioReader.open(path: path) }
+        #expect(sound?.description.contains(words) == true, "\(String(describing: sound))")
+    }
+
     @Test("A file with only audio has no video stream")
     func audioOnly() throws {
         let folder = try TemporaryFolder()
