@@ -338,7 +338,7 @@ final class MP4Muxer: PacketContainer {
 
     static func failure(_ operation: String, _ path: String, _ code: Int32) -> ELImageError {
         for number in [ENOSPC, EIO, EACCES, EDQUOT, EFBIG, ENOMEM] where code == elimage_averror(number) {
-            return .io(file: path, operation: operation, errno: number, hint: POSIXFileWriter.hint(for: number))
+            return .io(file: path, operation: operation, errno: number, hint: WriteFailureHint.text(for: number))
         }
         return .malformedMedia(file: path, frame: nil, reason: "libavformat cannot \(operation) it: \(FFmpegError.text(code))")
     }

@@ -94,10 +94,10 @@ public final class POSIXFileWriter: MediaFileWriter, Sendable {
                     let code = errno
                     if code == EINTR { continue }
                     throw ELImageError.io(file: path, operation: "write \(left) bytes at offset \(file.bytesWritten) to",
-                                          errno: code, hint: Self.hint(for: code))
+                                          errno: code, hint: WriteFailureHint.text(for: code))
                 }
                 if written == 0 {
-                    throw ELImageError.io(file: path, operation: "write to", errno: ENOSPC, hint: Self.hint(for: ENOSPC))
+                    throw ELImageError.io(file: path, operation: "write to", errno: ENOSPC, hint: WriteFailureHint.text(for: ENOSPC))
                 }
                 next += written
                 left -= written
@@ -113,7 +113,7 @@ public final class POSIXFileWriter: MediaFileWriter, Sendable {
             let code = errno
             // Character devices and pipes cannot be synchronised; that is not a failure.
             if code == EINVAL || code == EROFS { return }
-            throw ELImageError.io(file: path, operation: "flush to disk", errno: code, hint: Self.hint(for: code))
+            throw ELImageError.io(file: path, operation: "flush to disk", errno: code, hint: WriteFailureHint.text(for: code))
         }
     }
 
@@ -125,7 +125,7 @@ public final class POSIXFileWriter: MediaFileWriter, Sendable {
         guard descriptor >= 0 else { return }
         guard Foundation.close(descriptor) == 0 else {
             let code = errno
-            throw ELImageError.io(file: path, operation: "close", errno: code, hint: Self.hint(for: code))
+            throw ELImageError.io(file: path, operation: "close", errno: code, hint: WriteFailureHint.text(for: code))
         }
     }
 
@@ -137,19 +137,5 @@ public final class POSIXFileWriter: MediaFileWriter, Sendable {
     /// Removes the temporary file; a file already at `path` stays as it was.
     public func remove() {
         staging.discard()
-    }
-
-    /// What to do about `code`.
-    static func hint(for code: Int32) -> String {
-        switch code {
-        case ENOSPC, EDQUOT: "the disk (or your quota) is full: free some space; what was written before stays playable"
-        case EACCES, EPERM: "check the folder's permissions"
-        case ENOENT: "check that the folder exists"
-        case EROFS: "the file system is read-only; write somewhere else"
-        case EISDIR: "give a file name, not a folder"
-        case EIO: "the device reported an I/O error; check the disk"
-        case EFBIG: "the file is too large for this file system; record in shorter parts"
-        default: "check the path, the free space and the permissions"
-        }
     }
 }

@@ -357,7 +357,7 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         guard access(path, W_OK | X_OK) == 0 else {
             let code = errno
             throw ELImageError.io(file: pattern, operation: operation, errno: code,
-                                  hint: POSIXFileWriter.hint(for: code))
+                                  hint: WriteFailureHint.text(for: code))
         }
     }
 

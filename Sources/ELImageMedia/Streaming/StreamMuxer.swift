@@ -204,7 +204,7 @@ final class StreamMuxer {
         if case .hls = target.kind {
             for number in [ENOSPC, EIO, EACCES, ENOENT, EROFS, EDQUOT] where code == elimage_averror(number) {
                 return .io(file: address, operation: operation == "send to" ? "write a segment of" : operation,
-                           errno: number, hint: POSIXFileWriter.hint(for: number))
+                           errno: number, hint: WriteFailureHint.text(for: number))
             }
             return .malformedMedia(file: address, frame: nil, reason: "libavformat cannot \(operation) it: \(FFmpegError.text(code))")
         }

@@ -91,7 +91,7 @@ public struct StagedOutputFile: Sendable, Equatable {
 
     private func failure(_ operation: String, _ code: Int32) -> ELImageError {
         guard code == EEXIST else {
-            return .io(file: destination, operation: operation, errno: code, hint: POSIXFileWriter.hint(for: code))
+            return .io(file: destination, operation: operation, errno: code, hint: WriteFailureHint.text(for: code))
         }
         return .io(file: temporary, operation: operation, errno: code,
                    hint: "it is where \(destination) is written until finished, and could not be removed; remove it, or write elsewhere")
