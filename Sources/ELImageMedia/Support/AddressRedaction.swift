@@ -35,14 +35,23 @@ public enum AddressRedaction {
         return String(redacted)
     }
 
-    /// `text` with every RTMP and SRT address in it redacted (FFmpeg's log lines, a library's
-    /// messages).
+    /// `text` with every RTMP and SRT address in it (`rtmp://`, `rtmps://`, ... `srt://`, up to
+    /// the first space or quote) redacted: FFmpeg's log lines, a library's messages.
     public static func redactAddresses(in text: String) -> String {
-        text.replacing(addressPattern) { match in redact(String(match.output.0)) }
+        var result = "", rest = Substring(text)
+        while let separator = rest.range(of: "://") {
+            // The scheme: the letters just before "://".
+            let schemeStart = rest[..<separator.lowerBound].lastIndex { !$0.isLetter }.map { rest.index(after: $0) }
+                ?? rest.startIndex
+            let scheme = rest[schemeStart..<separator.lowerBound].lowercased()
+            let end = rest[separator.upperBound...].firstIndex { $0.isWhitespace || "'\"<>".contains($0) } ?? rest.endIndex
+            let address = rest[schemeStart..<end]
+            result += rest[..<schemeStart]
+            result += scheme.hasPrefix("rtmp") || scheme == "srt" ? redact(String(address)) : String(address)
+            rest = rest[end...]
+        }
+        return result + rest
     }
-
-    /// An rtmp://, rtmps://, rtmpt://, ... or srt:// address up to the first space or quote.
-    nonisolated(unsafe) private static let addressPattern = #/(?i)(rtmp[a-z]*|srt)://[^\s'"<>]+/#
 
     /// Whether a query field called `name` holds a secret.
     private static func isSecret(_ name: String) -> Bool {

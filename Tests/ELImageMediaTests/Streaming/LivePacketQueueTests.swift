@@ -138,5 +138,7 @@ struct StreamTargetTests {
         // In any text (FFmpeg's log lines): every RTMP and SRT address, up to a space or a quote.
         #expect(AddressRedaction.redactAddresses(in: "[srt @ 0x1] Connection to srt://h:9?passphrase=pw&streamid=s failed: 'rtmp://u:p@h/a/k'")
                 == "[srt @ 0x1] Connection to srt://h:9?passphrase=…&streamid=… failed: 'rtmp://…@h/a/…'")
+        #expect(AddressRedaction.redactAddresses(in: "tcp://127.0.0.1:1935 then RTMPS://h/app/key") == "tcp://127.0.0.1:1935 then RTMPS://h/app/…")
+        #expect(AddressRedaction.redactAddresses(in: "no address, ://, a://") == "no address, ://, a://")
     }
 }
