@@ -23,15 +23,14 @@ enum SegmentArgument {
         }
         guard let scale else { throw usage(text) }
         let bytes = (value * scale).rounded()
-        guard bytes >= Double(smallestBytes), bytes <= Double(largestBytes) else {
+        guard bytes >= Double(RecordingSegments.smallestBytes), bytes <= Double(largestBytes) else {
             throw UsageError("--segment \(text): give a size from 16KiB to 16TiB")
         }
         return .bytes(Int64(bytes))
     }
 
-    /// The smallest file a size may give (what a recording's segments take) and the largest (an
-    /// ext4 file's limit).
-    static let smallestBytes: Int64 = 16 * 1024, largestBytes: Int64 = 16 << 40
+    /// The largest file a size may give: an ext4 file's limit.
+    static let largestBytes: Int64 = 16 << 40
 
     private static func usage(_ text: String) -> UsageError {
         UsageError("--segment \(text): give a duration (10m, 30s, 1h, 500ms) or a size (50MB, 1GiB), e.g. --segment 10m")

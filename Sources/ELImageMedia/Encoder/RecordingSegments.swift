@@ -44,11 +44,14 @@ public struct RecordingSegments: Sendable, Equatable {
         self.keepingLast = keepingLast
     }
 
+    /// The smallest size a segment may be given.
+    public static let smallestBytes: Int64 = 16_384
+
     /// Why these segments cannot work, or nil.
     var problem: String? {
         switch length {
         case .duration(let duration) where duration <= .zero: return "a segment's duration must be positive (got \(duration))"
-        case .bytes(let bytes) where bytes < 16_384: return "a segment's size must be at least 16 KiB (got \(bytes) bytes)"
+        case .bytes(let bytes) where bytes < Self.smallestBytes: return "a segment's size must be at least 16 KiB (got \(bytes) bytes)"
         default: break
         }
         if let keep = keepingLast, keep < 1 { return "keepingLast must be at least 1 (got \(keep))" }
