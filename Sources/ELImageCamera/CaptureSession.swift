@@ -212,7 +212,8 @@ final class CaptureSession: Sendable {
             if let error = requeue(buffer.index, frameNumber) { return error }
             do {
                 let frame = try jpeg.withUnsafeBytes { bytes in
-                    try decoder.decode(bytes, timestamp: .zero, colorSpace: colorSpace, source: (device.path, frameNumber))
+                    try decoder.decode(bytes, expectedSize: (mode.width, mode.height), timestamp: .zero,
+                                       colorSpace: colorSpace, source: (device.path, frameNumber))
                 }
                 step.frame = (frame, microseconds, buffer.sequence)
             } catch {

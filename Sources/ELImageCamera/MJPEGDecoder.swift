@@ -23,12 +23,15 @@ final class MJPEGDecoder {
     /// Decodes one JPEG.
     /// - Parameters:
     ///   - jpeg: the compressed frame.
+    ///   - expectedSize: the size negotiated with the device; a frame of another size is refused
+    ///     before anything is allocated for it.
     ///   - colorSpace: the frame's colour space (JFIF: BT.601 full range unless the driver says otherwise).
     ///   - source: the device path and frame number, for errors.
-    /// - Throws: `ELImageError.malformedMedia` when the data is not a decodable JPEG. Warnings
-    ///   (e.g. a few corrupt bytes at the end) are tolerated: the picture is still used.
-    func decode(_ jpeg: UnsafeRawBufferPointer, timestamp: MediaTime, colorSpace: ColorSpace,
-                source: (path: String, frame: Int)) throws -> PixelBuffer {
+    /// - Throws: `ELImageError.malformedMedia` when the data is not a decodable JPEG, is cut short
+    ///   (no end-of-image marker), or is not of the negotiated size. Warnings (e.g. a few corrupt
+    ///   bytes inside the data) are tolerated: the picture is still used.
+    func decode(_ jpeg: UnsafeRawBufferPointer, expectedSize: (width: Int, height: Int), timestamp: MediaTime,
+                colorSpace: ColorSpace, source: (path: String, frame: Int)) throws -> PixelBuffer {
         guard let base = jpeg.baseAddress?.assumingMemoryBound(to: UInt8.self), !jpeg.isEmpty else {
             throw ELImageError.malformedMedia(file: source.path, frame: source.frame, reason: "the MJPEG frame is empty")
         }
@@ -36,6 +39,16 @@ final class MJPEGDecoder {
         guard tjDecompressHeader3(handle, base, UInt(jpeg.count), &width, &height, &subsampling, &jpegColorSpace) == 0,
               width > 0, height > 0 else {
             throw failure(source, "the MJPEG frame has no readable JPEG header")
+        }
+        guard Int(width) == expectedSize.width, Int(height) == expectedSize.height else {
+            throw ELImageError.malformedMedia(
+                file: source.path, frame: source.frame,
+                reason: "the MJPEG frame's header gives \(width)x\(height), not the \(expectedSize.width)x\(expectedSize.height) negotiated with the device; the frame is damaged")
+        }
+        guard Self.endsWithEndOfImage(jpeg) else {
+            throw ELImageError.malformedMedia(
+                file: source.path, frame: source.frame,
+                reason: "the MJPEG frame of \(jpeg.count) bytes has no end-of-image marker: it is cut short, and would show grey where its data is missing")
         }
         let isYCbCr = jpegColorSpace == Int32(TJCS_YCbCr.rawValue) || jpegColorSpace == Int32(TJCS_GRAY.rawValue)
         let format: PixelFormat?
@@ -68,6 +81,14 @@ final class MJPEGDecoder {
         }
         try check(result, source)
         return buffer
+    }
+
+    /// Whether `jpeg` ends with the end-of-image marker (FF D9), after the zero padding some
+    /// devices add to fill their buffer.
+    static func endsWithEndOfImage(_ jpeg: UnsafeRawBufferPointer) -> Bool {
+        var end = jpeg.count
+        while end > 0, jpeg[end - 1] == 0 { end -= 1 }
+        return end >= 2 && jpeg[end - 2] == 0xFF && jpeg[end - 1] == 0xD9
     }
 
     private func check(_ result: Int32, _ source: (path: String, frame: Int)) throws {

@@ -39,6 +39,16 @@ struct RunCommand: AsyncParsableCommand {
         valueName: "quiet|error|warning|info|verbose|debug"))
     var logLevel: FFmpegLog.Level = .quiet
 
+    @Option(name: .customLong("max-pixels"), parsing: .unconditional, help: ArgumentHelp(
+        "The most pixels one input picture may have (default \(InputLimits.standard.maximumPixels), 8192x8192); larger ones are refused before they are decoded.",
+        valueName: "PIXELS"))
+    var maxPixels: Int?
+
+    @Option(name: .customLong("max-allocation"), help: ArgumentHelp(
+        "The largest single block of memory FFmpeg may allocate while it reads input (default 512MiB); a damaged header asking for more is refused.",
+        valueName: "SIZE"))
+    var maxAllocation: String?
+
     @Option(help: "The new background of --filter backgroundreplace: a PNG or JPEG picture (it fills the frame, centred).")
     var background: String?
 
@@ -149,11 +159,26 @@ struct RunCommand: AsyncParsableCommand {
         if let keyint, !EncoderSettings.keyframeIntervalRange.contains(keyint) {
             throw ValidationError("--keyint \(keyint): give \(EncoderSettings.keyframeIntervalRange) frames, e.g. --keyint 250")
         }
+        if let maxPixels, !InputLimits.pixelRange.contains(maxPixels) {
+            throw ValidationError("--max-pixels \(maxPixels): give \(InputLimits.pixelRange) pixels, e.g. --max-pixels \(16384 * 16384)")
+        }
+    }
+
+    /// The input limits the options give.
+    func inputLimits() throws(UsageError) -> InputLimits {
+        var limits = InputLimits.standard
+        if let maxPixels { limits.maximumPixels = maxPixels }
+        if let maxAllocation {
+            let range = Int64(InputLimits.allocationRange.lowerBound)...Int64(InputLimits.allocationRange.upperBound)
+            limits.maximumAllocationBytes = Int(try ByteSizeArgument.parse(maxAllocation, option: "--max-allocation", range: range, example: "2GiB"))
+        }
+        return limits
     }
 
     func run() async throws {
         FFmpegLog.route(logLevel) { _, line in FileHandle.standardError.write(Data("ffmpeg: \(line)\n".utf8)) }
         let options = try validatedOptions()
+        try InputLimits.apply(try inputLimits())
         try requireOutput()
         let outputKind = try output.map { output throws(UsageError) in
             try OutputKind(path: try streaming.address(output), hlsSegments: streaming.hlsType ?? .mpegts)

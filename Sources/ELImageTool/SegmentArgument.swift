@@ -6,25 +6,14 @@ import Foundation
 /// in `B` (`kB MB GB` count in thousands, `KiB MiB GiB` in 1024s).
 enum SegmentArgument {
     static func parse(_ text: String) throws(UsageError) -> RecordingSegments.Length {
-        guard let (value, number, unit) = DurationArgument.split(text) else { throw usage(text) }
+        guard let (_, number, unit) = DurationArgument.split(text) else { throw usage(text) }
         if unit == "M" || unit == "K" || unit == "G" {
             throw UsageError("--segment \(text): \(unit) alone is ambiguous; write \(number)m for minutes or \(number)\(unit)B for a size")
         }
         if let duration = try DurationArgument.parse(text, option: "--segment") { return .duration(duration) }
-        let scale: Double? = switch unit {
-        case "B": 1
-        case "kB", "KB": 1e3
-        case "MB": 1e6
-        case "GB": 1e9
-        case "KiB": 1024
-        case "MiB": 1_048_576
-        case "GiB": 1_073_741_824
-        default: nil
-        }
-        guard let scale else { throw usage(text) }
-        let bytes = (value * scale).rounded()
+        guard let bytes = ByteSizeArgument.bytes(in: text) else { throw usage(text) }
         guard bytes >= Double(RecordingSegments.smallestBytes), bytes <= Double(largestBytes) else {
-            throw UsageError("--segment \(text): give a size from 16KiB to 16TiB")
+            throw UsageError("--segment \(text): give a size from \(ByteSizeArgument.describe(RecordingSegments.smallestBytes)) to \(ByteSizeArgument.describe(largestBytes))")
         }
         return .bytes(Int64(bytes))
     }

@@ -138,7 +138,7 @@ struct CameraMJPEGDecoderTests {
         let decoder = try MJPEGDecoder()
         let hopper = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Repository.path("Examples/Media/grace_hopper.jpg"))))
         let frame = try hopper.withUnsafeBytes {
-            try decoder.decode($0, timestamp: MediaTime(microseconds: 5), colorSpace: .jpeg, source: ("/dev/video0", 0))
+            try decoder.decode($0, expectedSize: (512, 600), timestamp: MediaTime(microseconds: 5), colorSpace: .jpeg, source: ("/dev/video0", 0))
         }
         #expect(frame.format == .i420 && frame.width == 512 && frame.height == 600)
         #expect(frame.timestamp == MediaTime(microseconds: 5) && frame.chromaLocation == .center)
@@ -152,7 +152,7 @@ struct CameraMJPEGDecoderTests {
         let photo = try astronautPhoto()
         let turbo = try EmulatedFrames.jpeg(photo)
         let i422 = try turbo.withUnsafeBytes {
-            try decoder.decode($0, timestamp: .zero, colorSpace: .jpeg, source: ("/dev/video0", 1))
+            try decoder.decode($0, expectedSize: (512, 512), timestamp: .zero, colorSpace: .jpeg, source: ("/dev/video0", 1))
         }
         #expect(i422.format == .i422 && i422.planes.map(\.bytesPerRow) == [512, 256, 256])
     }
@@ -162,9 +162,32 @@ struct CameraMJPEGDecoderTests {
         let decoder = try MJPEGDecoder()
         let junk = [UInt8](repeating: 0x42, count: 300)
         let thrown = #expect(throws: ELImageError.self) {
-            try junk.withUnsafeBytes { try decoder.decode($0, timestamp: .zero, colorSpace: .jpeg, source: ("/dev/video3", 41)) }
+            try junk.withUnsafeBytes { try decoder.decode($0, expectedSize: (64, 48), timestamp: .zero, colorSpace: .jpeg, source: ("/dev/video3", 41)) }
         }
         #expect(thrown.map { "\($0)" }?.hasPrefix("/dev/video3, frame 41: the MJPEG frame has no readable JPEG header") == true)
+    }
+
+    @Test("A frame of another size than the negotiated one, or cut short, is refused before it is decoded")
+    func sizeAndEnd() throws {
+        let decoder = try MJPEGDecoder()
+        let hopper = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Repository.path("Examples/Media/grace_hopper.jpg"))))
+        func decode(_ bytes: [UInt8], expecting size: (Int, Int)) -> String? {
+            do {
+                _ = try bytes.withUnsafeBytes {
+                    try decoder.decode($0, expectedSize: size, timestamp: .zero, colorSpace: .jpeg, source: ("/dev/video2", 7))
+                }
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(decode(hopper, expecting: (640, 480))
+                == "/dev/video2, frame 7: the MJPEG frame's header gives 512x600, not the 640x480 negotiated with the device; the frame is damaged")
+        let cut = Array(hopper.prefix(hopper.count * 2 / 3))
+        #expect(decode(cut, expecting: (512, 600))
+                == "/dev/video2, frame 7: the MJPEG frame of \(cut.count) bytes has no end-of-image marker: it is cut short, and would show grey where its data is missing")
+        // Zero padding after the end marker, as some devices fill their buffers, is not damage.
+        #expect(decode(hopper + [UInt8](repeating: 0, count: 4096), expecting: (512, 600)) == nil)
     }
 
     @Test("A damaged MJPEG frame in a stream is counted as corrupted, the next good one is delivered")

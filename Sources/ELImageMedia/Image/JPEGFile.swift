@@ -43,7 +43,7 @@ public enum JPEGFile {
     ///   `ImageSizeLimit.maximumDimension` a side. CMYK and YCCK files are converted to RGB (see
     ///   `decodeInk`).
     public static func read(_ path: String) throws -> RGBAImage {
-        try decode(try ImageFileData.read(path, kind: "JPEG"), name: path)
+        try decode(try ImageFileData.read(path, kind: "JPEG", statedSize: JPEGFrameHeader.statedSize(in:)), name: path)
     }
 
     /// Decodes the JPEG file at `path` into its own Y'CbCr planes: `i420`, `i422`, `i444` or
@@ -52,7 +52,7 @@ public enum JPEGFile {
     /// - Throws: as `read`, and `ELImageError.malformedMedia` for subsamplings ELImage has no
     ///   layout for (4:4:0, 4:1:1): read those with `read` instead.
     public static func readYUV(_ path: String) throws -> PixelBuffer {
-        try decodeYUV(try ImageFileData.read(path, kind: "JPEG"), name: path)
+        try decodeYUV(try ImageFileData.read(path, kind: "JPEG", statedSize: JPEGFrameHeader.statedSize(in:)), name: path)
     }
 
     /// How the EXIF Orientation tag of JPEG `data` says the picture is to be turned to be seen

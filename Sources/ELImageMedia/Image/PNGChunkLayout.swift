@@ -10,6 +10,15 @@ enum PNGChunkLayout {
     /// The 8 bytes every PNG starts with.
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
+    /// The picture size a PNG's `IHDR` chunk states, from the file's first 24 bytes; nil when they
+    /// are not a PNG's.
+    static func statedSize(in head: [UInt8]) -> (width: Int, height: Int)? {
+        guard head.count >= 24, head.starts(with: signature), head[12..<16].elementsEqual("IHDR".utf8) else { return nil }
+        let width = head[16..<20].reduce(0) { $0 << 8 | Int($1) }
+        let height = head[20..<24].reduce(0) { $0 << 8 | Int($1) }
+        return (width, height)
+    }
+
     /// Walks the chunks of `bytes` up to `IEND` (or the end of the data).
     /// - Throws: `ELImageError.malformedMedia` (frame nil) naming `file`, the chunk, its offset and
     ///   the length it claims, when a chunk runs past the end of the data. Data that does not start

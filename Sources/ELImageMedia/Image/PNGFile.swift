@@ -16,7 +16,7 @@ public enum PNGFile {
     ///   it is not a PNG, is damaged or cut short, or is larger than
     ///   `ImageSizeLimit.maximumDimension` a side.
     public static func read(_ path: String) throws -> RGBAImage {
-        try decode(try ImageFileData.read(path, kind: "PNG"), name: path)
+        try decode(try ImageFileData.read(path, kind: "PNG", statedSize: PNGChunkLayout.statedSize(in:)), name: path)
     }
 
     /// Decodes `path` into a picture: 16-bit RGBA (`.rgba64`) for a 16-bit file without a colour
@@ -24,7 +24,7 @@ public enum PNGFile {
     /// space: sRGB, or PQ/HLG with the primaries a 16-bit file's `cICP` chunk states.
     /// - Throws: as `read`.
     public static func readPicture(_ path: String) throws -> PixelBuffer {
-        let data = try ImageFileData.read(path, kind: "PNG")
+        let data = try ImageFileData.read(path, kind: "PNG", statedSize: PNGChunkLayout.statedSize(in:))
         return try reading(data, name: path) { image in
             let width = Int(image.width), height = Int(image.height)
             guard hasOwnSixteenBitSamples(image, data) else {

@@ -90,7 +90,7 @@ public final class StillImageInput: ImageOutput, ClosableNode {
                 image = RGBAImage(width: picture.width, height: picture.height, pixels: picture.data)
             }
         case let bytes where bytes.starts(with: [0xFF, 0xD8]):
-            let data = try ImageFileData.read(path, kind: "JPEG")
+            let data = try ImageFileData.read(path, kind: "JPEG", statedSize: JPEGFrameHeader.statedSize(in:))
             image = try JPEGFile.decode(data, name: path)
             orientation = JPEGFile.orientation(of: data)
         case let bytes:

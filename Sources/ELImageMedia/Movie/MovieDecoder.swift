@@ -127,6 +127,9 @@ public final class MovieDecoder {
         }
         let infoStatus = avformat_find_stream_info(format, nil)
         guard infoStatus >= 0 else {
+            if FFmpegError.isOutOfMemory(infoStatus) {
+                throw malformed("libavformat cannot find its streams: \(InputLimits.current.allocationRefusal)")
+            }
             throw malformed("libavformat cannot find its streams (\(FFmpegError.text(infoStatus))); the file is damaged or not a movie")
         }
         let index = av_find_best_stream(format, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
@@ -139,12 +142,17 @@ public final class MovieDecoder {
             let codec = codecID == AV_CODEC_ID_NONE ? "its video codec is unknown to" : "its video codec '\(codecName)' is not supported:"
             throw malformed("\(codec) this FFmpeg (libavcodec \(Self.libavcodecVersion)), which has no decoder for it; convert the file, e.g. with ffmpeg -c:v libx264")
         }
+        let limits = InputLimits.current
+        try limits.checkPicture(width: Int(parameters.pointee.width), height: Int(parameters.pointee.height),
+                                file: path, kind: "\(codecName) stream header")
         guard let context = avcodec_alloc_context3(codec) else { throw malformed("out of memory for a decoder") }
         codecContext = context
         var status = avcodec_parameters_to_context(context, parameters)
         guard status >= 0 else { throw malformed("the \(codecName) stream parameters are unusable: \(FFmpegError.text(status))") }
         context.pointee.pkt_timebase = stream.pointee.time_base
         context.pointee.thread_count = Int32(clamping: max(0, threadCount))
+        // Pictures that grow mid-stream are refused by libavcodec within the same budget.
+        context.pointee.max_pixels = Int64(limits.maximumPixels)
         status = avcodec_open2(context, codec, nil)
         guard status >= 0 else { throw malformed("the \(codecName) decoder does not open: \(FFmpegError.text(status))") }
         guard packet != nil, frame != nil else { throw malformed("out of memory for decoding") }
@@ -297,6 +305,10 @@ public final class MovieDecoder {
     /// The error for a demuxer that cannot go on.
     private func demuxerFailure(_ status: Int32) -> ELImageError {
         let after = lastTime.map { " (after \(Self.format(seconds: $0.seconds)))" } ?? ""
+        if FFmpegError.isOutOfMemory(status) {
+            return .malformedMedia(file: path, frame: nextNumber,
+                                   reason: "libavformat cannot read on from this frame\(after): \(InputLimits.current.allocationRefusal)")
+        }
         if let io = formatContext?.pointee.pb, avio_feof(io) != 0 {
             let size = avio_size(io)
             return .malformedMedia(

@@ -16,6 +16,9 @@ enum FFmpegError {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Whether `code` is `AVERROR(ENOMEM)`: an allocation refused, by `InputLimits` or the system.
+    static func isOutOfMemory(_ code: Int32) -> Bool { code == elimage_averror(ENOMEM) }
+
     /// The error for a file that `avformat_open_input` refused.
     static func openFailure(_ code: Int32, path: String) -> ELImageError {
         for errorNumber in [ENOENT, EACCES, EISDIR, ENOTDIR, ELOOP, EMFILE] where code == elimage_averror(errorNumber) {
@@ -23,9 +26,7 @@ enum FFmpegError {
             return .io(file: path, operation: "open", errno: errorNumber, hint: hint)
         }
         if code == elimage_averror(ENOMEM) {
-            return .malformedMedia(
-                file: path, frame: nil,
-                reason: "libavformat ran out of memory reading its header (\(text(code))): the header asks for more memory than this process may allocate, so it is damaged or the machine is short of memory")
+            return .malformedMedia(file: path, frame: nil, reason: "its header cannot be read: \(InputLimits.current.allocationRefusal)")
         }
         return .malformedMedia(
             file: path, frame: nil,

@@ -6,7 +6,7 @@ import Foundation
 /// only, and with no demuxer that reads other files or the network on the file's say-so (HLS and
 /// DASH playlists, concat lists, SDP and RTSP descriptions, IMF compositions, filter graphs). A
 /// small ".mp4" that is really a playlist naming another file on the machine is refused, not
-/// decoded.
+/// decoded. FFmpeg allocates within `InputLimits`.
 enum MovieFileOpening {
     /// The demuxers a file may not choose (each opens what the file names), with what they read.
     static let referencingFormats: [String: String] = [
@@ -20,6 +20,7 @@ enum MovieFileOpening {
     ///   libavformat cannot read it, or it is a playlist or list of other files.
     static func open(_ path: String) throws -> UnsafeMutablePointer<AVFormatContext> {
         FFmpegLog.installed()
+        _ = InputLimits.current  // FFmpeg's block limit is set on first use
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         av_dict_set(&options, "protocol_whitelist", "file", 0)

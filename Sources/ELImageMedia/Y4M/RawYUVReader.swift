@@ -34,7 +34,8 @@ public final class RawYUVReader {
 
     /// Opens `path`.
     /// - Throws: `ELImageError.invalidInput` for a size outside 1...`Y4MHeader.maximumDimension`
-    ///   or a frame rate that is not positive; `ELImageError.io` when the file cannot be opened.
+    ///   or a frame rate that is not positive; `ELImageError.malformedMedia` for a size beyond
+    ///   `InputLimits.maximumPixels`; `ELImageError.io` when the file cannot be opened.
     public init(path: String, width: Int, height: Int, format: PixelFormat, frameRate: Y4MHeader.Ratio,
                 colorSpace: ColorSpace? = nil, chromaLocation: ChromaLocation = .left) throws {
         let limit = Y4MHeader.maximumDimension
@@ -42,6 +43,7 @@ public final class RawYUVReader {
             throw ELImageError.invalidInput(what: "raw frame size \(width)x\(height) for \(path) is not usable",
                                             hint: "width and height must be from 1 to \(limit)")
         }
+        try InputLimits.current.checkPicture(width: width, height: height, file: path, kind: "raw frame size")
         guard (1...Int(Int32.max)).contains(frameRate.numerator), (1...Int(Int32.max)).contains(frameRate.denominator) else {
             throw ELImageError.invalidInput(what: "frame rate \(frameRate) for \(path) is not usable",
                                             hint: "give two positive whole numbers, e.g. 25:1 or 30000:1001")

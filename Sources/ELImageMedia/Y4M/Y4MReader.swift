@@ -55,6 +55,7 @@ public final class Y4MReader {
                 reason: "the header line is longer than \(Self.maximumLineLength) bytes (no newline found); the file is damaged")
         }
         let header = try Y4MHeader(parsing: String(decoding: headerLine, as: UTF8.self), file: path)
+        try InputLimits.current.checkPicture(width: header.width, height: header.height, file: path, kind: "Y4M header")
         var colorSpace = ColorSpace.defaultForVideo(height: header.height)
         colorSpace.range = header.colorRange ?? .limited
         self.path = path
