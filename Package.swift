@@ -248,7 +248,8 @@ let package = Package(
             path: "Tests/ELImageMediaTests"),
         .testTarget(
             name: "ELImageDetectionTests",
-            dependencies: ["ELImageDetection", "ELImage", "ELImageCamera", "ELImageMedia", "ELImageTesting", "ELImageTestSupport"],
+            dependencies: ["ELImageDetection", "ELImage", "ELImageCamera", "ELImageMedia", "ELImageTesting", "ELImageTestSupport",
+                           "CDetectors"],
             path: "Tests/ELImageDetectionTests"),
         .testTarget(
             name: "ELImagePreviewTests",

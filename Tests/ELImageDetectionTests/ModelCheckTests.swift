@@ -1,3 +1,4 @@
+import CDetectors
 import ELImage
 @testable import ELImageDetection
 import ELImageTestSupport
@@ -111,5 +112,33 @@ struct ModelCheckTests {
         #expect(rename(folder.path("abc.new"), folder.path("abc")) == 0)
         #expect(try String(contentsOfFile: file.loadPath, encoding: .utf8) == "abc")
         #expect(throws: ELImageError.self) { try CheckedModelFile(folder.path("abc"), kind: "the test file", pinned: String(repeating: "0", count: 64)) }
+    }
+}
+
+/// The face landmark networks' C code checks each output's shape before reading it: a network
+/// with other output shapes (Tests/Fixtures/Models, made by the script beside it) is reported,
+/// not read past. The Swift detector would refuse the file by its hash, so the C API is called.
+@Suite("Network output shapes")
+struct NetworkOutputShapeTests {
+    @Test("A proposal network whose box regression is one cell instead of a map: an error naming the network and the shapes, not a read past the output")
+    func wrongProposalShapes() throws {
+        let folder = FaceLandmarkDetector.defaultModelFolder
+        var message = [CChar](repeating: 0, count: 1024)
+        let net = try #require(el_face_landmark_net_create(Repository.path("Tests/Fixtures/Models/pnet_wrong_output_shapes.onnx"),
+                                                           folder + "/rnet.onnx", folder + "/onet.onnx", &message, message.count),
+                               "\(String(messageBuffer: message))")
+        defer { el_face_landmark_net_destroy(net) }
+        // White: every cell of the probability map (the picture's first channels) is above the threshold.
+        let (width, height) = (48, 48)
+        let white = [UInt8](repeating: 255, count: width * height * 4)
+        var faces = [ELFaceLandmarks](repeating: ELFaceLandmarks(), count: 8)
+        let count = el_face_landmark_net_detect(net, white, Int32(width), Int32(height), Int32(width * 4), 20,
+                                                &faces, Int32(faces.count), &message, message.count)
+        let text = String(messageBuffer: message)
+        #expect(count == -1, "\(text)")
+        // Which output is reported depends on the order OpenCV lists them in: the map is taken from
+        // the last one of four dimensions, and the other then has the wrong number of rows.
+        #expect(text.contains("the proposal network (pnet.onnx) gave a ") && text.contains(" x ")
+                && text.contains("make models"), "\(text)")
     }
 }
