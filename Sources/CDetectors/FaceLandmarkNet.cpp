@@ -15,10 +15,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 struct ELFaceLandmarkNet {
@@ -111,19 +114,40 @@ cv::Mat batch(const std::vector<cv::Mat> &images) {
     return blob;
 }
 
+/// Outputs of a network that do not have the shapes read from them (a network other than the
+/// one ELImage was made for): what was found, reported to the caller instead of read past.
+struct ShapeError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/// `format` filled in, for a `ShapeError`.
+__attribute__((format(printf, 1, 2))) std::string describe(const char *format, ...) {
+    char text[256];
+    va_list values;
+    va_start(values, format);
+    vsnprintf(text, sizeof text, format, values);
+    va_end(values);
+    return text;
+}
+
 /// Runs `net` on `input` and returns its outputs, each flattened to (N, width) and told apart by
 /// width (4: box regression, 2: face/not-face probabilities, 10: landmarks). P-Net's outputs are
-/// maps: (1, x, y, width) flattened to (x * y, width).
+/// maps: (1, x, y, width) flattened to (x * y, width). `name` names the network in errors.
+/// Throws `ShapeError` when an output is not a contiguous float tensor of at least two dimensions.
 struct Outputs { cv::Mat regression, probability, landmarks; int mapX = 0, mapY = 0; };
 
-Outputs run(cv::dnn::Net &net, const cv::Mat &input) {
+Outputs run(cv::dnn::Net &net, const cv::Mat &input, const char *name) {
     net.setInput(input);
     std::vector<cv::Mat> results;
     net.forward(results, net.getUnconnectedOutLayersNames());
     Outputs outputs;
     for (auto &result : results) {
+        if (result.dims < 2 || result.type() != CV_32F || !result.isContinuous() || result.total() == 0) {
+            throw ShapeError(describe("%s gave an output of %d dimensions, type %d, %zu values (not a float tensor)",
+                                      name, result.dims, result.type(), result.total()));
+        }
         int width = result.size[result.dims - 1];
-        int rows = int(result.total() / width);
+        int rows = int(result.total() / size_t(width));
         if (result.dims == 4) { outputs.mapX = result.size[1]; outputs.mapY = result.size[2]; }
         cv::Mat flat = result.reshape(1, rows);
         if (width == 4) outputs.regression = flat;
@@ -132,6 +156,27 @@ Outputs run(cv::dnn::Net &net, const cv::Mat &input) {
     }
     return outputs;
 }
+
+/// Checks that `output` (`what`, of network `name`) has `rows` rows of `width` values, the most
+/// that is read from it. Throws `ShapeError` saying what it has instead.
+void require(const cv::Mat &output, const char *what, size_t rows, int width, const char *name) {
+    if (output.empty()) throw ShapeError(describe("%s gave no %s output (one of width %d)", name, what, width));
+    if (output.cols != width || size_t(output.rows) != rows) {
+        throw ShapeError(describe("%s gave a %s output of %d x %d, not %zu x %d", name, what, output.rows, output.cols, rows, width));
+    }
+}
+
+/// Checks the outputs read for `rows` candidates: probabilities and box regressions, and the
+/// landmarks when `landmarks`.
+void require(const Outputs &outputs, size_t rows, bool landmarks, const char *name) {
+    require(outputs.probability, "probability", rows, 2, name);
+    require(outputs.regression, "box regression", rows, 4, name);
+    if (landmarks) require(outputs.landmarks, "landmark", rows, 10, name);
+}
+
+const char *const proposalName = "the proposal network (pnet.onnx)";
+const char *const refineName = "the refinement network (rnet.onnx)";
+const char *const outputName = "the output network (onet.onnx)";
 
 /// The pixels of box (1-based, inclusive corners) resized to size x size; outside the image is
 /// black.
@@ -166,8 +211,11 @@ std::vector<Candidate> propose(ELFaceLandmarkNet *net, const cv::Mat &rgb, int m
         int width = int(std::ceil(rgb.cols * scale)), height = int(std::ceil(rgb.rows * scale));
         cv::Mat scaled;
         cv::resize(rgb, scaled, cv::Size(width, height), 0, 0, cv::INTER_AREA);
-        Outputs out = run(net->proposal, batch({normalized(scaled)}));
-        if (out.regression.empty() || out.probability.empty()) continue;
+        Outputs out = run(net->proposal, batch({normalized(scaled)}), proposalName);
+        if (out.mapX <= 0 || out.mapY <= 0) {
+            throw ShapeError(describe("%s gave no map (an output of 4 dimensions: 1, x, y, width)", proposalName));
+        }
+        require(out, size_t(out.mapX) * size_t(out.mapY), false, proposalName);
         std::vector<Candidate> found;
         // Map cell (i, j): i along x, j along y (the swapped layout), row i * mapY + j.
         for (int i = 0; i < out.mapX; i++) {
@@ -199,7 +247,8 @@ std::vector<Candidate> refine(ELFaceLandmarkNet *net, const cv::Mat &rgb, std::v
     if (boxes.empty()) return boxes;
     std::vector<cv::Mat> patches;
     for (const auto &box : boxes) patches.push_back(normalized(crop(rgb, box, 24)));
-    Outputs out = run(net->refine, batch(patches));
+    Outputs out = run(net->refine, batch(patches), refineName);
+    require(out, boxes.size(), false, refineName);
     std::vector<Candidate> kept;
     for (size_t k = 0; k < boxes.size(); k++) {
         float score = out.probability.at<float>(int(k), 1);
@@ -220,7 +269,8 @@ std::vector<Candidate> place(ELFaceLandmarkNet *net, const cv::Mat &rgb, std::ve
     truncate(boxes);
     std::vector<cv::Mat> patches;
     for (const auto &box : boxes) patches.push_back(normalized(crop(rgb, box, 48)));
-    Outputs out = run(net->output, batch(patches));
+    Outputs out = run(net->output, batch(patches), outputName);
+    require(out, boxes.size(), true, outputName);
     std::vector<Candidate> kept;
     for (size_t k = 0; k < boxes.size(); k++) {
         float score = out.probability.at<float>(int(k), 1);
@@ -286,6 +336,9 @@ int el_face_landmark_net_detect(ELFaceLandmarkNet *net, const uint8_t *rgba, int
             }
         }
         return int(found.size());
+    } catch (const ShapeError &exception) {
+        writeError(error, errorSize, "%s: not the network ELImage reads; reinstall the networks with `make models`", exception.what());
+        return -1;
     } catch (const std::exception &exception) {
         writeError(error, errorSize, "OpenCV failed in the face landmark networks: %s", exception.what());
         return -1;

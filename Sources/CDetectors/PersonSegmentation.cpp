@@ -45,9 +45,12 @@ int el_person_segmenter_run(ELPersonSegmenter *segmenter, const uint8_t *rgba, i
         segmenter->net.setInput(cv::dnn::blobFromImage(stretched, 1.0 / 255.0, cv::Size(), cv::Scalar(), false, false, CV_32F),
                                 "input");
         cv::Mat output = segmenter->net.forward("mask");
-        if (output.dims != 4 || output.size[2] != segmenter->height || output.size[3] != segmenter->width) {
-            if (error && errorSize > 0) snprintf(error, errorSize, "the segmentation network gave an output of an unexpected shape (not 1x1x%dx%d): reinstall it with `make deps`",
-                     segmenter->height, segmenter->width);
+        // Read below as height x width contiguous floats: anything else is another network.
+        if (output.dims != 4 || output.size[0] != 1 || output.size[1] != 1 || output.size[2] != segmenter->height ||
+            output.size[3] != segmenter->width || output.type() != CV_32F || !output.isContinuous() ||
+            output.total() != size_t(segmenter->height) * size_t(segmenter->width)) {
+            if (error && errorSize > 0) snprintf(error, errorSize, "the segmentation network gave an output of an unexpected shape (%d dimensions, type %d, %zu values; not 1x1x%dx%d floats): not the network ELImage reads; reinstall it with `make models`",
+                     output.dims, output.type(), output.total(), segmenter->height, segmenter->width);
             return -1;
         }
         cv::Mat probability(segmenter->height, segmenter->width, CV_32F, output.ptr<float>());

