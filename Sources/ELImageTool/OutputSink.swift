@@ -17,6 +17,7 @@ enum OutputKind {
 
     init(path: String, hlsSegments: StreamTarget.HLSSegmentType = .mpegts) throws(UsageError) {
         if let target = StreamTarget(path, hlsSegments: hlsSegments) {
+            if let problem = target.pathProblem { throw UsageError("-o \(path): \(problem)") }
             self = .stream(target)
             return
         }

@@ -150,6 +150,7 @@ struct ToolTests {
         (["run", "missing.mp4", "--max-pixels", "0", "-o", "out.y4m"], "--max-pixels 0: give 1...268435456 pixels"),
         (["run", "missing.mp4", "--max-allocation", "1MiB", "-o", "out.y4m"], "--max-allocation 1MiB: give a size from 16MiB to 64GiB"),
         (["run", "missing.mp4", "--max-allocation", "lots", "-o", "out.y4m"], "--max-allocation lots: give a size such as 2GiB"),
+        (["run", "missing.mp4", "-o", "live%d/index.m3u8"], "-o live%d/index.m3u8: libavformat's HLS muxer reads '%' in the path as a segment number pattern"),
         (["run", "--gop", "100000000", "-o", "out.mp4"], "--gop 100000000: at 25/1 fps that is 2500000000 frames, over the 1073741824"),
         // No output at all: refused before the (here missing) input is opened.
         (["run", "missing.mp4", "--filter", "beauty"], "no output: give one with -o, e.g. -o out.mp4"),

@@ -17,6 +17,8 @@ final class StreamMuxer {
     private var headerWritten = false
     /// SRT: how long the receiver holds each packet before handing it on (its latency).
     private var receiverHoldTime: Duration?
+    /// HLS: the muxer's files, opened as ELImage opens its outputs.
+    private let fileAccess = HLSFileAccess()
 
     /// Connects to `target` (an RTMP publish, an SRT call) or opens the HLS playlist, and writes
     /// the stream's header. Waits at most `options.networkTimeout`.
@@ -68,6 +70,10 @@ final class StreamMuxer {
             // Each 1316-byte datagram (seven TS packets) goes out as it fills, not a 64 KiB buffer later.
             av_dict_set(&muxerOptions, "flush_packets", "1", 0)
         case .hls(let segments):
+            if let problem = target.pathProblem {
+                throw ELImageError.invalidInput(what: "\(target) cannot be written", hint: problem)
+            }
+            fileAccess.install(on: context)
             let seconds = Double(Self.microseconds(options.hlsSegmentDuration)) / 1e6
             av_dict_set(&muxerOptions, "hls_time", String(format: "%.3f", seconds), 0)
             av_dict_set(&muxerOptions, "hls_list_size", "\(options.hlsPlaylistLength)", 0)
@@ -150,6 +156,8 @@ final class StreamMuxer {
         code = av_write_frame(context, packet)
         av_packet_unref(packet)
         guard code >= 0 else { throw failure("send to", code) }
+        // libavformat's HLS muxer goes on when a segment cannot be opened; ELImage does not.
+        if let refused = fileAccess.lastFailure { throw refused }
     }
 
     /// Ends the stream: writes the muxer's trailer (an HLS playlist's end) and closes the
@@ -165,6 +173,7 @@ final class StreamMuxer {
         if code >= 0, let hold = receiverHoldTime { waitForDelivery(heldFor: hold, by: deadline) }
         release()
         guard code >= 0 else { throw failure("finish the stream at", code) }
+        if let refused = fileAccess.lastFailure { throw refused }
     }
 
     /// Stays connected until a live SRT receiver has handed on the last packets sent. It holds
@@ -202,6 +211,7 @@ final class StreamMuxer {
     private func failure(_ operation: String, _ code: Int32) -> ELImageError {
         let address = target.description
         if case .hls = target.kind {
+            if let refused = fileAccess.lastFailure { return refused }
             for number in [ENOSPC, EIO, EACCES, ENOENT, EROFS, EDQUOT] where code == elimage_averror(number) {
                 return .io(file: address, operation: operation == "send to" ? "write a segment of" : operation,
                            errno: number, hint: WriteFailureHint.text(for: number))

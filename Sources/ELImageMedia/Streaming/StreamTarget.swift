@@ -53,6 +53,13 @@ public struct StreamTarget: Sendable, Equatable, CustomStringConvertible {
         self = target
     }
 
+    /// Why the target cannot be written, or nil: an HLS path with a `%`, which libavformat's HLS
+    /// muxer takes for a segment-number pattern (it has no escape for it).
+    public var pathProblem: String? {
+        guard case .hls = kind, url.contains("%") else { return nil }
+        return "libavformat's HLS muxer reads '%' in the path as a segment number pattern; choose a folder and name without '%'"
+    }
+
     /// Whether `output` is a stream's address rather than a file's.
     public static func names(_ output: String) -> Bool { StreamTarget(output) != nil }
 

@@ -53,11 +53,39 @@ public struct StagedOutputFile: Sendable, Equatable {
             guard descriptor >= 0 else { throw failure("open", errno) }
             return descriptor
         }
-        var info = stat()
-        if lstat(temporary, &info) == 0, info.st_mode & S_IFMT != S_IFDIR { unlink(temporary) }
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let descriptor = Self.createExclusively(temporary)
         guard descriptor >= 0 else { throw failure("create", errno) }
         return descriptor
+    }
+
+    /// Creates a new file at `path` for a writer that names its own files (HLS segments and
+    /// playlists), as `create()` makes its temporary file: refused when `path`, or `final` (the
+    /// name the writer renames it to), is a protected input; a leftover at the name (a file, or a
+    /// link, whose target is left alone) is removed first, and the name is created exclusively,
+    /// links not followed.
+    /// - Returns: the descriptor, close-on-exec.
+    /// - Throws: `ELImageError.invalidInput` for a protected input; `ELImageError.io` with `errno`
+    ///   when the file cannot be made.
+    public static func createReplacing(_ path: String, renamedTo final: String? = nil) throws -> Int32 {
+        for name in [path, final].compactMap({ $0 }) {
+            guard let identity = FileIdentity(name), protected.withLock({ $0.contains(identity) }) else { continue }
+            throw ELImageError.invalidInput(what: "\(name) is an input of this run (the same file)",
+                                            hint: "writing it would destroy the input; choose another output name")
+        }
+        let descriptor = createExclusively(path)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw ELImageError.io(file: path, operation: "create", errno: code, hint: WriteFailureHint.text(for: code))
+        }
+        return descriptor
+    }
+
+    /// Removes what is at `path` (not a folder) and creates it anew, exclusively, links not
+    /// followed; -1 with `errno` set on failure.
+    private static func createExclusively(_ path: String) -> Int32 {
+        var info = stat()
+        if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFDIR { unlink(path) }
+        return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
     }
 
     /// `create()` as a C stream, for writers that write through one (`fwrite`, libpng).
