@@ -7,11 +7,12 @@ import ELImage
 /// to RGBA.
 ///
 /// One decoder belongs to one thread (a camera's producer thread): a libturbojpeg handle is not shared.
-final class MJPEGDecoder {
+/// Package access: the fuzzers (`ELImageFuzzing`) drive it too.
+package final class MJPEGDecoder {
     private let handle: tjhandle
 
     /// - Throws: `ELImageError.invalidState` when libturbojpeg cannot make a decompressor.
-    init() throws {
+    package init() throws {
         guard let handle = tjInitDecompress() else {
             throw ELImageError.invalidState(node: "MJPEGDecoder", reason: "libturbojpeg could not create a decompressor (out of memory?)")
         }
@@ -20,6 +21,10 @@ final class MJPEGDecoder {
 
     deinit { tjDestroy(handle) }
 
+    /// The largest width or height of a frame decoded: 16384 pixels, as for the media readers
+    /// (`ImageSizeLimit`) and the largest textures GPUs offer; no camera sends more.
+    static let largestSide: Int32 = 16384
+
     /// Decodes one JPEG.
     /// - Parameters:
     ///   - jpeg: the compressed frame.
@@ -27,7 +32,7 @@ final class MJPEGDecoder {
     ///   - source: the device path and frame number, for errors.
     /// - Throws: `ELImageError.malformedMedia` when the data is not a decodable JPEG. Warnings
     ///   (e.g. a few corrupt bytes at the end) are tolerated: the picture is still used.
-    func decode(_ jpeg: UnsafeRawBufferPointer, timestamp: MediaTime, colorSpace: ColorSpace,
+    package func decode(_ jpeg: UnsafeRawBufferPointer, timestamp: MediaTime, colorSpace: ColorSpace,
                 source: (path: String, frame: Int)) throws -> PixelBuffer {
         guard let base = jpeg.baseAddress?.assumingMemoryBound(to: UInt8.self), !jpeg.isEmpty else {
             throw ELImageError.malformedMedia(file: source.path, frame: source.frame, reason: "the MJPEG frame is empty")
@@ -36,6 +41,12 @@ final class MJPEGDecoder {
         guard tjDecompressHeader3(handle, base, UInt(jpeg.count), &width, &height, &subsampling, &jpegColorSpace) == 0,
               width > 0, height > 0 else {
             throw failure(source, "the MJPEG frame has no readable JPEG header")
+        }
+        // Checked before anything is allocated: a damaged header of a few bytes may claim 65535x65535.
+        guard width <= Self.largestSide, height <= Self.largestSide else {
+            throw ELImageError.malformedMedia(
+                file: source.path, frame: source.frame,
+                reason: "the MJPEG frame's header gives a \(width)x\(height) picture; frames larger than \(Self.largestSide) pixels a side are not supported (the frame is damaged)")
         }
         let isYCbCr = jpegColorSpace == Int32(TJCS_YCbCr.rawValue) || jpegColorSpace == Int32(TJCS_GRAY.rawValue)
         let format: PixelFormat?
