@@ -83,7 +83,7 @@ ff -f lavfi -i "$tone" -c:a aac -b:a 16k "$corpus/movie-audio/aac.mp4"
 ff -f lavfi -i "$tone" -c:a libmp3lame -b:a 8k "$corpus/movie-audio/mp3.mkv"
 ff -f lavfi -i "$tone" -c:a pcm_s16le "$corpus/movie-audio/pcm.wav"
 ff -f lavfi -i "$tone" -ac 2 -c:a pcm_s16le "$corpus/movie-audio/pcm-stereo.mov"
-ff -f lavfi -i "$movie_source" -f lavfi -i "$tone" -frames:v 2 "${x264[@]}" -c:a aac -b:a 16k -shortest "$corpus/movie-audio/h264-aac.mp4"
+ff -f lavfi -i "$movie_source" -f lavfi -i "$tone" -t 0.1 "${x264[@]}" -c:a aac -b:a 16k "$corpus/movie-audio/h264-aac.mp4"
 # Damaged: an MP4 cut before its index; a WAV whose data is cut short.
 head -c 600 "$corpus/movie-audio/aac.mp4" > "$corpus/movie-audio/bad-cut-short.mp4"
 head -c 100 "$corpus/movie-audio/pcm.wav" > "$corpus/movie-audio/bad-cut-short.wav"
