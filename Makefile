@@ -13,7 +13,7 @@
 #                stress loop, ThreadSanitizer over the concurrency-heavy suites, libFuzzer over the
 #                parsers (what CI runs after make test)
 #   make sanitize-address-all  AddressSanitizer over the whole suite (about 30 minutes on 2 cores)
-#   make fuzz    libFuzzer + AddressSanitizer over the file parsers, FUZZ_SECONDS each
+#   make fuzz    libFuzzer + AddressSanitizer over the parsers (files, MJPEG, CLI text), FUZZ_SECONDS each
 #   make release-check  a package outside ELImage, depending on it by version, uses every product
 #   make docs    the DocC documentation of every library product, warnings as errors
 #   make stream-latency  glass-to-glass latency of RTMP (nginx) and SRT (srt-live-transmit) streams on
@@ -350,7 +350,7 @@ bench: deps
 ## gold prints a warning for each of ASan's hundreds of local symbols. The build runs the
 ## instrumented ShaderEmbedder, hence no leak checks during the build.
 FUZZ_SECONDS ?= 30
-FUZZ_PARSERS := y4m raw-yuv png jpeg movie
+FUZZ_PARSERS := y4m raw-yuv png jpeg movie movie-audio mjpeg cli-arguments
 FUZZ_BUILD := .build-fuzz
 FUZZ_WORK ?= $(FUZZ_BUILD)/work
 FUZZ_RUNTIME = $(shell $(SWIFT) -print-target-info | sed -n 's/.*"runtimeResourcePath": "\(.*\)".*/\1/p')/clang/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a

@@ -5,6 +5,7 @@ import PackageDescription
 ///
 /// Layers (dependencies point down only):
 ///   Examples/, Benchmarks/      small programs
+///   ELImageCommandLine          the elimage command's text parsers (options' values)
 ///   ELImageTesting              test support: the emulated V4L2 camera, collectors, EmbeddedPipeline
 ///   ELImageKit                  MediaSource: any input by its path (cameras and media files)
 ///   ELImageMedia                media files: x264/MP4 (libav*), Y4M, PNG, JPEG
@@ -164,9 +165,17 @@ let package = Package(
             path: "Sources/ELImageTesting"),
 
         // MARK: Programs
+        // The `elimage` command's text parsers (durations, sizes, rates, filters, enum values), a
+        // library of their own so that the fuzzers reach them (an executable cannot be imported).
+        .target(
+            name: "ELImageCommandLine",
+            dependencies: ["ELImage", "ELImageMedia",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/ELImageCommandLine"),
         .executableTarget(
             name: "ELImageTool",
             dependencies: ["ELImage", "ELImageMedia", "ELImageKit", "ELImageCamera", "ELImageDetection", "ELImagePreview",
+                           "ELImageCommandLine",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle")],
             path: "Sources/ELImageTool"),
@@ -217,7 +226,7 @@ let package = Package(
         // MARK: Fuzzing (make fuzz): the parsers' entry points, and the libFuzzer program around them
         .target(
             name: "ELImageFuzzing",
-            dependencies: ["ELImage", "ELImageMedia"],
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageCommandLine"],
             path: "Sources/ELImageFuzzing"),
         // libFuzzer's driver (LLVMFuzzerRunDriver); linked only into fuzzing builds.
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),

@@ -7,11 +7,12 @@ import ELImage
 /// to RGBA.
 ///
 /// One decoder belongs to one thread (a camera's producer thread): a libturbojpeg handle is not shared.
-final class MJPEGDecoder {
+/// Package access: the fuzzers (`ELImageFuzzing`) drive it too.
+package final class MJPEGDecoder {
     private let handle: tjhandle
 
     /// - Throws: `ELImageError.invalidState` when libturbojpeg cannot make a decompressor.
-    init() throws {
+    package init() throws {
         guard let handle = tjInitDecompress() else {
             throw ELImageError.invalidState(node: "MJPEGDecoder", reason: "libturbojpeg could not create a decompressor (out of memory?)")
         }
@@ -30,7 +31,7 @@ final class MJPEGDecoder {
     /// - Throws: `ELImageError.malformedMedia` when the data is not a decodable JPEG, is cut short
     ///   (no end-of-image marker), or is not of the negotiated size. Warnings (e.g. a few corrupt
     ///   bytes inside the data) are tolerated: the picture is still used.
-    func decode(_ jpeg: UnsafeRawBufferPointer, expectedSize: (width: Int, height: Int), timestamp: MediaTime,
+    package func decode(_ jpeg: UnsafeRawBufferPointer, expectedSize: (width: Int, height: Int), timestamp: MediaTime,
                 colorSpace: ColorSpace, source: (path: String, frame: Int)) throws -> PixelBuffer {
         guard let base = jpeg.baseAddress?.assumingMemoryBound(to: UInt8.self), !jpeg.isEmpty else {
             throw ELImageError.malformedMedia(file: source.path, frame: source.frame, reason: "the MJPEG frame is empty")

@@ -4,7 +4,7 @@ import ELImage
 protocol FuzzEntry {
     /// Parses `bytes` and reads at most `FuzzLimits.framesPerInput` frames.
     /// - Returns: how many frames (or images) were read.
-    /// - Throws: the parser's `ELImageError` when it rejects the input; `FuzzContractViolation`
+    /// - Throws: the parser's typed error (see `FuzzParser.consume(_:)`) when it rejects the input; `FuzzContractViolation`
     ///   when its output contradicts itself.
     static func consume(_ bytes: [UInt8]) throws -> Int
 }

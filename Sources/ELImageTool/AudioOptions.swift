@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageCommandLine
 import ELImageKit
 import ELImageMedia
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ELImage
 import ELImageCamera
+import ELImageCommandLine
 
 /// `elimage devices`: the V4L2 capture devices, then the output devices (virtual cameras), as tables.
 struct DevicesCommand: ParsableCommand {

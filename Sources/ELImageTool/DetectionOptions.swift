@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageCommandLine
 import ELImageDetection
 import ELImageMedia
 import Foundation

@@ -1,4 +1,5 @@
 import ELImage
+import ELImageCommandLine
 
 /// `elimage run --filter` and `elimage filters` over the library's `FilterCatalog`: a parsed
 /// `FilterSpec` made into a filter with usage errors, and the listing.

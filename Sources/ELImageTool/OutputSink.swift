@@ -1,5 +1,6 @@
 import ELImage
 import ELImageCamera
+import ELImageCommandLine
 import ELImageMedia
 import Foundation
 

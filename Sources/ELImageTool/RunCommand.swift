@@ -1,5 +1,6 @@
 import ArgumentParser
 import ELImage
+import ELImageCommandLine
 import ELImageKit
 import ELImageMedia
 import ELImagePreview
@@ -415,7 +416,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func validatedOptions() throws(UsageError) -> Options {
-        let frameRate = try fps.map { text throws(UsageError) in try Self.parseRate(text) }
+        let frameRate = try fps.map { text throws(UsageError) in try FrameRateArgument.parse(text) }
         let parsedSize = try size.map { text throws(UsageError) in
             try SizeArgument.parse(text, option: "--size", example: "1280x720")
         }
@@ -542,24 +543,6 @@ struct RunCommand: AsyncParsableCommand {
     static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
 
     static func seconds(_ duration: Duration) -> String { seconds(duration.timeInterval) }
-
-    static func parseRate(_ text: String) throws(UsageError) -> Y4MHeader.Ratio {
-        let parts = text.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        switch parts.count {
-        case 1: if let value = parts[0], value > 0, value <= fastestRate { return Y4MHeader.Ratio(value, 1) }
-        case 2: if let numerator = parts[0], let denominator = parts[1], numerator > 0, denominator > 0,
-                   numerator <= Int(Int32.max), denominator <= Int(Int32.max),
-                   Double(numerator) / Double(denominator) <= Double(fastestRate) {
-            return Y4MHeader.Ratio(numerator, denominator)
-        }
-        default: break
-        }
-        throw UsageError("--fps \(text): write a rate up to \(fastestRate), such as 25 or 30000/1001")
-    }
-
-    /// The fastest --fps: a constant-rate output repeats frames to fill its grid, so a mistyped rate
-    /// would write frames without end.
-    static let fastestRate = 1000
 
     /// Bits a sample of `output`: `--output-depth`, else 10 for an input of more than 8 bits (live
     /// streams stay at 8, what players take), else 8.

@@ -1,9 +1,8 @@
 import ArgumentParser
 import ELImage
+import ELImageCommandLine
 import ELImageMedia
 import Foundation
-
-extension StreamTarget.HLSSegmentType: ExpressibleByArgument, EnumArgument {}
 
 /// `elimage run`'s live-streaming options, for `-o rtmp://…`, `srt://…` or `DIR/index.m3u8`: how
 /// to encode for live, how the stream behaves when the link fails, the local recording beside it.

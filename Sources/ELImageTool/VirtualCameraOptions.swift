@@ -1,8 +1,7 @@
 import ArgumentParser
 import ELImage
 import ELImageCamera
-
-extension FrameScaling: ExpressibleByArgument, EnumArgument {}
+import ELImageCommandLine
 
 /// `elimage run`'s options for `-o /dev/videoN`, a virtual camera (a v4l2loopback device): the
 /// formats and size to offer the driver, and how frames fill a size of another shape.

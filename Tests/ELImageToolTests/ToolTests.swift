@@ -146,6 +146,12 @@ struct ToolTests {
         (["run", "missing.mp4", "--reconnect-for", "99999999999999999999h", "-o", "rtmp://127.0.0.1/live/key"], "--reconnect-for 99999999999999999999h: durations go up to 100000h"),
         (["run", "missing.mp4", "--hls-list-size", "99999999999999", "-o", "hls/index.m3u8"], "--hls-list-size 99999999999999: use 0 (keep all) to 2147483647"),
         (["run", "missing.mp4", "--fps", "2147483647", "-o", "out.y4m"], "--fps 2147483647: write a rate up to 1000"),
+        // A size is WIDTHxHEIGHT and nothing else: a doubled or a trailing x, a sign, a side past 16384.
+        (["run", "missing.mp4", "--size", "1280xx720", "-o", "out.y4m"], "--size 1280xx720: write WIDTHxHEIGHT, each side 1...16384, e.g. 1280x720"),
+        (["run", "missing.mp4", "--size", "1280x720x", "-o", "out.y4m"], "--size 1280x720x: write WIDTHxHEIGHT"),
+        (["run", "missing.mp4", "--size", "x1280x720", "-o", "out.y4m"], "--size x1280x720: write WIDTHxHEIGHT"),
+        (["run", "missing.mp4", "--size", "+1280x720", "-o", "out.y4m"], "--size +1280x720: write WIDTHxHEIGHT"),
+        (["run", "missing.mp4", "--size", "99999x720", "-o", "out.y4m"], "--size 99999x720: write WIDTHxHEIGHT, each side 1...16384"),
         (["run", "missing.mp4", "--motion-area", "inf", "--detect", "motion", "-o", "out.y4m"], "--motion-area inf: give a fraction of the picture in (0, 1]"),
         (["run", "missing.mp4", "--max-pixels", "0", "-o", "out.y4m"], "--max-pixels 0: give 1...268435456 pixels"),
         (["run", "missing.mp4", "--max-allocation", "1MiB", "-o", "out.y4m"], "--max-allocation 1MiB: give a size from 16MiB to 64GiB"),

@@ -23,7 +23,7 @@ struct VirtualCameraToolTests {
         let cases: [([String], String)] = [
             (["-o", "/tmp/elimage-vc.mp4", "--device-size", "640x480"], "go with a virtual camera: -o /dev/videoN"),
             (["-o", "/dev/video-elimage-missing", "--device-format", "rgb24"], "'rgb24' is not one of yuyv, uyvy, i420"),
-            (["-o", "/dev/video-elimage-missing", "--device-size", "1x1"], "--device-size 1x1: write WIDTHxHEIGHT of at least 2x2"),
+            (["-o", "/dev/video-elimage-missing", "--device-size", "1x1"], "--device-size 1x1: write WIDTHxHEIGHT, each side 2...16384"),
             (["-o", "/dev/video-elimage-missing", "--record", "/tmp/elimage-vc.mp4"], "go with a live stream"),
             (["-o", "/dev/video-elimage-missing", "--audio", "default"], "a virtual camera (/dev/video-elimage-missing) carries video only"),
         ]

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 corpus=Corpus
 rm -rf "$corpus"
-mkdir -p "$corpus"/{y4m,raw-yuv,png,jpeg,movie}
+mkdir -p "$corpus"/{y4m,raw-yuv,png,jpeg,movie,movie-audio,mjpeg,cli-arguments}
 ff() { ffmpeg -hide_banner -loglevel error -y "$@"; }
 source_clip="testsrc2=size=16x16:rate=25"
 
@@ -74,5 +74,63 @@ ff -f lavfi -i "$movie_source" -frames:v 3 -c:v mjpeg -pix_fmt yuvj422p "$corpus
 # Damaged: an MP4 cut before its index, a raw stream cut inside the second picture.
 head -c 1200 "$corpus/movie/h264.mp4" > "$corpus/movie/bad-cut-short.mp4"
 head -c 900 "$corpus/movie/h264.h264" > "$corpus/movie/bad-cut-short.h264"
+
+# A movie's sound (movie-audio): 0.1 s of a tone in the codecs and containers a recording meets:
+# AAC in MP4 (copied), MP3 in Matroska and PCM in WAV and MOV (transcoded to AAC), with a picture
+# beside the sound in one of them.
+tone="sine=frequency=440:sample_rate=8000:duration=0.1"
+ff -f lavfi -i "$tone" -c:a aac -b:a 16k "$corpus/movie-audio/aac.mp4"
+ff -f lavfi -i "$tone" -c:a libmp3lame -b:a 8k "$corpus/movie-audio/mp3.mkv"
+ff -f lavfi -i "$tone" -c:a pcm_s16le "$corpus/movie-audio/pcm.wav"
+ff -f lavfi -i "$tone" -ac 2 -c:a pcm_s16le "$corpus/movie-audio/pcm-stereo.mov"
+ff -f lavfi -i "$movie_source" -f lavfi -i "$tone" -t 0.1 "${x264[@]}" -c:a aac -b:a 16k "$corpus/movie-audio/h264-aac.mp4"
+# Damaged: an MP4 cut before its index; a WAV whose data is cut short.
+head -c 600 "$corpus/movie-audio/aac.mp4" > "$corpus/movie-audio/bad-cut-short.mp4"
+head -c 100 "$corpus/movie-audio/pcm.wav" > "$corpus/movie-audio/bad-cut-short.wav"
+
+# MJPEG frames (mjpeg): the negotiated size (width-1, height-1, 16-bit little-endian), then a
+# JPEG as a camera sends it: the JPEG corpus's 16x16 pictures; damaged: one negotiated at another
+# size (refused), one cut short, an empty one.
+for name in yuv420 yuv422 yuv444 gray; do
+  { printf '\x0f\x00\x0f\x00'; cat "$corpus/jpeg/$name.jpg"; } > "$corpus/mjpeg/$name.mjpeg"
+done
+{ printf '\x7f\x02\xcf\x01'; cat "$corpus/jpeg/yuv422.jpg"; } > "$corpus/mjpeg/bad-negotiated-640x464.mjpeg"
+{ printf '\x0f\x00\x0f\x00'; cat "$corpus/jpeg/bad-cut-short.jpg"; } > "$corpus/mjpeg/bad-cut-short.mjpeg"
+printf '\x0f\x00\x0f\x00' > "$corpus/mjpeg/bad-empty.mjpeg"
+
+# The command line's text (cli-arguments): a byte that picks the parser (ELImageFuzzing's
+# CommandLineArgumentKind: 0 duration, 1 segment, 2/10/18 size with sides of at least 1/2/8,
+# 3 frame rate, 4 filter, 5 enum value, 6 stream address, 7 file name pattern), then the text.
+cli() { printf "\\x$(printf %02x "$2")%s" "$3" > "$corpus/cli-arguments/$1"; }
+cli duration-minutes 0 10m
+cli duration-milliseconds 0 500ms
+cli duration-fraction 0 1.5h
+cli bad-duration-too-long 0 99999999999999999999h
+cli segment-size 1 50MB
+cli segment-binary 1 1GiB
+cli segment-duration 1 30s
+cli bad-segment-ambiguous 1 10M
+cli size 2 1280x720
+cli size-device 10 640X480
+cli size-detect 18 640x360
+cli bad-size-double-x 2 1280xx720
+cli bad-size-too-wide 2 99999x720
+cli rate 3 25
+cli rate-ntsc 3 30000/1001
+cli bad-rate-zero 3 0/1
+cli filter 4 grayscale
+cli filter-parameters 4 "scale:width=640,height=360"
+cli filter-only-parameter 4 saturation=0.5
+cli bad-filter-no-value 4 "scale:width"
+cli enum-matrix 5 BT709
+cli enum-format 5 nv12
+cli enum-preset 5 ultrafast
+cli stream-rtmp 6 "rtmp://user:secret@example.com:1935/live/KEY?token=1"
+cli stream-srt 6 "srt://127.0.0.1:9000?passphrase=p&streamid=s"
+cli stream-hls 6 "hls/index.m3u8"
+cli bad-stream-file 6 "out.mp4"
+cli pattern-numbered 7 "frame%05d.png"
+cli pattern-percent 7 "100%%-%3d.jpg"
+cli bad-pattern-string 7 "frame%s.png"
 
 du -sh "$corpus"

@@ -1,8 +1,8 @@
 /// Parses a size in bytes such as `50MB` or `1GiB`: sizes always end in `B` (`kB MB GB TB`
 /// count in thousands, `KiB MiB GiB TiB` in 1024s).
-enum ByteSizeArgument {
+public enum ByteSizeArgument {
     /// The bytes `text` gives, or nil when it is not a number with a size unit.
-    static func bytes(in text: String) -> Double? {
+    public static func bytes(in text: String) -> Double? {
         guard let (value, _, unit) = DurationArgument.split(text) else { return nil }
         let scale: Double? = switch unit {
         case "B": 1
@@ -21,7 +21,7 @@ enum ByteSizeArgument {
 
     /// The size in `text`, within `range`.
     /// - Throws: a usage error naming `option`, the range and an example.
-    static func parse(_ text: String, option: String, range: ClosedRange<Int64>, example: String) throws(UsageError) -> Int64 {
+    public static func parse(_ text: String, option: String, range: ClosedRange<Int64>, example: String) throws(UsageError) -> Int64 {
         guard let bytes = bytes(in: text) else {
             throw UsageError("\(option) \(text): give a size such as \(example) (kB MB GB count in thousands, KiB MiB GiB in 1024s)")
         }
@@ -32,7 +32,7 @@ enum ByteSizeArgument {
     }
 
     /// `16 << 40` as "16TiB", `16 << 10` as "16KiB": the largest binary unit that divides it.
-    static func describe(_ bytes: Int64) -> String {
+    public static func describe(_ bytes: Int64) -> String {
         for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] where bytes % (1 << shift) == 0 {
             return "\(bytes >> shift)\(unit)"
         }

@@ -2,14 +2,14 @@ import Foundation
 
 /// Parses a duration option such as `10m`, `30s`, `1.5h`, `500ms` (a plain number is seconds;
 /// `m` is minutes), from 1 ms to `longestHours`.
-enum DurationArgument {
+public enum DurationArgument {
     /// The longest duration an option takes, in hours (over eleven years): longer ones are typing
     /// mistakes, and would overflow the clock's arithmetic.
-    static let longestHours = 100_000
+    public static let longestHours = 100_000
 
     /// The duration in `text`, or nil when it has no duration unit (it may be a size).
     /// - Throws: a usage error naming `option` for a duration under 1 ms or over `longestHours`.
-    static func parse(_ text: String, option: String) throws(UsageError) -> Duration? {
+    public static func parse(_ text: String, option: String) throws(UsageError) -> Duration? {
         guard let (value, _, unit) = split(text) else { return nil }
         let seconds: Double? = switch unit {
         case "ms": value / 1000

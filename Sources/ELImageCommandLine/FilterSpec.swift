@@ -1,20 +1,23 @@
+import Foundation
+
 /// A `--filter` argument: `NAME`, `NAME:key=value,key=value`, or `NAME=value` for a filter with
 /// one parameter (`saturation=0.5`, `blur=3`).
-struct FilterSpec: Equatable, CustomStringConvertible {
-    let name: String
+public struct FilterSpec: Equatable, CustomStringConvertible {
+    /// The filter's name, lowercased.
+    public let name: String
     /// The parameters given; the key of `NAME=value` is `FilterSpec.onlyParameter`.
-    let parameters: [(key: String, value: Double)]
+    public let parameters: [(key: String, value: Double)]
 
     /// The key of the one value of `NAME=value`: the filter's only parameter.
-    static let onlyParameter = ""
+    public static let onlyParameter = ""
 
-    static func == (lhs: FilterSpec, rhs: FilterSpec) -> Bool {
+    public static func == (lhs: FilterSpec, rhs: FilterSpec) -> Bool {
         lhs.name == rhs.name && lhs.parameters.map(\.key) == rhs.parameters.map(\.key)
             && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
     }
 
     /// Parses `text`; the error names the part that is wrong.
-    init(parsing text: String) throws(UsageError) {
+    public init(parsing text: String) throws(UsageError) {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         if parts.count == 1, let equals = text.firstIndex(of: "=") {
             // NAME=value: the value of the filter's only parameter.
@@ -54,14 +57,8 @@ struct FilterSpec: Equatable, CustomStringConvertible {
         self.parameters = parameters
     }
 
-    var description: String {
+    public var description: String {
         if parameters.count == 1, let only = parameters.first, only.key == Self.onlyParameter { return "\(name)=\(only.value)" }
         return parameters.isEmpty ? name : name + ":" + parameters.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
     }
-}
-
-/// A mistake in how the tool was called: exit code 2.
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

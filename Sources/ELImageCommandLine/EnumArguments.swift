@@ -16,6 +16,8 @@ extension PixelFormat: ExpressibleByArgument, EnumArgument {}
 extension EncoderSettings.Preset: ExpressibleByArgument, EnumArgument {}
 extension AudioCodec: ExpressibleByArgument, EnumArgument {}
 extension Orientation.Rotation: ExpressibleByArgument {}
+extension StreamTarget.HLSSegmentType: ExpressibleByArgument, EnumArgument {}
+extension FrameScaling: ExpressibleByArgument, EnumArgument {}
 
 extension FFmpegLog.Level: ExpressibleByArgument {
     public init?(argument: String) {
