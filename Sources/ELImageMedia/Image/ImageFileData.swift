@@ -35,9 +35,11 @@ enum ImageFileData {
         }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ELImageError.io(file: path, operation: "read", errno: EISDIR, hint: "give the path of a \(kind) file")
+        guard fstat(descriptor, &info) == 0 else {
+            let code = errno
+            throw ELImageError.io(file: path, operation: "read", errno: code, hint: "check the file")
         }
+        try requireRegularFile(path, mode: info.st_mode, kind: kind)
         let fileSize = Int(info.st_size)
         var bytes = [UInt8](repeating: 0, count: min(fileSize, headBytes))
         try fill(&bytes, from: 0, descriptor: descriptor, path: path)
@@ -58,6 +60,25 @@ enum ImageFileData {
         bytes.append(contentsOf: repeatElement(0, count: fileSize - head))
         try fill(&bytes, from: head, descriptor: descriptor, path: path)
         return bytes
+    }
+
+    /// Throws unless `path` is a regular file (whose header can be read before the rest). A
+    /// folder, a FIFO, a socket or a device is refused with what it is.
+    /// - Parameter mode: its `st_mode`, when already known; else the path is looked up.
+    static func requireRegularFile(_ path: String, mode: mode_t? = nil, kind: String) throws {
+        var info = stat()
+        guard let mode = mode ?? (stat(path, &info) == 0 ? info.st_mode : nil) else { return }  // open says why
+        let what: String
+        switch mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR: throw ELImageError.io(file: path, operation: "read", errno: EISDIR, hint: "give the path of a \(kind) file, not a folder")
+        case S_IFIFO: what = "a FIFO (named pipe)"
+        case S_IFSOCK: what = "a socket"
+        default: what = "a device"
+        }
+        throw ELImageError.invalidInput(
+            what: "\(path) is \(what), not a regular file",
+            hint: "a \(kind) picture is read from a regular file (its header first, then the rest); save it to a file first, or send video through a pipe as Y4M or a movie")
     }
 
     /// Reads into `bytes` from `start` to its end.

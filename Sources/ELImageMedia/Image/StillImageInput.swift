@@ -167,6 +167,7 @@ public final class StillImageInput: ImageOutput, ClosableNode {
 
     /// The first 8 bytes of the file.
     private static func signature(of path: String) throws -> [UInt8] {
+        try ImageFileData.requireRegularFile(path, kind: "PNG or JPEG")
         guard let file = fopen(path, "rb") else {
             let code = errno
             throw ELImageError.io(file: path, operation: "open", errno: code,

@@ -1,4 +1,5 @@
 import ELImage
+import Synchronization
 
 /// A source that reads uncompressed video, a Y4M file or a raw YUV file, and pushes each frame
 /// into the graph, with the same pacing, statistics and close as `MovieInput`.
@@ -53,11 +54,15 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
     /// The options given at creation.
     public let options: Options
     private let runner = SourceRunner(name: "ELImage.yuv-input", policy: .backPressure(capacity: 2))
+    /// The reader that read the header, handed to the first run: a FIFO or a pipe can be read
+    /// only once, so the file is not opened again for it.
+    private let headerReader: Mutex<(any YUVFrameReader)?>
 
     /// Counters of the current or last run.
     public var statistics: SourceStatistics { runner.statistics }
 
-    /// Opens the Y4M file at `path` and reads its header (the file is opened again by each run).
+    /// Opens the Y4M file at `path` and reads its header. The first run reads on from there (so a
+    /// FIFO or a pipe works); each later run opens the file again.
     /// - Throws: as `Y4MReader.init(path:)`.
     public convenience init(y4m path: String, options: Options = Options()) throws {
         try self.init(path: path, layout: .y4m, options: options)
@@ -73,13 +78,15 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
 
     private init(path: String, layout: Layout, options: Options) throws {
         let reader = try Self.open(path, layout, colorSpace: nil)
-        defer { reader.close() }
         self.path = path
         self.layout = layout
         self.options = options
         (width, height, frameRate) = (reader.size.width, reader.size.height, reader.frameRate)
         pixelFormat = reader.pixelFormat
-        colorSpace = options.colorSpace.map { $0(reader.colorSpace) } ?? reader.colorSpace
+        let colorSpace = options.colorSpace.map { $0(reader.colorSpace) } ?? reader.colorSpace
+        self.colorSpace = colorSpace
+        reader.colorSpace = colorSpace
+        headerReader = Mutex(reader)
     }
 
     /// Reads the file and feeds its frames into the graph, then sends end-of-stream; returns when
@@ -88,7 +95,8 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
     ///   damaged (the frames before were delivered); `ELImageError.invalidState` when a run is
     ///   going on; errors from the upload.
     public func run(on context: RenderContext) async throws {
-        let producer = Producer(path: path, layout: layout, colorSpace: colorSpace,
+        let opened = headerReader.withLock { $0.take() }
+        let producer = Producer(path: path, layout: layout, colorSpace: colorSpace, reader: opened,
                                 limit: options.frameLimit ?? .max, orientation: options.orientation)
         try await runner.run(producer, for: self, on: context, pacing: options.pacing,
                              frameInterval: frameRate.frameInterval)
@@ -105,16 +113,20 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
     /// joined. Called by the render context's `close()`; idempotent.
     public func close() async {
         await runner.close()
+        headerReader.withLock { $0.take()?.close() }
     }
 
-    /// Reads the frames on the runner's producer thread; the file is opened at the first frame.
+    /// Reads the frames on the runner's producer thread, from `reader` when given, else from the
+    /// file opened at the first frame.
     private struct Producer: FrameProducer {
         let path: String, layout: Layout, colorSpace: ColorSpace, limit: Int, orientation: Orientation
         var reader: (any YUVFrameReader)?
         var count = 0
 
-        init(path: String, layout: Layout, colorSpace: ColorSpace, limit: Int, orientation: Orientation) {
-            (self.path, self.layout, self.colorSpace, self.limit, self.orientation) = (path, layout, colorSpace, limit, orientation)
+        init(path: String, layout: Layout, colorSpace: ColorSpace, reader: (any YUVFrameReader)?, limit: Int,
+             orientation: Orientation) {
+            (self.path, self.layout, self.colorSpace, self.reader) = (path, layout, colorSpace, reader)
+            (self.limit, self.orientation) = (limit, orientation)
         }
 
         mutating func next(_ control: ProducerControl) throws -> ProducedFrame {
@@ -145,7 +157,7 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
 private protocol YUVFrameReader: AnyObject {
     var size: (width: Int, height: Int) { get }
     var frameRate: Y4MHeader.Ratio { get }
-    var colorSpace: ColorSpace { get }
+    var colorSpace: ColorSpace { get set }
     var pixelFormat: PixelFormat { get }
     func nextFrame() throws -> PixelBuffer?
     func close()
