@@ -53,6 +53,17 @@ struct InputBudgetToolTests {
         #expect(FileManager.default.fileExists(atPath: folder.path("taken.png")))
     }
 
+    @Test("--max-pixels holds a movie too, at its stream's header")
+    func moviePixelLimit() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let bunny = Repository.path("Examples/Media/bigbuckbunny.mp4")  // 1280x720
+        let run = try await elimage.run(["run", bunny, "--max-pixels", "921599", "-o", folder.path("out.y4m")])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("its h264 stream header gives a 1280x720 picture, more than the limit of 921599 pixels a picture; if the picture"),
+                "\(run.errors)")
+    }
+
     @Test("A PNG whose header claims 12000x12000 is refused by default before its data is read")
     func pngBomb() async throws {
         let folder = try TemporaryFolder()

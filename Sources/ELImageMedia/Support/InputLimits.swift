@@ -67,7 +67,7 @@ public struct InputLimits: Sendable, Equatable {
         guard overflow || pixels > maximumPixels else { return }
         throw ELImageError.malformedMedia(
             file: file, frame: nil,
-            reason: "its \(kind) gives a \(width)x\(height) picture, more than the limit of \(maximumPixels) pixels a picture (\(Self.describe(pixels: maximumPixels))); if the picture is meant to be that large, raise the limit (elimage --max-pixels, InputLimits.maximumPixels)")
+            reason: "its \(kind) gives a \(width)x\(height) picture, more than the limit of \(maximumPixels) pixels a picture\(Self.side(of: maximumPixels)); if the picture is meant to be that large, raise the limit (elimage --max-pixels, InputLimits.maximumPixels)")
     }
 
     /// The text of an FFmpeg allocation refused by `maximumAllocationBytes`, for messages about
@@ -76,10 +76,10 @@ public struct InputLimits: Sendable, Equatable {
         "libavformat or libavcodec asked for more memory than the limit of \(maximumAllocationBytes >> 20) MiB for one block; a header claiming that much is damaged, or, for a genuine file, raise the limit (elimage --max-allocation, InputLimits.maximumAllocationBytes)"
     }
 
-    /// "8192x8192" for a square count, else "N Mi".
-    private static func describe(pixels: Int) -> String {
+    /// " (8192x8192)" for a square count, else nothing.
+    private static func side(of pixels: Int) -> String {
         let side = Int(Double(pixels).squareRoot())
-        return side * side == pixels ? "\(side)x\(side)" : "\(pixels >> 20) Mi"
+        return side * side == pixels ? " (\(side)x\(side))" : ""
     }
 
     /// The limits, FFmpeg's set on first use, so that the standard block limit holds even when
