@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// Inputs that are not regular files: a Y4M stream through a FIFO is read once, from its header
-/// on; a picture, whose header is read before the rest, is refused with what the path is.
+/// on; a movie (opened more than once) and a picture (whose header is read before the rest) are
+/// refused with what the path is.
 @Suite("elimage run FIFO")
 struct PipeInputToolTests {
     let elimage = BuiltProgram(name: "elimage")
@@ -28,6 +29,18 @@ struct PipeInputToolTests {
         let frames = try runTool("ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames",
                                              "-of", "csv=p=0", output])
         #expect(String(decoding: frames, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "10")
+    }
+
+    @Test("A FIFO named like a movie is refused with what it is, without waiting for a writer")
+    func movieFIFO() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let fifo = folder.path("live.ts")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let result = try await elimage.run(["run", fifo, "-o", folder.path("out.y4m")])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("\(fifo) is a FIFO (named pipe), not a file: a movie is opened more than once"), "\(result.errors)")
+        #expect(result.errors.contains("send the pictures through the pipe as Y4M"), "\(result.errors)")
     }
 
     @Test("A FIFO named like a picture is refused with what it is, without waiting for a writer")

@@ -19,6 +19,7 @@ enum MovieFileOpening {
     /// - Throws: `ELImageError.io` when it cannot be opened, `ELImageError.malformedMedia` when
     ///   libavformat cannot read it, or it is a playlist or list of other files.
     static func open(_ path: String) throws -> UnsafeMutablePointer<AVFormatContext> {
+        try refusePipe(path)
         FFmpegLog.installed()
         _ = InputLimits.current  // FFmpeg's block limit is set on first use
         var options: OpaquePointer?
@@ -36,6 +37,19 @@ enum MovieFileOpening {
             throw FFmpegError.openFailure(status, path: path)
         }
         return context
+    }
+
+    /// Throws for a FIFO or a socket: a movie is opened more than once (its header, its pictures,
+    /// its sound), and a second open of a pipe would wait for a writer that has gone, or read
+    /// from the middle of the stream.
+    private static func refusePipe(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }  // avformat_open_input says why
+        let kind = info.st_mode & S_IFMT
+        guard kind == S_IFIFO || kind == S_IFSOCK else { return }
+        throw ELImageError.invalidInput(
+            what: "\(path) is \(kind == S_IFIFO ? "a FIFO (named pipe)" : "a socket"), not a file: a movie is opened more than once (for its header, its pictures and its sound), which a pipe cannot give",
+            hint: "write the movie to a file first, or send the pictures through the pipe as Y4M (ffmpeg -f yuv4mpegpipe), which ELImage reads once")
     }
 
     /// Every demuxer of this FFmpeg but the referencing ones, as libavformat's `format_whitelist`.
