@@ -350,7 +350,7 @@ bench: deps
 ## gold prints a warning for each of ASan's hundreds of local symbols. The build runs the
 ## instrumented ShaderEmbedder, hence no leak checks during the build.
 FUZZ_SECONDS ?= 30
-FUZZ_PARSERS := y4m raw-yuv png jpeg movie movie-audio mjpeg cli-arguments
+FUZZ_PARSERS := y4m raw-yuv png jpeg movie movie-audio mjpeg cli-arguments detectors
 FUZZ_BUILD := .build-fuzz
 FUZZ_WORK ?= $(FUZZ_BUILD)/work
 FUZZ_RUNTIME = $(shell $(SWIFT) -print-target-info | sed -n 's/.*"runtimeResourcePath": "\(.*\)".*/\1/p')/clang/lib/linux/libclang_rt.fuzzer_no_main-$(shell uname -m).a

@@ -226,7 +226,7 @@ let package = Package(
         // MARK: Fuzzing (make fuzz): the parsers' entry points, and the libFuzzer program around them
         .target(
             name: "ELImageFuzzing",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageCommandLine"],
+            dependencies: ["ELImage", "ELImageMedia", "ELImageCamera", "ELImageDetection", "ELImageCommandLine"],
             path: "Sources/ELImageFuzzing"),
         // libFuzzer's driver (LLVMFuzzerRunDriver); linked only into fuzzing builds.
         .systemLibrary(name: "CLibFuzzer", path: "Sources/CLibFuzzer"),

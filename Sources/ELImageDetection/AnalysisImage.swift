@@ -15,7 +15,7 @@ public struct AnalysisImage: Sendable {
     public let frameHeight: Int
 
     /// `picture` is `.gray8` or `.rgba` (made by `DetectorOutput`).
-    init(picture: PixelBuffer, frame: Int, frameWidth: Int, frameHeight: Int) {
+    package init(picture: PixelBuffer, frame: Int, frameWidth: Int, frameHeight: Int) {
         self.picture = picture
         self.frame = frame
         self.frameWidth = frameWidth

@@ -26,6 +26,9 @@ public enum FuzzParser: String, CaseIterable, Sendable, CustomStringConvertible 
     case mjpeg
     /// The `elimage` command's text parsers, one picked by the first byte (`CommandLineArgumentKind`).
     case cliArguments = "cli-arguments"
+    /// The detectors that parse pictures: `CodeDetector` (zxing-cpp) and `FaceDetector` (OpenCV),
+    /// on a picture whose size the first bytes give (`DetectorsFuzzEntry`).
+    case detectors
 
     public var description: String { rawValue }
 
@@ -46,6 +49,7 @@ public enum FuzzParser: String, CaseIterable, Sendable, CustomStringConvertible 
             case .movieAudio: try MovieAudioFuzzEntry.consume(bytes)
             case .mjpeg: try MJPEGFuzzEntry.consume(bytes)
             case .cliArguments: try CommandLineArgumentsFuzzEntry.consume(bytes)
+            case .detectors: try DetectorsFuzzEntry.consume(bytes)
             }
             return .parsed(frames: frames)
         } catch let error as ELImageError {

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 corpus=Corpus
 rm -rf "$corpus"
-mkdir -p "$corpus"/{y4m,raw-yuv,png,jpeg,movie,movie-audio,mjpeg,cli-arguments}
+mkdir -p "$corpus"/{y4m,raw-yuv,png,jpeg,movie,movie-audio,mjpeg,cli-arguments,detectors}
 ff() { ffmpeg -hide_banner -loglevel error -y "$@"; }
 source_clip="testsrc2=size=16x16:rate=25"
 
@@ -132,5 +132,16 @@ cli bad-stream-file 6 "out.mp4"
 cli pattern-numbered 7 "frame%05d.png"
 cli pattern-percent 7 "100%%-%3d.jpg"
 cli bad-pattern-string 7 "frame%s.png"
+
+# Pictures for the detectors (detectors): two size bytes (side = 16 + byte % 113), then 8-bit luma:
+# the repository's QR code and Grace Hopper's face at 120x120, and a flat grey picture.
+media=../../Examples/Media
+detector() {
+  { printf "\\x$(printf %02x $(($2 - 16)))\\x$(printf %02x $(($3 - 16)))"
+    ff -i "$media/$4" -vf "scale=$2:$3" -f rawvideo -pix_fmt gray -; } > "$corpus/detectors/$1.luma"
+}
+detector qrcode 120 120 qrcode.png
+detector face 120 120 grace_hopper.jpg
+{ printf '\x30\x30'; head -c 4096 /dev/zero | tr '\0' '\200'; } > "$corpus/detectors/flat.luma"
 
 du -sh "$corpus"
