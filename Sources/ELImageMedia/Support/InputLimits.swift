@@ -59,7 +59,10 @@ public struct InputLimits: Sendable, Equatable {
 
     /// Throws unless a `width` x `height` picture is within `maximumPixels`.
     /// - Parameters:
-    ///   - file: the input, for the error; `kind` names what stated the size ("PNG header").
+    ///   - width: the picture's width in pixels.
+    ///   - height: the picture's height in pixels.
+    ///   - file: the input, for the error.
+    ///   - kind: what stated the size, for the error ("PNG header").
     /// - Throws: `ELImageError.malformedMedia` (frame nil) naming the size, the limit and how to
     ///   raise it.
     public func checkPicture(width: Int, height: Int, file: String, kind: String) throws {
