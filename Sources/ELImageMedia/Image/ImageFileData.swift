@@ -67,18 +67,14 @@ enum ImageFileData {
     /// - Parameter mode: its `st_mode`, when already known; else the path is looked up.
     static func requireRegularFile(_ path: String, mode: mode_t? = nil, kind: String) throws {
         var info = stat()
-        guard let mode = mode ?? (stat(path, &info) == 0 ? info.st_mode : nil) else { return }  // open says why
-        let what: String
-        switch mode & S_IFMT {
-        case S_IFREG: return
-        case S_IFDIR: throw ELImageError.io(file: path, operation: "read", errno: EISDIR, hint: "give the path of a \(kind) file, not a folder")
-        case S_IFIFO: what = "a FIFO (named pipe)"
-        case S_IFSOCK: what = "a socket"
-        default: what = "a device"
+        guard let mode = mode ?? (stat(path, &info) == 0 ? info.st_mode : nil),  // else open says why
+              let what = SpecialFileKind.name(of: mode) else { return }
+        if mode & S_IFMT == S_IFDIR {
+            throw ELImageError.io(file: path, operation: "read", errno: EISDIR, hint: "give the path of a \(kind) file, not a folder")
         }
         throw ELImageError.invalidInput(
             what: "\(path) is \(what), not a regular file",
-            hint: "a \(kind) picture is read from a regular file (its header first, then the rest); save it to a file first, or send video through a pipe as Y4M or a movie")
+            hint: "a \(kind) picture is read from a regular file (its header first, then the rest); save it to a file first, or send video through a pipe as Y4M")
     }
 
     /// Reads into `bytes` from `start` to its end.

@@ -46,9 +46,9 @@ enum MovieFileOpening {
         var info = stat()
         guard stat(path, &info) == 0 else { return }  // avformat_open_input says why
         let kind = info.st_mode & S_IFMT
-        guard kind == S_IFIFO || kind == S_IFSOCK else { return }
+        guard kind == S_IFIFO || kind == S_IFSOCK, let what = SpecialFileKind.name(of: info.st_mode) else { return }
         throw ELImageError.invalidInput(
-            what: "\(path) is \(kind == S_IFIFO ? "a FIFO (named pipe)" : "a socket"), not a file: a movie is opened more than once (for its header, its pictures and its sound), which a pipe cannot give",
+            what: "\(path) is \(what), not a file: a movie is opened more than once (for its header, its pictures and its sound), which a pipe cannot give",
             hint: "write the movie to a file first, or send the pictures through the pipe as Y4M (ffmpeg -f yuv4mpegpipe), which ELImage reads once")
     }
 

@@ -47,7 +47,7 @@ public struct StagedOutputFile: Sendable, Equatable {
     /// - Throws: `ELImageError.io` with `errno` when the file cannot be made (`EEXIST` when
     ///   something put at the name again could not be removed).
     public func create() throws -> Int32 {
-        try refuseProtectedTarget()
+        try Self.refuseProtected(target, named: destination)
         guard isStaged else {
             let descriptor = open(temporary, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw failure("open", errno) }
@@ -67,11 +67,7 @@ public struct StagedOutputFile: Sendable, Equatable {
     /// - Throws: `ELImageError.invalidInput` for a protected input; `ELImageError.io` with `errno`
     ///   when the file cannot be made.
     public static func createReplacing(_ path: String, renamedTo final: String? = nil) throws -> Int32 {
-        for name in [path, final].compactMap({ $0 }) {
-            guard let identity = FileIdentity(name), protected.withLock({ $0.contains(identity) }) else { continue }
-            throw ELImageError.invalidInput(what: "\(name) is an input of this run (the same file)",
-                                            hint: "writing it would destroy the input; choose another output name")
-        }
+        for name in [path, final].compactMap({ $0 }) { try refuseProtected(name, named: name) }
         let descriptor = createExclusively(path)
         guard descriptor >= 0 else {
             let code = errno
@@ -111,9 +107,10 @@ public struct StagedOutputFile: Sendable, Equatable {
     /// The files `protect(_:)` named.
     private static let protected = Mutex<Set<FileIdentity>>([])
 
-    private func refuseProtectedTarget() throws {
-        guard let identity = FileIdentity(target), Self.protected.withLock({ $0.contains(identity) }) else { return }
-        throw ELImageError.invalidInput(what: "\(destination) is an input of this run (the same file)",
+    /// Throws when the file at `path` is one `protect(_:)` named; `name` is how the error calls it.
+    private static func refuseProtected(_ path: String, named name: String) throws {
+        guard let identity = FileIdentity(path), protected.withLock({ $0.contains(identity) }) else { return }
+        throw ELImageError.invalidInput(what: "\(name) is an input of this run (the same file)",
                                         hint: "writing it would destroy the input; choose another output name")
     }
 
