@@ -20,6 +20,16 @@ extension ParameterizedFilter {
         set { parameters[keyPath: keyPath] = newValue }
     }
 
+    /// The declared range of every `@Uniform` parameter that has one, by uniform name: what the
+    /// filter catalogue's ranges are checked against.
+    package var declaredParameterRanges: [String: ClosedRange<Float>] {
+        var ranges: [String: ClosedRange<Float>] = [:]
+        for child in Mirror(reflecting: parameters).children {
+            if let uniform = child.value as? any UniformReading, let range = uniform.range { ranges[uniform.name] = range }
+        }
+        return ranges
+    }
+
     /// The current value of every `@Uniform` parameter, by uniform name.
     public var parameterUniforms: [String: UniformValue] {
         var values: [String: UniformValue] = [:]

@@ -16,6 +16,8 @@
 public struct Uniform<Value: UniformRepresentable>: Sendable {
     /// The uniform's name in the shader (without a colour piece's `PIECE_` prefix).
     public let name: String
+    /// The range its values are clamped to, when it was declared with one (`in:`).
+    public let range: ClosedRange<Float>?
     private let box: Locked<Value>
     private let normalize: @Sendable (Value) -> Value
 
@@ -26,7 +28,13 @@ public struct Uniform<Value: UniformRepresentable>: Sendable {
 
     /// A parameter whose values go through `normalize` (e.g. wrapping an angle) before they are stored.
     public init(wrappedValue: Value, _ name: String, normalize: @escaping @Sendable (Value) -> Value) {
+        self.init(wrappedValue: wrappedValue, name, range: nil, normalize: normalize)
+    }
+
+    private init(wrappedValue: Value, _ name: String, range: ClosedRange<Float>?,
+                 normalize: @escaping @Sendable (Value) -> Value) {
         self.name = name
+        self.range = range
         self.normalize = normalize
         box = Locked(normalize(wrappedValue))
     }
@@ -49,7 +57,9 @@ extension Uniform where Value == Float {
     /// declared default (`wrappedValue`).
     public init(wrappedValue: Float, _ name: String, in range: ClosedRange<Float>) {
         let neutral = min(max(wrappedValue, range.lowerBound), range.upperBound)
-        self.init(wrappedValue: wrappedValue, name) { FilterParameter.clamp($0, to: range, neutral: neutral) }
+        self.init(wrappedValue: wrappedValue, name, range: range) {
+            FilterParameter.clamp($0, to: range, neutral: neutral)
+        }
     }
 }
 
@@ -82,6 +92,7 @@ extension SIMD4: UniformRepresentable where Scalar == Float {
 /// What the render pass reads from any `@Uniform` property, whatever its value type.
 protocol UniformReading {
     var name: String { get }
+    var range: ClosedRange<Float>? { get }
     var uniformValue: UniformValue { get }
 }
 
