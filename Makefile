@@ -17,6 +17,8 @@
 #   make release-check  a package outside ELImage, depending on it by version, uses every product
 #   make docs    the DocC documentation of every library product, warnings as errors
 #   make docs-preview  serves one product's documentation in a browser (DOCS_TARGET, ELImage by default)
+#   make filters-doc  the documentation's filter reference, written again from the filter catalogue
+#   make bench-report  docs/BENCHMARKS.md's tables from a benchmark's JSON (make bench writes it)
 #   make stream-latency  glass-to-glass latency of RTMP (nginx) and SRT (srt-live-transmit) streams on
 #                loopback, p50/p99 (out/latency: per-frame CSV, summary.json); not part of CI
 #   make soak    one hour of the emulated camera with sound from a source 50 ppm off: the A/V offset
@@ -206,7 +208,7 @@ COVERAGE ?=
 COVERAGE_PROFILES := $(CURDIR)/.build/coverage
 BUILD_FLAGS := $(if $(COVERAGE),--enable-code-coverage)
 RUN_ENV := $(if $(COVERAGE),LLVM_PROFILE_FILE=$(COVERAGE_PROFILES)/%4m.profraw)
-test: deps layers
+test: deps layers docs-check
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(if $(COVERAGE),rm -rf $(COVERAGE_PROFILES))
 	$(RUN_ENV) $(TEST_ENV) ELIMAGE_REFERENCE_RENDERERS=llvmpipe $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)|$(STREAM_SUITES)'
@@ -420,7 +422,7 @@ release-check: deps
 ## (a broken ``symbol`` link, a parameter left out of a `- Parameters:` list) fail the build.
 ## The archives go to .build/plugins/Swift-DocC/outputs/<module>.doccarchive.
 DOC_MODULES := ELImage ELImageCamera ELImageMedia ELImageDetection ELImagePreview ELImageTesting ELImageKit
-docs: deps
+docs: deps docs-check
 	$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_MODULES)) --warnings-as-errors
 
 ## Serves one product's documentation (its landing page, articles and symbols) on localhost until
@@ -428,6 +430,33 @@ docs: deps
 DOCS_TARGET ?= ELImage
 docs-preview: deps
 	$(SWIFT) package --disable-sandbox preview-documentation --target $(DOCS_TARGET)
+
+## The product documents hold no development history (commit hashes, issue references, notes
+## about a development machine), and docs/BENCHMARKS.md's tables are those its committed results make.
+.PHONY: docs-check
+docs-check:
+	python3 Tests/Scripts/docs_lint.py
+	python3 Benchmarks/Scripts/bench_report.py $(BENCH_RESULTS) --check docs/BENCHMARKS.md
+
+## Writes the filter reference page of the documentation from the filter catalogue
+## (`elimage filters --markdown`); a test fails while the committed page differs from it.
+FILTER_REFERENCE := Sources/ELImage/ELImage.docc/FilterReference.md
+.PHONY: filters-doc
+filters-doc:
+	$(SWIFT) build --product elimage $(BUILD_FLAGS)
+	$$($(SWIFT) build --show-bin-path)/elimage filters --markdown > $(FILTER_REFERENCE).tmp
+	mv $(FILTER_REFERENCE).tmp $(FILTER_REFERENCE)
+
+## Takes a benchmark's results (BENCH_JSON, default what `make bench` wrote) as the published ones
+## (docs/benchmarks/results.json) and writes docs/BENCHMARKS.md's tables from them.
+BENCH_JSON ?= $(OUT)/bench.json
+BENCH_RESULTS := docs/benchmarks/results.json
+.PHONY: bench-report
+bench-report:
+	@test -f $(BENCH_JSON) || { echo "bench-report: $(BENCH_JSON) is missing: run make bench (or set BENCH_JSON)"; exit 1; }
+	mkdir -p $(dir $(BENCH_RESULTS))
+	[ "$$(realpath $(BENCH_JSON))" = "$$(realpath $(BENCH_RESULTS))" ] || cp $(BENCH_JSON) $(BENCH_RESULTS)
+	python3 Benchmarks/Scripts/bench_report.py $(BENCH_RESULTS) --into docs/BENCHMARKS.md
 
 ## Regenerates the committed xdg-shell client glue (Sources/CXDGShell) with wayland-scanner from
 ## the installed wayland-protocols' xdg-shell.xml (MIT; the licence is copied into the files).

@@ -64,6 +64,7 @@ struct BenchmarkCommand: ParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
 
+        let machine = MachineDescription.current  // before the benchmark's own load
         let contextStart = ContinuousClock.now
         let context = try RenderContext()
         let contextMilliseconds = elapsedMilliseconds(ContinuousClock.now - contextStart)
@@ -127,7 +128,8 @@ struct BenchmarkCommand: ParsableCommand {
             matrix = Matrix(frames: matrixFrames, shortFrames: matrixShortFrames, repeats: matrixRepeats,
                             wallSeconds: elapsedMilliseconds(ContinuousClock.now - start) / 1000, cells: cells)
         }
-        let report = Report(renderer: context.info.renderer, platform: context.info.platform.rawValue, frames: frames,
+        let report = Report(date: Date().formatted(.iso8601.year().month().day()), machine: machine,
+                            renderer: context.info.renderer, platform: context.info.platform.rawValue, frames: frames,
                             startup: startup, gstreamer: gstreamerNote, results: results, matrix: matrix)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -181,6 +183,9 @@ struct Startup: Codable {
 }
 
 struct Report: Codable {
+    /// The day of the run (UTC, YYYY-MM-DD).
+    let date: String
+    let machine: MachineDescription
     let renderer: String
     let platform: String
     let frames: Int
@@ -192,7 +197,8 @@ struct Report: Codable {
     let matrix: Matrix?
 
     var text: String {
-        var lines = ["ELImage benchmark on \(renderer), EGL \(platform), \(frames) frames per pipeline and size; ratio = framework p50 / floor p50 of the same run"]
+        var lines = ["ELImage benchmark on \(renderer), EGL \(platform), \(frames) frames per pipeline and size; ratio = framework p50 / floor p50 of the same run",
+                     "\(date), \(machine.summary)"]
         let header = "pipeline".padding(toLength: 58, withPad: " ", startingAt: 0)
             + "size        p50 ms   p99 ms  ns/px   ratio  stages (median ms, fence-timed)"
         if !results.isEmpty { lines.append(header) }

@@ -1,3 +1,5 @@
+import ELImage
+
 /// Why a preview window could not be shown.
 public enum PreviewError: Error, Sendable, CustomStringConvertible {
     /// Neither `WAYLAND_DISPLAY` nor `DISPLAY` leads to a window system; `tried` says what each gave.
@@ -10,7 +12,7 @@ public enum PreviewError: Error, Sendable, CustomStringConvertible {
         case let .noWindowSystem(tried):
             return "no window system to show the preview on (\(tried.joined(separator: "; "))). "
                 + "Run inside a desktop session (DISPLAY for X11, WAYLAND_DISPLAY for Wayland), under a virtual "
-                + "X server (xvfb-run -a COMMAND), or without a preview window"
+                + "X server (xvfb-run -a COMMAND), or without a preview window (\(DocumentationPage.previewWindows.pointer))"
         case let .windowSystem(what, hint):
             return "\(what). \(hint)"
         }

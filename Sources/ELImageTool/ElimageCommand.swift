@@ -59,7 +59,10 @@ struct ElimageCommand: AsyncParsableCommand {
 struct FiltersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "filters", abstract: "List the filters and their parameters.")
 
+    @Flag(help: "Print the list as the documentation's filter reference page (Markdown).")
+    var markdown = false
+
     func run() {
-        print(FilterCatalog.standard.listing)
+        print(markdown ? FilterCatalog.standard.markdownReference : FilterCatalog.standard.listing, terminator: markdown ? "" : "\n")
     }
 }

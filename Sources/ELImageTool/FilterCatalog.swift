@@ -36,7 +36,8 @@ extension FilterCatalog {
     var listing: String {
         entries.map { entry in
             let parameters = entry.parameters.map { parameter in
-                "    \(parameter.name)=\(parameter.range.lowerBound)...\(parameter.range.upperBound) (default \(parameter.defaultValue))"
+                "    \(parameter.name)=\(Self.number(parameter.range.lowerBound))...\(Self.number(parameter.range.upperBound)) "
+                    + "(default \(Self.number(parameter.defaultValue)))"
                     + (parameter.summary.isEmpty ? "" : ": \(parameter.summary)")
             }
             return (["\(entry.name) — \(entry.summary)"] + parameters).joined(separator: "\n")

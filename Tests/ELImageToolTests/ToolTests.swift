@@ -317,7 +317,22 @@ struct ToolTests {
         let result = try await elimage.run(["filters"])
         #expect(result.status == 0)
         #expect(result.output.contains("grayscale"))
-        #expect(result.output.contains("width=0.0...16384.0"))
+        #expect(result.output.contains("width=0...16384"))
+    }
+
+    @Test("The documentation's filter reference is the page `elimage filters --markdown` makes from the catalogue")
+    func filterReferencePage() async throws {
+        let result = try await elimage.run(["filters", "--markdown"])
+        #expect(result.status == 0, "\(result.errors)")
+        for entry in FilterCatalog.standard.entries {
+            #expect(result.output.contains("### \(entry.name)\n"), "no section for \(entry.name)")
+            for parameter in entry.parameters {
+                #expect(result.output.contains("| `\(parameter.name)` |"), "\(entry.name): no row for \(parameter.name)")
+            }
+        }
+        #expect(result.output.contains("| `sigma` | 0 … 32 | 2 | pixels |"), "\(result.output)")
+        let page = try String(contentsOfFile: Repository.path("Sources/ELImage/ELImage.docc/FilterReference.md"), encoding: .utf8)
+        #expect(page == result.output, "FilterReference.md differs from the catalogue: run `make filters-doc` and review the change")
     }
 }
 

@@ -97,7 +97,7 @@ final class EGLDisplayHandle: Sendable {
             hint: "Install Mesa's EGL and drivers (apt-get install libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1) "
                 + "for GBM and the surfaceless software renderer, or the GPU vendor's EGL driver "
                 + "(e.g. NVIDIA's libnvidia-egl) for the device platform; "
-                + "\(EGLPlatform.environmentVariable) picks a platform")
+                + "\(EGLPlatform.environmentVariable) picks a platform (\(DocumentationPage.choosingTheGPU.pointer))")
     }
 
     /// Opens the EGL display of a window system's connection (X11 or Wayland).

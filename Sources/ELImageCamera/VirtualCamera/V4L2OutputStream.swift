@@ -50,7 +50,7 @@ final class V4L2OutputStream {
                 : "has no single-planar video output (\(capabilities))"
             throw DeviceErrors.unsupported(
                 path: path, what: "'\(info.card)' \(what)",
-                hint: "write to a v4l2loopback device: sudo modprobe v4l2loopback exclusive_caps=1 card_label=ELImage, then `elimage devices` lists it")
+                hint: "write to a v4l2loopback device: sudo modprobe v4l2loopback exclusive_caps=1 card_label=ELImage, then `elimage devices` lists it (\(DocumentationPage.virtualCamera.pointer))")
         }
         guard capabilities.contains(.streaming) else {
             throw DeviceErrors.unsupported(path: path, what: "'\(info.card)' does not stream buffers (no V4L2_CAP_STREAMING)",

@@ -1,3 +1,5 @@
+import ELImage
+
 /// Why sound cannot be captured: each case says what failed and what to do.
 public enum AudioCaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No PulseAudio (or PipeWire) server answered.
@@ -12,7 +14,7 @@ public enum AudioCaptureError: Error, Sendable, Equatable, CustomStringConvertib
     public var description: String {
         switch self {
         case let .noServer(server, reason):
-            "no sound server at \(server) (\(reason)): start PulseAudio or PipeWire (pipewire-pulse), or set PULSE_SERVER; record without --audio for video only"
+            "no sound server at \(server) (\(reason)): start PulseAudio or PipeWire (pipewire-pulse), or set PULSE_SERVER; record without --audio for video only (\(DocumentationPage.sound.pointer))"
         case let .noDevice(name, available):
             "no sound source '\(name)'; the server has: \(available.isEmpty ? "none" : available.joined(separator: ", ")) (see elimage audio-devices)"
         case let .deviceVanished(name, reason):

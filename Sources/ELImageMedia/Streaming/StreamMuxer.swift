@@ -231,7 +231,8 @@ final class StreamMuxer {
             hint = "check the address (\(target.kind == .rtmp ? "rtmp://host[:port]/application/key" : "srt://host:port"))"
                 + " and that the server accepts the stream"
         }
-        return .network(address: address, operation: operation, reason: reason, hint: hint)
+        return .network(address: address, operation: operation, reason: reason,
+                        hint: hint + " (\(DocumentationPage.liveStreaming.pointer))")
     }
 
     static func microseconds(_ duration: Duration) -> Int64 {

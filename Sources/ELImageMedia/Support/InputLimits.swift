@@ -70,13 +70,13 @@ public struct InputLimits: Sendable, Equatable {
         guard overflow || pixels > maximumPixels else { return }
         throw ELImageError.malformedMedia(
             file: file, frame: nil,
-            reason: "its \(kind) gives a \(width)x\(height) picture, more than the limit of \(maximumPixels) pixels a picture\(Self.side(of: maximumPixels)); if the picture is meant to be that large, raise the limit (elimage --max-pixels, InputLimits.maximumPixels)")
+            reason: "its \(kind) gives a \(width)x\(height) picture, more than the limit of \(maximumPixels) pixels a picture\(Self.side(of: maximumPixels)); if the picture is meant to be that large, raise the limit (elimage --max-pixels, InputLimits.maximumPixels; \(DocumentationPage.inputLimits.pointer))")
     }
 
     /// The text of an FFmpeg allocation refused by `maximumAllocationBytes`, for messages about
     /// `AVERROR(ENOMEM)`.
     public var allocationRefusal: String {
-        "libavformat or libavcodec asked for more memory than the limit of \(maximumAllocationBytes >> 20) MiB for one block; a header claiming that much is damaged, or, for a genuine file, raise the limit (elimage --max-allocation, InputLimits.maximumAllocationBytes)"
+        "libavformat or libavcodec asked for more memory than the limit of \(maximumAllocationBytes >> 20) MiB for one block; a header claiming that much is damaged, or, for a genuine file, raise the limit (elimage --max-allocation, InputLimits.maximumAllocationBytes; \(DocumentationPage.inputLimits.pointer))"
     }
 
     /// " (8192x8192)" for a square count, else nothing.
