@@ -16,6 +16,7 @@
 #   make fuzz    libFuzzer + AddressSanitizer over the parsers (files, MJPEG, CLI text), FUZZ_SECONDS each
 #   make release-check  a package outside ELImage, depending on it by version, uses every product
 #   make docs    the DocC documentation of every library product, warnings as errors
+#   make docs-preview  serves one product's documentation in a browser (DOCS_TARGET, ELImage by default)
 #   make filters-doc  the documentation's filter reference, written again from the filter catalogue
 #   make bench-report  docs/BENCHMARKS.md's tables from a benchmark's JSON (make bench writes it)
 #   make stream-latency  glass-to-glass latency of RTMP (nginx) and SRT (srt-live-transmit) streams on
@@ -64,7 +65,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps models segmentation-model build demo test layers refs-update mutate coverage test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check gpu-check docs
+.PHONY: all deps models segmentation-model build demo test layers refs-update mutate coverage test-long bench soak stream-latency fuzz clean sanitize sanitize-address sanitize-address-all sanitize-thread wayland-glue release-check gpu-check docs docs-preview
 
 all: build
 
@@ -177,8 +178,8 @@ demo: deps
 ## the two cooperative threads of a 2-core machine, and a deadline would measure that instead.
 ## The preview suites (Preview*, CameraAppTests) start display servers and programs and poll
 ## screenshots and windows against deadlines: they run there too, as do the sound suites (Audio*:
-## a private PulseAudio, files paced in real time, the CLI run and killed), and the README's tour
-## (ReadmeTourTests: a microphone from a private PulseAudio, a SIGINT to the test process itself).
+## a private PulseAudio, files paced in real time, the CLI run and killed), and the DocC articles'
+## snippets (APITourTests: a microphone from a private PulseAudio, a SIGINT to the test process itself).
 ## The parallel part runs at most $(TEST_WIDTH) tests at once. Unbounded, Swift Testing starts every
 ## test and ~150 GL contexts live at once; Mesa 22.3's llvmpipe then crashes now and then: each
 ## texture upload or readback walks every context's scenes (llvmpipe_flush_resource) without their
@@ -189,7 +190,7 @@ TEST_WIDTH ?= 6
 TEST_ENV := SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH)
 # The patterns match test identifiers, module included: `Preview` takes the whole ELImagePreviewTests
 # target (all of its suites are serial), `Lifecycle` only the two Lifecycle* suites.
-SERIAL_SUITES := Lifecycle|StreamLatencyToolTests|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|DriftSoakTests|ReadmeTourTests
+SERIAL_SUITES := Lifecycle|StreamLatencyToolTests|RecordingControlTests|CrashSafetyTests|SnapshotTests|FileSinkTests|Preview|CameraAppTests|AudioCaptureTests|AudioRecordingTests|AudioTranscodeTests|DriftSoakTests|APITourTests
 # The live-streaming suites pace their sources in real time against servers of their own: they run
 # together in a phase of their own (beside the main phase's load, real-time pacing dropped most
 # frames and slowed the other timed tests).
@@ -417,12 +418,18 @@ release-check: deps
 	.build/debug/ReleaseCheck "$$work/ELImage/Examples/Media" "$$work/output"
 
 ## The DocC documentation of every library product (swift-docc-plugin): each module's catalog
-## (Sources/<module>/<module>.docc: its landing page and topics) and its doc comments. Warnings
+## (Sources/<module>/<module>.docc: its landing page, articles and topics) and its doc comments. Warnings
 ## (a broken ``symbol`` link, a parameter left out of a `- Parameters:` list) fail the build.
 ## The archives go to .build/plugins/Swift-DocC/outputs/<module>.doccarchive.
 DOC_MODULES := ELImage ELImageCamera ELImageMedia ELImageDetection ELImagePreview ELImageTesting ELImageKit
 docs: deps docs-check
 	$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_MODULES)) --warnings-as-errors
+
+## Serves one product's documentation (its landing page, articles and symbols) on localhost until
+## Ctrl-C: `DOCS_TARGET=ELImageMedia make docs-preview` for another product.
+DOCS_TARGET ?= ELImage
+docs-preview: deps
+	$(SWIFT) package --disable-sandbox preview-documentation --target $(DOCS_TARGET)
 
 ## The product documents hold no development history (commit hashes, issue references, notes
 ## about a development machine), and docs/BENCHMARKS.md's tables are those its committed results make.

@@ -6,8 +6,8 @@ import Foundation
 /// run by OpenCV's DNN module on the colour analysis picture, with the IoU tracker's stable IDs;
 /// roll and yaw come from the landmarks.
 ///
-/// Against `FaceDetector` (Haar cascades), measured on a 2-core CPU (README, "Faces with
-/// landmarks, and reshape"): it found every face of ten generated scenes with heads rolled up to
+/// Against `FaceDetector` (Haar cascades), measured on a 2-core CPU (<doc:FacesCodesAndPeople>,
+/// "Faces with landmarks, and reshape"): it found every face of ten generated scenes with heads rolled up to
 /// 30° where the cascade found half, places the eyes to a few per cent of their distance where
 /// the eye cascade gives rough boxes or nothing, and costs less per analysed picture (24 against
 /// 34 ms at 320×180). `elimage run --detect faces` uses it (`--detect haar` the cascades).

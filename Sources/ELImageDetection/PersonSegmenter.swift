@@ -18,8 +18,8 @@ import Foundation
 /// camera --> blur --> encoder
 /// ```
 ///
-/// One analysis costs about 7 ms (landscape) on one core of a 2-core machine (README, "People:
-/// background blur and replacement"), so a live source is analysed a few to some tens of times a
+/// One analysis costs about 7 ms (landscape) on one core of a 2-core machine (<doc:FacesCodesAndPeople>,
+/// "People: background blur and replacement"), so a live source is analysed a few to some tens of times a
 /// second while the mask is reused for the frames between.
 ///
 /// The networks come from PyPI's mediapipe 0.10.14 wheel (as TFLite; `make deps` checks them and

@@ -14,7 +14,7 @@ import Testing
 /// pasted on other pictures, where the polygon moves with it).
 @Suite("People: segmentation", .closesContexts)
 struct PersonSegmentationTests {
-    /// The hand-marked outlines, in the pictures' pixels (docs/people/README.md shows them).
+    /// The hand-marked outlines, in the pictures' pixels (the pictures of ELImageDetection's article on people show them).
     static let hopperOutline: [SIMD2<Double>] = [
         [177, 63], [200, 33], [233, 25], [280, 27], [320, 40], [343, 60], [353, 87], [370, 107], [370, 147], [373, 167],
         [370, 220], [360, 253], [347, 280], [333, 307], [333, 333], [360, 353], [413, 370], [467, 390], [493, 407],

@@ -2,33 +2,87 @@ import ELImageTestSupport
 import Foundation
 import Testing
 
-/// The DocC landing pages' examples are the code that `DocCExamples.swift` compiles: each page's
-/// Swift blocks, but for their imports, are that file's "docc: <module> <n>" sections, line for
-/// line (indentation aside).
-@Suite("DocC: the landing pages' examples compile as written")
+/// The documentation's examples are code the tests compile: every Swift block of every DocC page
+/// (`Sources/<module>/<module>.docc/*.md`: landing pages and articles) and of `README.md`, but for
+/// its imports, is a "docc: <page> <n>" … "docc: end" section of a Swift file of this test target,
+/// line for line (indentation aside). A page is named `<module>/<file name>` (`ELImage/APITour`),
+/// or `README`. Sections of snippets that a test runs sit in that test (`APITourTests`); the others
+/// are in `DocCExamples.swift`.
+@Suite("DocC: every Swift block of the documentation compiles as written")
 struct DocCExampleTests {
-    static let modules = ["ELImage", "ELImageCamera", "ELImageDetection", "ELImageKit", "ELImageMedia",
-                          "ELImagePreview", "ELImageTesting"]
+    /// Every documentation page with Swift blocks to check, as (name, path from the repository root).
+    static let pages: [Page] = {
+        var pages = [Page(name: "README", path: "README.md")]
+        let sources = Repository.path("Sources")
+        let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources)) ?? []
+        for module in modules.sorted() {
+            let catalog = "Sources/\(module)/\(module).docc"
+            guard let files = try? FileManager.default.contentsOfDirectory(atPath: Repository.path(catalog)) else { continue }
+            for file in files.sorted() where file.hasSuffix(".md") {
+                pages.append(Page(name: "\(module)/\(file.dropLast(3))", path: "\(catalog)/\(file)"))
+            }
+        }
+        return pages
+    }()
 
-    @Test("Every Swift block of the landing page is compiled by the tests", arguments: modules)
-    func examplesAreCompiled(module: String) throws {
-        let page = try String(contentsOfFile: Repository.path("Sources/\(module)/\(module).docc/\(module).md"),
-                              encoding: .utf8)
-        let compiled = try String(contentsOfFile: Repository.path("Tests/ELImageIntegrationTests/DocCExamples.swift"),
-                                  encoding: .utf8)
-        let blocks = Self.swiftBlocks(in: page)
-        #expect(!blocks.isEmpty, "\(module).md has no Swift example")
+    /// A documentation page.
+    struct Page: Sendable, CustomTestStringConvertible {
+        let name: String
+        let path: String
+        var testDescription: String { path }
+        /// A landing page (`<module>.md` in `<module>.docc`), which must show some code.
+        var isLandingPage: Bool { name.split(separator: "/").count == 2 && name.split(separator: "/")[0] == name.split(separator: "/")[1] }
+    }
+
+    /// The Swift files whose sections are the pages' blocks.
+    static func testSources() throws -> [String] {
+        let folder = Repository.path("Tests/ELImageIntegrationTests")
+        return try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            .filter { $0.hasSuffix(".swift") }
+            .map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }
+    }
+
+    @Test("The documentation has its pages: README.md and every catalog's landing page")
+    func pagesAreFound() {
+        #expect(Self.pages.count > 7)
+        #expect(Self.pages.filter(\.isLandingPage).count == 7)
+    }
+
+    @Test("Every Swift block of the page is a section the tests compile", arguments: pages)
+    func examplesAreCompiled(page: Page) throws {
+        let text = try String(contentsOfFile: Repository.path(page.path), encoding: .utf8)
+        let sources = try Self.testSources()
+        let blocks = Self.swiftBlocks(in: text)
+        if page.isLandingPage { #expect(!blocks.isEmpty, "\(page.path) has no Swift example") }
         for (number, block) in blocks.enumerated() {
+            let name = "\(page.name) \(number + 1)"
             let written = Self.dedented(Array(block.filter { !$0.hasPrefix("import ") }
                 .drop { $0.trimmingCharacters(in: .whitespaces).isEmpty }))
-            let section = Self.section("\(module) \(number + 1)", in: compiled)
-            #expect(section != nil, "DocCExamples.swift has no section \"docc: \(module) \(number + 1)\"")
-            guard let section else { continue }
-            // The section wraps the block in a function (its first and last lines) unless it is a
-            // declaration of its own.
-            let body = written.first == section.first ? section : Array(section.dropFirst().dropLast())
+            let found = sources.compactMap { Self.section(name, in: $0) }
+            #expect(found.count == 1, "\(found.count) sections \"docc: \(name)\" in Tests/ELImageIntegrationTests (one expected)")
+            guard let section = found.first else { continue }
+            // The section wraps the block in a function (its first and last lines) unless it is
+            // the block itself (a declaration, or statements inside a test that runs them).
+            let body = written.first == Self.dedented(section).first ? section : Array(section.dropFirst().dropLast())
             #expect(Self.dedented(body) == written,
-                    "\(module).md block \(number + 1) differs from DocCExamples.swift:\n\(written.joined(separator: "\n"))\n---\n\(Self.dedented(body).joined(separator: "\n"))")
+                    "\(page.path) block \(number + 1) differs from section \"docc: \(name)\":\n\(written.joined(separator: "\n"))\n---\n\(Self.dedented(body).joined(separator: "\n"))")
+        }
+    }
+
+    @Test("Every section names a Swift block of a page")
+    func sectionsHaveBlocks() throws {
+        var names: Set<String> = []
+        for page in Self.pages {
+            let text = try String(contentsOfFile: Repository.path(page.path), encoding: .utf8)
+            for number in Self.swiftBlocks(in: text).indices { names.insert("\(page.name) \(number + 1)") }
+        }
+        for source in try Self.testSources() {
+            for line in source.components(separatedBy: "\n") {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard trimmed.hasPrefix("// docc: "), trimmed != "// docc: end" else { continue }
+                let name = String(trimmed.dropFirst("// docc: ".count))
+                #expect(names.contains(name), "section \"docc: \(name)\" has no Swift block of that number in that page")
+            }
         }
     }
 

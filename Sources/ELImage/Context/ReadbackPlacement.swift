@@ -10,8 +10,8 @@ public enum ReadbackPlacement: Sendable, Equatable, CustomStringConvertible {
     case sharedContextWorker
     /// The render thread reads each frame back right after packing it and hands the CPU frame to
     /// the sink's worker, which holds no GL context: the process has one GL context. Mesa 22.3's
-    /// llvmpipe can crash when two contexts of a process draw and read at once (README, "Known
-    /// driver issue"); on a CPU renderer the readback is a copy in memory either way.
+    /// llvmpipe can crash when two contexts of a process draw and read at once (<doc:ChoosingTheGPU>,
+    /// "Known driver issue"); on a CPU renderer the readback is a copy in memory either way.
     case renderThread
 
     /// `.automatic` made concrete for a renderer.

@@ -15,7 +15,7 @@ private final class TestFilter: ParameterizedFilter {
     let parameters = TestParameters()
 }
 
-/// A point filter written outside the framework, as the README shows: scales R, G and B by 1 - amount.
+/// A point filter written outside the framework, as the DocC article "Writing your own filter, sink and source" shows: scales R, G and B by 1 - amount.
 private final class Fade: PointFilter {
     struct Parameters: Sendable {
         @Uniform("amount", in: 0...1) var amount: Float = 0

@@ -7,13 +7,36 @@ import ELImageTestSupport
 import Foundation
 import Testing
 
-// The snippets of the programming guide's "A tour of the API" (docs/guide.md) and of docs' "Sound",
-// "Live streaming", "A virtual camera", "Faces and codes" and "Testing your own nodes", each run as
-// written there on the bundled media (file names become paths in a temporary folder, `/dev/video0`
-// an emulated camera) and checked for what the pages say it does. Change those pages and this file
-// together.
+// The snippets of the DocC articles "A tour of the API", "Writing your own filter, sink and source"
+// (ELImage), "Sound and drift", "Live streaming and latency" (ELImageMedia), "A virtual camera"
+// (ELImageCamera), "Faces, codes, landmarks, reshape and people" (ELImageDetection), "Testing your
+// own nodes" (ELImageTesting) and README.md's first pipeline, each run on the bundled media (file
+// names become paths in a temporary folder, `/dev/video0` an emulated camera) and checked for what
+// the pages say it does. The code between "docc: <page> <n>" and "docc: end" is the page's block
+// as written (DocCExampleTests checks it); change the page and this file together.
 
-/// README, "A tour of the API": a filter type of your own (and "Testing your own nodes").
+/// README.md's first pipeline: a movie → beauty → an MP4 with the movie's sound, and a snapshot.
+// docc: README 1
+func beautify(_ movie: String, into video: String, snapshot picture: String) async throws -> RecordingSummary {
+    try await withRenderContext { context in         // EGL + GLES 3 on a render thread of its own
+        let source = try MovieInput(path: movie)     // MP4, MOV, MKV, WebM, raw H.264
+        let beauty = Beauty(strength: 0.7)           // smooths skin only
+        let encoder = try VideoEncoder()             // x264 into fragmented MP4, with the movie's sound
+        let snapshot = Snapshot()
+        source --> beauty --> encoder
+        beauty --> snapshot                          // fan-out: the same frames to both
+        try encoder.start(recordingTo: video)        // written as VIDEO.partial until it ends
+        async let still = snapshot.capture(to: picture)
+        try await source.run(on: context)            // decodes, filters and encodes every frame
+        _ = try await still
+        return try await encoder.finish()            // the file is complete: frames, size, drops
+    }                                                // closed: every thread joined
+}
+// docc: end
+
+/// "Writing your own filter, sink and source": a filter type of your own (and "Testing your own
+/// nodes").
+// docc: ELImage/CustomNodes 2
 final class Dim: SinglePassFilter, ParameterizedFilter {
     struct Parameters: Sendable {
         @Uniform("amount", in: 0...1) var amount: Float = 1
@@ -34,6 +57,7 @@ final class Dim: SinglePassFilter, ParameterizedFilter {
     let outputs = OutputTargets()                                  // its targets (graph membership)
     var reads: InputReading { .ownPixel }                          // colour before it runs in its pass
 }
+// docc: end
 
 /// A node that raises `signal` in this process when the `frame`th frame (from 0) goes by: the
 /// Ctrl-C of the graceful-stop snippet, at a known point.
@@ -57,11 +81,23 @@ private final class SignalAtFrame: ImageInput, Sendable {
     }
 }
 
-@Suite("README: the tour's snippets run as written", .serialized)
-struct ReadmeTourTests {
+@Suite("DocC: the articles' snippets run as written", .serialized)
+struct APITourTests {
     let clip = Repository.path("Examples/Media/bigbuckbunny.mp4")
     /// One AAC frame of the clip's sound (1024 samples at 48 kHz), in seconds.
     let audioFrame = 1024.0 / 48_000
+
+    @Test("README's first pipeline: the clip through beauty into an MP4 of its 132 frames with its sound, and a snapshot")
+    func readmePipeline() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let video = folder.path("beauty.mp4"), picture = folder.path("beauty.png")
+        let summary = try await beautify(clip, into: video, snapshot: picture)
+        #expect(summary.statistics.encoded == 132, "\(summary)")
+        #expect(try AudioProbe.streams(video, kind: "a").count == 1, "the movie's sound")
+        let still = try PNGFile.read(picture)
+        #expect((still.width, still.height) == (1280, 720))
+    }
 
     @Test("Compose and run a file: out.mp4 holds the 132 filtered frames and the movie's sound, sample for sample, as long as the video; still.png is a frame")
     func composeAndRunAFile() async throws {
@@ -160,12 +196,14 @@ struct ReadmeTourTests {
         let received = try await withRenderContext { context in
             let movie = try MovieInput(path: clip)
 
+            // docc: ELImage/APITour 4
             let stream = try FrameStream(format: .rgba)          // or .i420, .nv12, ... (converted on the GPU)
             movie --> Beauty() --> stream
             async let times = stream.frames.reduce(into: [MediaTime]()) { $0.append($1.timestamp) }  // $1.data: the bytes
             try await movie.run(on: context)
             try await stream.finish()                            // returns once the consumer has had every frame
             print(try await times.count)                         // 132
+            // docc: end
             return try await times
         }
         #expect(received.count == 132)
@@ -179,7 +217,7 @@ struct ReadmeTourTests {
         try await withRenderContext { context in
             let movie = try MovieInput(path: clip)
 
-            // As in the README, with `print(image.timestamp, image[0, 0])` kept for the checks.
+            // As in the tour, with `print(image.timestamp, image[0, 0])` kept for the checks.
             let output = RawDataOutput { image in seen.withLock { $0.append((image.timestamp, image[0, 0])) } }
             movie --> output
             try await movie.run(on: context)
@@ -245,6 +283,7 @@ struct ReadmeTourTests {
 
     @Test("Testing your own nodes: Dim at 0.5 in an EmbeddedPipeline halves the colour, keeps alpha, leaves nothing over")
     func embeddedPipeline() async throws {
+        // docc: ELImageTesting/TestingYourNodes 1
         let dim = Dim()
         dim.amount = 0.5
         let pipeline = try EmbeddedPipeline { input in input --> dim }
@@ -252,6 +291,7 @@ struct ReadmeTourTests {
         #expect(out.count == 1 && out[0][0, 0] == SIMD4(100, 100, 100, 200))
         let leftovers = await pipeline.finish()
         #expect(leftovers.isEmpty, "\(leftovers)")
+        // docc: end
         #expect(dim.amount == 0.5)
         dim.amount = 7
         #expect(dim.amount == 1)  // clamped to its range
@@ -271,7 +311,7 @@ struct ReadmeTourTests {
             let frames = FrameCounter()
             camera --> frames
 
-            // As in the README, with the test's server and its sine source for "default".
+            // As in the tour, with the test's server and its sine source for "default".
             let microphone = try PulseAudioCapture(options: .init(device: "sine", server: server.address, clock: MediaClock()))
             camera --> MediaClockAnchor(clock: microphone.options.clock, timing: camera)   // one clock, from each frame's capture
             camera --> encoder
@@ -298,7 +338,7 @@ struct ReadmeTourTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let context = try TestContexts.make()
-        // The README's source is a movie paced as a camera would deliver it; its address, this server's.
+        // The article's source is a movie paced as a camera would deliver it; its address, this server's.
         let movie = try MovieInput(path: clip, options: .init(pacing: .realTime))
         let address = server.rtmpURL(stream: "cam")
         let localFile = folder.path("local.mp4")
