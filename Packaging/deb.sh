@@ -25,7 +25,8 @@ for program in $PROGRAMS; do
     binaries+=("$ROOT/usr/bin/$program")
 done
 
-# The documentation: changelog (compressed, as Debian's policy asks) and copyright.
+# The man page and the changelog compressed, as Debian's policy asks; the copyright file.
+gzip -9nf "$ROOT/usr/share/man/man1/elimage.1"
 install -d -m 755 "$documents"
 gzip -9n < CHANGELOG.md > "$documents/changelog.gz"
 chmod 644 "$documents/changelog.gz"
