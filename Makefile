@@ -25,7 +25,7 @@
 #   make deb     the Debian package, out/elimage_<version>_<arch>.deb (files under /usr)
 #   make deb-check  as root: builds the package, installs it with apt-get, runs it from outside the
 #                checkout (version, man page, completion, a run, the networks), removes it (CI runs it)
-#   make version  prints the version (ELImageVersion.current)
+#   make version  prints the version (ELImageRelease.version)
 
 SWIFT ?= swift
 SHELL := bash
@@ -407,7 +407,7 @@ gpu-check: deps
 ## tagged $(RELEASE_VERSION) (its other tags removed), in a temporary folder. SwiftPM holds a
 ## versioned dependency to stricter rules than the root package (no unsafe build flags, no local
 ## paths): what passes here, a user can depend on. What is committed is checked, not the work tree.
-RELEASE_VERSION := $(shell sed -n 's/^ *public static let current = "\(.*\)"$$/\1/p' Sources/ELImage/ELImageVersion.swift)
+RELEASE_VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/ELImage/ELImageRelease.swift)
 release-check: deps
 	@work=$$(mktemp -d -t elimage-release-check.XXXXXX); trap 'rm -rf "$$work"' EXIT; \
 	commit=$$(git rev-parse HEAD); \
@@ -428,7 +428,7 @@ DOC_MODULES := ELImage ELImageCamera ELImageMedia ELImageDetection ELImagePrevie
 docs: deps
 	$(SWIFT) package generate-documentation $(addprefix --target ,$(DOC_MODULES)) --warnings-as-errors
 
-## The version, from its one source: ELImageVersion.current (CHANGELOG.md's newest release names it).
+## The version, from its one source: ELImageRelease.version (CHANGELOG.md's newest release names it).
 .PHONY: version
 version:
 	@echo $(RELEASE_VERSION)

@@ -3,7 +3,7 @@
 # The Makefile passes, through the environment:
 #
 #   ROOT           the package's root (usr/bin, usr/share/... installed there)
-#   VERSION        the package's version (ELImageVersion.current)
+#   VERSION        the package's version (ELImageRelease.version)
 #   PROGRAMS       the programs in usr/bin
 #   RUNTIME_DEPENDS what the programs load at run time without linking it (Mesa's EGL and drivers,
 #                  OpenCV's Haar cascades), comma-separated

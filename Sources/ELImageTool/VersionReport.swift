@@ -5,7 +5,7 @@ import ELImage
 enum VersionReport {
     /// The two lines, e.g. `elimage 1.0.0` and `renderer: llvmpipe (LLVM 15.0.6, 256 bits), OpenGL ES 3.2 Mesa 22.3.6`.
     static func text() async -> String {
-        "elimage \(ELImageVersion.current)\n" + (await rendererLine())
+        "elimage \(ELImageRelease.version)\n" + (await rendererLine())
     }
 
     /// The renderer and its OpenGL ES version; when no context can be made, the reason instead.

@@ -1,8 +1,0 @@
-/// The version of ELImage: the framework, the `elimage` command and the example programs.
-///
-/// One source for it: `elimage --version` prints it, the Makefile reads it (its `RELEASE_VERSION`,
-/// the name of the Debian package) and `CHANGELOG.md`'s newest release names it.
-public enum ELImageVersion {
-    /// This release's semantic version, `major.minor.patch` (e.g. `1.0.0`).
-    public static let current = "1.0.0"
-}
