@@ -49,7 +49,8 @@ final class CheckedModelFile {
 
     /// What to do about a network that is missing or fails its check.
     static let reinstallHint = "reinstall the networks: `make models` in ELImage's folder (it fetches them and checks their SHA-256) "
-        + "for \(ModelLocation.localFolder), `make install` or the Debian package for theirs; or set ELIMAGE_MODELS to a folder holding unchanged copies"
+        + "for \(ModelLocation.localFolder), `make install` or the Debian package for theirs; or set ELIMAGE_MODELS to a folder holding unchanged copies "
+        + "(\(DocumentationPage.models.pointer))"
 
     /// `message` (OpenCV's, naming what it was handed) with each file's `loadPath` replaced by its `path`.
     static func naming(_ files: [CheckedModelFile], in message: String) -> String {

@@ -1,3 +1,4 @@
+import ELImage
 import Foundation
 
 /// Where the detector networks are installed. Each network has a folder of its own (`mtcnn`,
@@ -76,6 +77,6 @@ public struct ModelLocation: Sendable, Equatable {
         let source = isFromEnvironment ? " (from $\(Self.environmentVariable))" : ""
         return "ELImage looks for the networks in \(folders)\(source); run `make deps` (or `make models`) in ELImage's folder, "
             + "which installs them, checked, into \(Self.localFolder)/\(name); or install ELImage with `make install` or its "
-            + "Debian package; or set \(Self.environmentVariable) to a folder holding \(name)/"
+            + "Debian package; or set \(Self.environmentVariable) to a folder holding \(name)/ (\(DocumentationPage.models.pointer))"
     }
 }

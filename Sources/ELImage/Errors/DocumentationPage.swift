@@ -15,7 +15,7 @@ package enum DocumentationPage: CaseIterable, Sendable {
     package var location: (file: String, heading: String) {
         switch self {
         case .inputLimits: ("docs/SECURITY.md", "Limits")
-        case .models: ("docs/install.md", "Models")
+        case .models: ("docs/install.md", "Where the networks are looked for")
         case .choosingTheGPU: ("Sources/ELImage/ELImage.docc/ChoosingTheGPU.md", "Choosing the GPU")
         case .previewWindows: ("Sources/ELImagePreview/ELImagePreview.docc/PreviewWindows.md", "Preview windows")
         case .virtualCamera: ("Sources/ELImageCamera/ELImageCamera.docc/VirtualCameraOutput.md", "A virtual camera")
