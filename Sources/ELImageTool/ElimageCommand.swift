@@ -26,6 +26,11 @@ struct ElimageCommand: AsyncParsableCommand {
     static func main() async {
         do {
             var command = try parseAsRoot()
+            // ArgumentParser also takes the root's flags after a subcommand, where --version would
+            // be parsed and ignored: it belongs to elimage itself.
+            if !(command is ElimageCommand), CommandLine.arguments.dropFirst().prefix(while: { $0 != "--" }).contains("--version") {
+                throw UsageError("--version is an option of elimage itself: elimage --version")
+            }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

@@ -46,6 +46,13 @@ struct VersionTests {
         #expect(renderer.hasPrefix("renderer: ") && renderer.contains(", OpenGL ES "), "\(renderer)")
     }
 
+    @Test("--version after a subcommand is a usage error, not ignored")
+    func versionAfterSubcommand() async throws {
+        let result = try await elimage.run(["filters", "--version"])
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.errors == "elimage: usage: --version is an option of elimage itself: elimage --version\n", "\(result.errors)")
+    }
+
     @Test("elimage --help still prints the help, with --version in it; exit 0")
     func help() async throws {
         let result = try await elimage.run(["--help"])
