@@ -67,6 +67,11 @@ install_all() {
     put 644 "$GENERATED/elimage.bash" "$PREFIX/share/bash-completion/completions/elimage"
     put 644 "$GENERATED/_elimage" "$PREFIX/share/zsh/site-functions/_elimage"
     put 644 "$GENERATED/elimage.fish" "$PREFIX/share/fish/vendor_completions.d/elimage.fish"
+    # The pages that error messages point to (DocumentationPage), beside the changelog.
+    local page
+    for page in cli install SECURITY; do
+        put 644 "docs/$page.md" "$PREFIX/share/doc/elimage/$page.md"
+    done
 
     # The networks, each folder's licence, and SHA256SUMS (checked here against the pinned hashes).
     local models=$PREFIX/share/elimage/models check network

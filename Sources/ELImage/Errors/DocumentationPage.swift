@@ -1,7 +1,7 @@
 /// Where ELImage's documentation explains a failure further: an error whose message says what to
 /// do names the page, and the section, that says more. The pages are the repository's `docs/`
-/// (installed in `share/doc/elimage`) and the DocC articles (`make docs`); a test checks that
-/// every page and section named here exists.
+/// (`make install` and the Debian package put those named here in `share/doc/elimage`) and the
+/// DocC articles (`make docs`); a test checks that every page and section named here exists.
 package enum DocumentationPage: CaseIterable, Sendable {
     case inputLimits
     case models
@@ -24,11 +24,13 @@ package enum DocumentationPage: CaseIterable, Sendable {
         }
     }
 
-    /// "more: docs/SECURITY.md, “Limits”", or for an article "more: “Choosing the GPU” in the
-    /// ELImage documentation": the words a hint ends with.
+    /// "more: docs/SECURITY.md, “Limits” (share/doc/elimage/SECURITY.md once installed)", or for
+    /// an article "more: “Choosing the GPU” in the ELImage documentation": the words a hint ends with.
     package var pointer: String {
         let (file, heading) = location
-        if file.hasPrefix("docs/") { return "more: \(file), “\(heading)”" }
+        if file.hasPrefix("docs/") {
+            return "more: \(file), “\(heading)” (share/doc/elimage/\(file.dropFirst(5)) once installed)"
+        }
         return "more: “\(heading)” in the ELImage documentation"
     }
 }

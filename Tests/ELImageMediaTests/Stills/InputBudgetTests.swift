@@ -29,7 +29,7 @@ struct InputBudgetTests {
         defer { folder.remove() }
         let png = folder.path("big.png")
         try Data(ImageHeaders.png(width: 12000, height: 12000)).write(to: URL(fileURLWithPath: png))
-        let limit = "more than the limit of 67108864 pixels a picture (8192x8192); if the picture is meant to be that large, raise the limit (elimage --max-pixels, InputLimits.maximumPixels; more: docs/SECURITY.md, “Limits”)"
+        let limit = "more than the limit of 67108864 pixels a picture (8192x8192); if the picture is meant to be that large, raise the limit (elimage --max-pixels, InputLimits.maximumPixels; more: docs/SECURITY.md, “Limits” (share/doc/elimage/SECURITY.md once installed))"
         #expect(message { _ = try PNGFile.readPicture(png) } == "\(png): its PNG header gives a 12000x12000 picture, \(limit)")
         let hopper = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Repository.path("Examples/Media/grace_hopper.jpg"))))
         let jpeg = folder.path("big.jpg")
