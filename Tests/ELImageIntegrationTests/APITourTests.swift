@@ -95,9 +95,7 @@ struct APITourTests {
         defer { folder.remove() }
         let movie = folder.path("second.mp4")
         try runTool("ffmpeg", ["-v", "error", "-i", clip, "-t", "1", "-c", "copy", movie])
-        let frames = try #require(Int(String(decoding: try runTool("ffprobe", [
-            "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries", "stream=nb_read_frames",
-            "-of", "csv=p=0", movie]), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let frames = try EncoderFixtures.decodedFrameCount(movie)
         #expect(frames >= 24, "ffmpeg cut \(frames) frames")
         let video = folder.path("beauty.mp4"), picture = folder.path("beauty.png")
         let summary = try await beautify(movie, into: video, snapshot: picture)

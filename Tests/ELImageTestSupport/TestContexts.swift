@@ -79,7 +79,7 @@ package struct ClosesContexts: SuiteTrait, TestTrait, TestScoping {
 /// the suite ends: the process then has one GL context while the suite's tests run at once. Mesa
 /// 22.3's llvmpipe walks every context's pending work without their locks when a texture is
 /// uploaded or read back, and crashed a parallel run of the live-streaming suite, whose tests each
-/// made their own (ELImage's article "Choosing the GPU", "Known driver issue").
+/// made their own (ELImage's article "Choosing the GPU", "Known driver bug").
 package struct SharesOneContext: SuiteTrait, TestScoping {
     package var isRecursive: Bool { false }
 

@@ -17,8 +17,9 @@ LINK = re.compile(r'(!?)\[(?:[^\[\]]|\[[^\]]*\])*\]\(([^()\s]+)(?:\s+"[^"]*")?\)
 
 
 def pages(root):
-    found = [os.path.join(root, 'README.md')]
-    found += sorted(glob.glob(os.path.join(root, 'docs', '*.md')))
+    """The product documents: README, the changelog, docs/ (with its folders) and every DocC catalog."""
+    found = [os.path.join(root, 'README.md'), os.path.join(root, 'CHANGELOG.md')]
+    found += sorted(glob.glob(os.path.join(root, 'docs', '**', '*.md'), recursive=True))
     found += sorted(glob.glob(os.path.join(root, 'Sources', '*', '*.docc', '*.md')))
     return [page for page in found if os.path.isfile(page)]
 

@@ -12,23 +12,12 @@ import os
 import re
 import sys
 
+from doc_links import pages
+
 COMMIT = re.compile(r"(?<![0-9A-Za-z_./-])([0-9a-f]{7,40})(?![0-9A-Za-z_])")
 ISSUE = re.compile(r"\b(?:issue|issues|pull request|PR)\s*#?\d+\b|(?<![\w&/#])(?<!\]\()#\d+\b(?!-)|\b(?:the|this|that) issue's\b",
                    re.IGNORECASE)
 MACHINE = re.compile(r"\b(?:the|this|our) development machine\b|\bthis machine\b", re.IGNORECASE)
-
-
-def documents(root):
-    for name in ("README.md", "CHANGELOG.md"):
-        if os.path.exists(os.path.join(root, name)):
-            yield name
-    for folder in ("docs", "Sources"):
-        for directory, _, files in os.walk(os.path.join(root, folder)):
-            if folder == "Sources" and ".docc" not in directory:
-                continue
-            for name in sorted(files):
-                if name.endswith(".md"):
-                    yield os.path.relpath(os.path.join(directory, name), root)
 
 
 def problems(path, text):
@@ -46,9 +35,9 @@ def problems(path, text):
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     found = []
-    for path in documents(root):
-        with open(os.path.join(root, path), encoding="utf-8") as file:
-            found += problems(path, file.read())
+    for page in pages(root):
+        with open(page, encoding="utf-8") as file:
+            found += problems(os.path.relpath(page, root), file.read())
     if found:
         print("\n".join(found), file=sys.stderr)
         sys.exit(f"docs_lint: {len(found)} marks of development history in the product documents "

@@ -11,7 +11,7 @@ public enum ReadbackPlacement: Sendable, Equatable, CustomStringConvertible {
     /// The render thread reads each frame back right after packing it and hands the CPU frame to
     /// the sink's worker, which holds no GL context: the process has one GL context. Mesa 22.3's
     /// llvmpipe can crash when two contexts of a process draw and read at once (<doc:ChoosingTheGPU>,
-    /// "Known driver issue"); on a CPU renderer the readback is a copy in memory either way.
+    /// "Known driver bug"); on a CPU renderer the readback is a copy in memory either way.
     case renderThread
 
     /// `.automatic` made concrete for a renderer.
