@@ -201,12 +201,14 @@ SERIAL_SUITES := Lifecycle|StreamLatencyToolTests|RecordingControlTests|CrashSaf
 # together in a phase of their own (beside the main phase's load, real-time pacing dropped most
 # frames and slowed the other timed tests).
 STREAM_SUITES := LiveStreamingTests|StreamToolTests
-# The endurance tests, in `make test-long` (CI runs it after `make test`): the same short CLI run 200
-# times in a row (a crash at exit in 1 run of 100 is a crash), and 30 s of capture from a sound
-# source whose clock drifts; then each in-process benchmark pipeline runs for 10 frames (about 10
-# s), which must finish. Together they take two and a half minutes of a 2-core machine, which
-# the quick start's `make test` (about 10 minutes from a clean clone, 2.5 of them the build) leaves out.
-LONG_TESTS := LifecycleCLITests/twoHundredRuns|DriftSoakTests
+# The endurance and longest tests, in `make test-long` (CI runs it after `make test`): the same
+# short CLI run 200 times in a row (a crash at exit in 1 run of 100 is a crash), 30 s of capture
+# from a sound source whose clock drifts, 100 pipelines in one process, a file paced in real time
+# with sound, the tour's whole-clip recording, x264 parity at 720p and the person mask's flicker
+# over 30 frames; then each in-process benchmark pipeline runs for 10 frames, which must finish.
+# They take about four minutes of a 2-core machine, which the quick start's `make test` (under
+# 11 minutes from a clean clone, 3.5 of them the build) leaves out.
+LONG_TESTS := LifecycleCLITests/twoHundredRuns|DriftSoakTests|EncoderParityTests|PersonSegmentationTests/stillSubjectFlicker|LifecycleSoakTests/hundredPipelines|AudioCaptureTests/captureTone|APITourTests/composeAndRunAFile
 # COVERAGE=1 (CI, `make coverage`): the build is instrumented, every process the tests start (the
 # bundle, elimage, the examples) adds to the profiles in $(COVERAGE_PROFILES), and the line
 # coverage of each module is printed at the end.
@@ -217,7 +219,7 @@ RUN_ENV := $(if $(COVERAGE),LLVM_PROFILE_FILE=$(COVERAGE_PROFILES)/%4m.profraw)
 test: deps layers docs-check
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(if $(COVERAGE),rm -rf $(COVERAGE_PROFILES))
-	$(RUN_ENV) $(TEST_ENV) ELIMAGE_REFERENCE_RENDERERS=llvmpipe $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)|$(STREAM_SUITES)'
+	$(RUN_ENV) $(TEST_ENV) ELIMAGE_REFERENCE_RENDERERS=llvmpipe $(SWIFT) test --skip-build --skip '$(SERIAL_SUITES)|$(STREAM_SUITES)|$(LONG_TESTS)'
 	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(STREAM_SUITES)'
 	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(SERIAL_SUITES)' --skip '$(LONG_TESTS)' --no-parallel
 	$(if $(COVERAGE),python3 Tests/Scripts/coverage.py $(COVERAGE_PROFILES) $$($(SWIFT) build --show-bin-path) --json $(COVERAGE_PROFILES)/modules.json)

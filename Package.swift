@@ -275,7 +275,7 @@ let package = Package(
         // The command-line tool and the examples, run as programs (they are built beside the tests).
         .testTarget(
             name: "ELImageToolTests",
-            dependencies: ["ELImage", "ELImageMedia", "ELImageTesting", "ELImageTestSupport"],
+            dependencies: ["ELImage", "ELImageCommandLine", "ELImageMedia", "ELImageTesting", "ELImageTestSupport"],
             path: "Tests/ELImageToolTests"),
         // Whole pipelines across modules: closing them, a soak, programs' exit on signals, and
         // what every module's values print.

@@ -129,7 +129,7 @@ struct MatrixBenchmark {
         let choice = Self.floor(for: filter)
         let outputPath = folder.appendingPathComponent("matrix-out.\(output.rawValue)").path
         let floorPath = folder.appendingPathComponent("matrix-floor.\(output.rawValue)").path
-        var arguments = ["run", clip.path, "--filter", filter, "-o", outputPath]
+        var arguments = ["run", clip.path, "--filter", filter, "-y", "-o", outputPath]
         if output == .mp4 { arguments += ["--preset", preset] }
         if filter == "backgroundreplace" { arguments += ["--background", try backgroundPicture()] }
         var estimates: [Double] = [], floorTimes: [Double] = []

@@ -16,6 +16,12 @@ public struct FilterSpec: Equatable, CustomStringConvertible {
             && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
     }
 
+    /// The filter name `text` begins with (lowercased), before its parameters are parsed: a
+    /// name can be checked first, so that `drawtext:text=hi` is an unknown filter, not a bad number.
+    public static func name(in text: String) -> String {
+        text.prefix { $0 != ":" && $0 != "=" }.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
     /// Parses `text`; the error names the part that is wrong.
     public init(parsing text: String) throws(UsageError) {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)

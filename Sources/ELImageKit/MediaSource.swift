@@ -22,6 +22,13 @@ public final class MediaSource: Sendable {
     public struct Options: Sendable {
         /// Stop after this many frames (a camera captures 300 unless told; an image is shown once).
         public var frames: Int?
+        /// Where a file begins (`ffmpeg -ss`): the first frame at or after this time from the
+        /// file's start. Cameras and pictures have no timeline to begin within.
+        public var start: Duration?
+        /// How much to read (`ffmpeg -t`): the frames that begin before this time after the
+        /// first; for a camera or a picture, the frames of that much time at the frame rate.
+        /// With `frames` too, whichever ends first.
+        public var duration: Duration?
         /// The rate of raw files and image clips (default 25), and the camera's wish.
         public var frameRate: Y4MHeader.Ratio?
         /// A turn (rotation, mirroring) of every frame, after the input's own orientation.
@@ -103,6 +110,11 @@ public final class MediaSource: Sendable {
             throw ELImageError.invalidInput(what: "no input: no path was given and no camera was found",
                                             hint: "give a file (e.g. clip.mp4) or a camera (/dev/video0), or a fallback path")
         }
+        if options.start != nil, chosen.hasPrefix("/dev/video") || ["png", "jpg", "jpeg"].contains(
+            URL(fileURLWithPath: chosen).pathExtension.lowercased()) {
+            throw ELImageError.invalidInput(what: "a start time for \(chosen), which has no timeline to begin within",
+                                            hint: "a start is for movie, Y4M and raw files; give a duration alone for a camera or a picture")
+        }
         if chosen.hasPrefix("/dev/video") { return camera(chosen, options) }
         guard FileManager.default.fileExists(atPath: chosen) else {
             throw ELImageError.io(file: chosen, operation: "open", errno: ENOENT,
@@ -120,21 +132,27 @@ public final class MediaSource: Sendable {
             return file(.rawYUV(chosen), try YUVFileInput(raw: chosen, width: size.width, height: size.height, format: format,
                                                           frameRate: rate, options: yuvOptions(options)))
         case "png", "jpg", "jpeg":
+            let count = framesLasting(options.duration, at: rate).map { min($0, options.frames ?? .max) } ?? options.frames ?? 1
             let still = try StillImageInput(path: chosen, options: .init(
-                repeatCount: options.frames ?? 1, frameRate: rate, orientation: options.orientation,
+                repeatCount: count, frameRate: rate, orientation: options.orientation,
                 autorotate: options.autorotate))
-            return MediaSource(kind: .image(chosen), node: still, expectedFrames: options.frames ?? 1, frameRate: rate,
+            return MediaSource(kind: .image(chosen), node: still, expectedFrames: count, frameRate: rate,
                                bitsPerSample: still.bitsPerSample,
                                run: { try await still.run(on: $0) }, cancel: { still.cancel() },
                                close: { await still.close() })
         default:
             // The file's own colour space is needed only to derive an override from it.
-            let colorSpace = try options.colorSpace.map { override in override(try MovieInput(path: chosen).colorSpace) }
+            let info = try MovieInput(path: chosen).info
+            let colorSpace = options.colorSpace.map { override in override(info.colorSpace) }
+            // A start counts from the file's start, which its first timestamp may not be (as in ffmpeg).
+            let start = options.start.map { MediaTime(microseconds: Self.microseconds(info.startTime.seconds) + Self.microseconds($0)) }
             let movie = try MovieInput(path: chosen, options: .init(
-                pacing: options.realTime ? .realTime : .asFastAsPossible,
+                pacing: options.realTime ? .realTime : .asFastAsPossible, start: start,
                 frameRange: options.frames.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation,
-                autorotate: options.autorotate))
-            let expected = movie.info.frameCount.map { min($0, options.frames ?? .max) }
+                autorotate: options.autorotate, duration: options.duration.map { MediaTime(microseconds: Self.microseconds($0)) }))
+            let timed = framesLasting(options.duration, at: movie.info.guessedFrameRate ?? movie.info.frameRate ?? 25)
+            let expected = options.start == nil ? movie.info.frameCount.map { min($0, options.frames ?? .max, timed ?? .max) }
+                : timed.map { min($0, options.frames ?? .max) }
             return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected,
                                frameRate: movie.info.guessedFrameRate ?? movie.info.frameRate,
                                bitsPerSample: movie.info.bitsPerSample,
@@ -150,7 +168,8 @@ public final class MediaSource: Sendable {
         if let size = options.size { (settings.width, settings.height) = size }
         settings.orientation = options.orientation
         let camera = Camera(device: path, settings: settings)
-        let wanted = options.frames ?? 300
+        let wanted = framesLasting(options.duration, at: options.frameRate ?? 30).map { min($0, options.frames ?? .max) }
+            ?? options.frames ?? 300
         // Weak: the camera holds its targets.
         camera.addTarget(FrameCounter { [weak camera] count in if count == wanted { camera?.cancel() } })
         let cancelled = Atomic<Bool>(false)
@@ -184,6 +203,19 @@ public final class MediaSource: Sendable {
 
     private static func yuvOptions(_ options: Options) -> YUVFileInput.Options {
         .init(pacing: options.realTime ? .realTime : .asFastAsPossible, frameLimit: options.frames,
-              orientation: options.orientation, colorSpace: options.colorSpace)
+              orientation: options.orientation, colorSpace: options.colorSpace,
+              start: options.start.map { MediaTime(microseconds: microseconds($0)) },
+              duration: options.duration.map { MediaTime(microseconds: microseconds($0)) })
+    }
+
+    private static func microseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+    }
+
+    private static func microseconds(_ seconds: Double) -> Int64 { Int64((seconds * 1_000_000).rounded(.down)) }
+
+    /// How many frames at `rate` last `duration` (at least one); nil without a duration.
+    private static func framesLasting(_ duration: Duration?, at rate: Y4MHeader.Ratio) -> Int? {
+        duration.map { max(1, Int(($0.timeInterval * Double(rate.numerator) / Double(max(1, rate.denominator))).rounded(.up))) }
     }
 }

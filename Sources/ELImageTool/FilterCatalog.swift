@@ -6,11 +6,16 @@ import ELImageCommandLine
 extension FilterCatalog {
     /// Makes the filter `spec` names; the catalogue checks every parameter's name and range.
     func make(_ spec: FilterSpec) throws(UsageError) -> Filter {
-        guard let entry = entry(named: spec.name) else {
-            throw UsageError("unknown filter '\(spec.name)'; `elimage filters` lists them: \(entries.map(\.name).joined(separator: ", "))")
-        }
+        let entry = try requireEntry(named: spec.name)
         var values: [String: Double] = [:]
-        for (given, value) in spec.parameters { values[try Self.key(given, of: entry, spec: spec)] = value }
+        for (given, value) in spec.parameters {
+            let key = try Self.key(given, of: entry, spec: spec)
+            let names = entry.parameters.map(\.name)
+            if !names.contains(key), let meant = NameSuggestion.closest(to: key, among: names) {
+                throw UsageError("filter '\(spec.name)' has no parameter '\(key)'; did you mean '\(meant)'? (it has: \(names.joined(separator: ", ")))")
+            }
+            values[key] = value
+        }
         do {
             return try entry.make(values)
         } catch let ELImageError.invalidInput(what, hint) where what.hasPrefix("filter '\(spec.name)'") {
@@ -18,6 +23,16 @@ extension FilterCatalog {
         } catch {
             throw UsageError("filter '\(spec.name)': \(error)")
         }
+    }
+
+    /// The entry named `name`; an unknown name is refused with the closest known one and the list.
+    func requireEntry(named name: String) throws(UsageError) -> Entry {
+        guard let entry = entry(named: name) else {
+            let names = entries.map(\.name)
+            throw UsageError("unknown filter '\(name)'\(NameSuggestion.sentence(for: name, among: names)) "
+                             + "(`elimage filters` lists them: \(names.joined(separator: ", ")))")
+        }
+        return entry
     }
 
     /// The parameter a key names: itself, or for `NAME=value` the filter's only parameter.

@@ -1,14 +1,21 @@
 import ELImage
 import Foundation
 
-/// Progress on a terminal for long jobs (frames, fps, elapsed, ETA); silent when stderr is not a TTY.
+/// One refreshing progress line on a terminal, as ffmpeg prints one: frames, frames a second, the
+/// time of video written, the speed against real time, and the time left when the length is known.
+/// Silent when standard error is not a terminal (a pipe, a file, a test).
 final class Progress: Sendable {
     private let total: Int?
+    /// Frames a second of the output, for the time of video written.
+    private let frameRate: Double
     private let start = ContinuousClock.now
     private let lastDraw = Locked(ContinuousClock.now - .seconds(1))
     private let enabled = isatty(STDERR_FILENO) == 1
 
-    init(total: Int?) { self.total = total }
+    init(total: Int?, frameRate: Double) {
+        self.total = total
+        self.frameRate = frameRate
+    }
 
     func update(frames: Int) {
         let due = lastDraw.withLock { last in
@@ -17,21 +24,32 @@ final class Progress: Sendable {
             return true
         }
         guard enabled, due else { return }
-        draw(frames: frames, final: false)
+        FileHandle.standardError.write(Data(("\r" + line(frames: frames, elapsed: ContinuousClock.now - start, final: false)).utf8))
     }
 
     func finish(frames: Int) {
-        if enabled { draw(frames: frames, final: true) }
+        guard enabled else { return }
+        FileHandle.standardError.write(Data(("\r" + line(frames: frames, elapsed: ContinuousClock.now - start, final: true) + "\n").utf8))
     }
 
-    private func draw(frames: Int, final: Bool) {
-        let elapsed = Self.seconds(ContinuousClock.now - start)
-        let fps = elapsed > 0 ? Double(frames) / elapsed : 0
-        var line = String(format: "frames %d  %.1f fps  elapsed %.1fs", frames, fps, elapsed)
+    /// `frame=  120 fps= 45.2 time=00:00:04.800 speed=1.81x ETA 3.1s`.
+    func line(frames: Int, elapsed: Duration, final: Bool) -> String {
+        let seconds = Self.seconds(elapsed)
+        let fps = seconds > 0 ? Double(frames) / seconds : 0
+        let video = frameRate > 0 ? Double(frames) / frameRate : 0
+        var line = String(format: "frame=%5d fps=%5.1f time=%@ speed=%.2fx", frames, fps, Self.clock(video),
+                          seconds > 0 ? video / seconds : 0)
         if let total, !final, fps > 0, total > frames {
-            line += String(format: "  ETA %.1fs", Double(total - frames) / fps)
+            line += String(format: " ETA %.1fs", Double(total - frames) / fps)
         }
-        FileHandle.standardError.write(Data(("\r" + line + (final ? "\n" : "")).utf8))
+        return line + "   "  // clears what a longer line before left
+    }
+
+    /// `HH:MM:SS.mmm`.
+    static func clock(_ seconds: Double) -> String {
+        let milliseconds = Int((seconds * 1000).rounded())
+        return String(format: "%02d:%02d:%02d.%03d", milliseconds / 3_600_000, milliseconds / 60_000 % 60,
+                      milliseconds / 1000 % 60, milliseconds % 1000)
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -13,8 +13,8 @@ struct RunCommand: AsyncParsableCommand {
         commandName: "run", abstract: "Run INPUT through filters on the GPU into OUTPUT.",
         discussion: """
             INPUT: a camera (/dev/videoN, --frames frames, 300 by default), a video file (MP4, MOV, MKV, WebM, raw .h264), a .y4m file, raw .yuv (with --size \
-            and --format), or a .png/.jpg image (repeated --frames times at --fps). Without INPUT: the \
-            bundled Big Buck Bunny clip. OUTPUT by extension: .mp4 (fragmented, crash-safe) and .h264 \
+            and --format), or a .png/.jpg image (repeated --frames times at --fps). INPUT may also be given as -i INPUT, as \
+            ffmpeg takes it. OUTPUT by extension: .mp4 (fragmented, crash-safe) and .h264 \
             (x264), .y4m, .rgba (raw RGBA frames), .png or \
             .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png); or a live stream: \
             rtmp:// and rtmps:// (FLV), srt:// (MPEG-TS), DIR/index.m3u8 (HLS), a file input paced in real time; or a virtual \
@@ -26,8 +26,30 @@ struct RunCommand: AsyncParsableCommand {
             --no-autorotate takes the input as stored.
             """)
 
-    @Argument(help: "The input file.")
-    var input: String?
+    @Argument(help: ArgumentHelp("The input: a file, or a camera (/dev/videoN).", valueName: "input"))
+    var inputArgument: String?
+
+    @Option(name: .customShort("i"), help: ArgumentHelp("The input, as ffmpeg's -i takes it (the same as INPUT).", valueName: "input"))
+    var inputOption: String?
+
+    /// INPUT or -i INPUT.
+    var input: String? { inputArgument ?? inputOption }
+
+    @Option(name: [.customLong("start"), .customLong("ss", withSingleDash: true)], help: ArgumentHelp(
+        "Begin at this time of a movie, Y4M or raw file: [HH:]MM:SS[.mmm] or seconds (90, 2.5s), as ffmpeg's -ss.",
+        discussion: "The output begins with the first frame at or after it, and its sound from that frame on.",
+        valueName: "time"))
+    var start: String?
+
+    @Option(name: [.customLong("duration"), .customShort("t")], help: ArgumentHelp(
+        "Read this much time of the input: [HH:]MM:SS[.mmm] or seconds (10, 500ms), as ffmpeg's -t.",
+        discussion: "The output holds the frames that begin within it (a camera or a picture: that many frames at its rate), and the sound as long as they last. With --frames too, whichever ends first.",
+        valueName: "time"))
+    var duration: String?
+
+    @Flag(name: [.customShort("y"), .customLong("overwrite")],
+          help: "Replace output files that exist (without it, an existing output is refused before anything runs).")
+    var overwrite = false
 
     @Option(name: .customLong("filter"), help: "A filter as NAME, NAME:key=value,... or NAME=value for a one-parameter filter (repeatable, applied in order).")
     var filters: [String] = []
@@ -149,6 +171,9 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The numbers that must be positive, and those the encoder bounds, checked before anything runs.
     func validate() throws {
+        if let inputArgument, let inputOption {
+            throw ValidationError("two inputs, \(inputArgument) and -i \(inputOption): give one (elimage run reads one input)")
+        }
         for (name, value) in [("--frames", frames), ("--bitrate", bitrate), ("--keyint", keyint), ("--segment-keep", segmentKeep)] {
             if let value, value < 1 {
                 throw ValidationError("\(name) \(value): must be a positive number, e.g. \(name) 100")
@@ -181,6 +206,7 @@ struct RunCommand: AsyncParsableCommand {
         let options = try validatedOptions()
         try InputLimits.apply(try inputLimits())
         try requireOutput()
+        try requireInput()
         let outputKind = try output.map { output throws(UsageError) in
             try OutputKind(path: try streaming.address(output), hlsSegments: streaming.hlsType ?? .mpegts)
         }
@@ -192,6 +218,11 @@ struct RunCommand: AsyncParsableCommand {
             }
             // Outputs named as the run goes (segments, numbered pictures) are checked when made.
             StagedOutputFile.protect(input)
+        }
+        if !overwrite {
+            try refuseExistingOutputs(outputKind)
+            // Outputs named as the run goes (segments, numbered pictures) are checked when made.
+            StagedOutputFile.keepExistingFiles(hint: "add -y to replace it, or choose another name")
         }
         if let background { StagedOutputFile.protect(background) }
         // A stream or a virtual camera runs until the input ends or Ctrl-C (a camera's 300 frames are for files).
@@ -296,7 +327,8 @@ struct RunCommand: AsyncParsableCommand {
                                 events: events)
         }
         motionTrigger.withLock { $0 = sink?.trigger }
-        let progress = Progress(total: limit == .max ? nil : input.expectedFrames.map { min($0, limit ?? .max) })
+        let progress = Progress(total: limit == .max ? nil : input.expectedFrames.map { min($0, limit ?? .max) },
+                                frameRate: Double(rate.numerator) / Double(max(1, rate.denominator)))
         let counter = FrameCounter { progress.update(frames: $0) }
         // First target: says which crop lies outside the picture before any output fails on it.
         // Weak: the check is a target of the input's node, which the input holds (no cycle).
@@ -413,6 +445,8 @@ struct RunCommand: AsyncParsableCommand {
         var segments: RecordingSegments?
         var preRecord: Duration?
         var live: LiveStreamOptions
+        /// -ss and -t.
+        var start: Duration?, duration: Duration?
     }
 
     func validatedOptions() throws(UsageError) -> Options {
@@ -442,6 +476,10 @@ struct RunCommand: AsyncParsableCommand {
             throw UsageError("raw input \(input) needs --size WIDTHxHEIGHT and --format FORMAT")
         }
         try detection.checkUsage()
+        if let start, let input, Self.hasNoTimeline(input) {
+            throw UsageError("-ss \(start): \(input) has no timeline to begin within; -ss is for movie, Y4M and raw files "
+                             + "(give -t alone for a camera or a picture)")
+        }
         var segments: RecordingSegments?
         if let segment {
             guard let output, case .video = try OutputKind(path: output) else {
@@ -467,13 +505,18 @@ struct RunCommand: AsyncParsableCommand {
         }
         let catalog = FilterCatalog.standard
         var made: [FilterCatalog.Filter] = []
-        for text in filters { made.append(try catalog.make(try FilterSpec(parsing: text))) }
+        for text in filters {
+            _ = try catalog.requireEntry(named: FilterSpec.name(in: text))  // an unknown name first, then its values
+            made.append(try catalog.make(try FilterSpec(parsing: text)))
+        }
         try applyBackground(to: made)
         try requirePeopleFiltersSeeTheInput(made)
         return Options(frameRate: frameRate, orientation: Orientation(rotation: rotate, mirrored: mirror),
                        filters: made, colorOverride: ColorOverride(matrix: matrix, range: range), size: parsedSize,
                        pixelFormat: format, encoder: encoder, segments: segments, preRecord: preRecordDuration,
-                       live: try streaming.liveOptions())
+                       live: try streaming.liveOptions(),
+                       start: try start.map { text throws(UsageError) in try TimeArgument.parse(text, option: "-ss", allowsZero: true) },
+                       duration: try duration.map { text throws(UsageError) in try TimeArgument.parse(text, option: "-t", allowsZero: false) })
     }
 
     /// Gives --background's picture to each backgroundreplace filter; refuses one without it, and
@@ -521,6 +564,40 @@ struct RunCommand: AsyncParsableCommand {
                          + "without one the frames would be processed and thrown away")
     }
 
+    /// Whether `input` is a camera or a picture, which a start time cannot apply to.
+    static func hasNoTimeline(_ input: String) -> Bool {
+        input.hasPrefix("/dev/video") || ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: input).pathExtension.lowercased())
+    }
+
+    /// Refuses a run without INPUT (or -i INPUT), as ffmpeg does, before anything is opened.
+    func requireInput() throws(UsageError) {
+        guard input == nil else { return }
+        let clip = BundledMedia.path("bigbuckbunny.mp4")
+        let sample = FileManager.default.fileExists(atPath: clip) ? "; a sample clip to try: \(clip)" : ""
+        throw UsageError("no input: give a file or a camera, e.g. elimage run clip.mp4 -o out.mp4 (or -i clip.mp4); "
+                         + "`elimage devices` lists the cameras" + sample)
+    }
+
+    /// Refuses an output file that exists (-o, --record, --metadata, an HLS playlist), before
+    /// anything runs; -y replaces them.
+    func refuseExistingOutputs(_ outputKind: OutputKind?) throws(UsageError) {
+        var named: [(option: String, path: String)] = [("--record", streaming.record), ("--metadata", detection.metadata)]
+            .compactMap { option, path in path.map { (option, $0) } }
+        if let output, segment == nil {
+            switch outputKind {
+            case .png(let pattern)?, .jpeg(let pattern)?: if !pattern.contains("%") { named.append(("-o", output)) }
+            case .y4m?, .rgba?, .video?: named.append(("-o", output))
+            case .stream?: if !output.contains("://") { named.append(("-o", output)) }  // an HLS playlist
+            case .virtualCamera?, nil: break
+            }
+        }
+        for (option, path) in named where FileManager.default.fileExists(atPath: path) {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }  // /dev/null, a FIFO
+            throw UsageError("\(option) \(path) exists: add -y to replace it, or choose another name")
+        }
+    }
+
     /// Refuses an output that is the input file itself (the same file through another name, a
     /// symbolic or a hard link too), before anything is opened for writing: writing it would
     /// destroy the input while it is being read.
@@ -550,17 +627,18 @@ struct RunCommand: AsyncParsableCommand {
         outputDepth ?? (input.bitsPerSample > 8 && !(output?.isLive ?? false) ? 10 : 8)
     }
 
-    /// Opens INPUT (or the first camera, or the bundled clip) as the head of the graph.
+    /// Opens INPUT as the head of the graph.
     func openInput(_ options: Options, limit: Int?) throws -> MediaSource {
         var sourceOptions = MediaSource.Options(frames: limit, orientation: options.orientation,
                                                 size: options.size, rawFormat: options.pixelFormat,
                                                 autorotate: !noAutorotate)
         sourceOptions.frameRate = options.frameRate
+        (sourceOptions.start, sourceOptions.duration) = (options.start, options.duration)
         // A live stream or a virtual camera goes out at the frames' pace (as ffmpeg -re): a file is paced for it.
         sourceOptions.realTime = audio.realTime || isLive
         let override = options.colorOverride
         if !override.isEmpty { sourceOptions.colorSpace = { override.apply(to: $0) } }
-        return try MediaSource.open(input, fallback: BundledMedia.path("bigbuckbunny.mp4"), options: sourceOptions)
+        return try MediaSource.open(input, options: sourceOptions)
     }
 }
 

@@ -41,7 +41,7 @@ struct PreviewCLITests {
         var environment = ProcessInfo.processInfo.environment
         for name in ["DISPLAY", "WAYLAND_DISPLAY", "ELIMAGE_WINDOW_SYSTEM"] { environment.removeValue(forKey: name) }
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("never-\(UUID().uuidString).mp4").path
-        let run = try SignalledRun(program: BuiltProgram(name: "elimage"), arguments: ["run", "--preview", "-o", output],
+        let run = try SignalledRun(program: BuiltProgram(name: "elimage"), arguments: ["run", Repository.path("Examples/Media/bigbuckbunny.mp4"), "--preview", "-o", output],
                                    environment: environment)
         _ = await run.waitForExit()
         #expect(run.process.terminationStatus == 1)

@@ -21,7 +21,7 @@ struct HLSFilesToolTests {
         for name in ["index-00000.ts", "index.m3u8.tmp", "index.m3u8"] {
             try FileManager.default.createSymbolicLink(atPath: "\(stream)/\(name)", withDestinationPath: victim)
         }
-        let result = try await elimage.run(["run", bunny, "--frames", "30", "-o", "\(stream)/index.m3u8"])
+        let result = try await elimage.run(["run", bunny, "--frames", "30", "-y", "-o", "\(stream)/index.m3u8"])
         #expect(result.status == 0, "\(result.errors)")
         #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
         for name in ["index-00000.ts", "index.m3u8"] {

@@ -157,7 +157,7 @@ struct ToolTests {
         (["run", "missing.mp4", "--max-allocation", "1MiB", "-o", "out.y4m"], "--max-allocation 1MiB: give a size from 16MiB to 64GiB"),
         (["run", "missing.mp4", "--max-allocation", "lots", "-o", "out.y4m"], "--max-allocation lots: give a size such as 2GiB"),
         (["run", "missing.mp4", "-o", "live%d/index.m3u8"], "-o live%d/index.m3u8: libavformat's HLS muxer reads '%' in the path as a segment number pattern"),
-        (["run", "--gop", "100000000", "-o", "out.mp4"], "--gop 100000000: at 25/1 fps that is 2500000000 frames, over the 1073741824"),
+        (["run", "x.yuv", "--size", "96x64", "--format", "i420", "--gop", "100000000", "-o", "out.mp4"], "--gop 100000000: at 25/1 fps that is 2500000000 frames, over the 1073741824"),
         // No output at all: refused before the (here missing) input is opened.
         (["run", "missing.mp4", "--filter", "beauty"], "no output: give one with -o, e.g. -o out.mp4"),
         (["run", "missing.mp4", "-o", "name"], "-o name: the file name has no extension"),
@@ -286,7 +286,7 @@ struct ToolTests {
         #expect(abs(Int(pixel.x) - Int(pixel.z)) <= 3)
 
         // beauty:mask=1 writes the skin mask: white on the cheek, black on the sky.
-        result = try await elimage.run(["run", Repository.path("Examples/Media/grace_hopper.jpg"), "--filter", "beauty:mask=1", "-o", output])
+        result = try await elimage.run(["run", Repository.path("Examples/Media/grace_hopper.jpg"), "--filter", "beauty:mask=1", "-y", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
         let mask = try PNGFile.read(output)
         #expect(mask[200, 248].x >= 200 && mask[460, 200].x <= 30, "cheek \(mask[200, 248]), sky \(mask[460, 200])")
@@ -301,10 +301,10 @@ struct ToolTests {
                               ("blur=1.5", "blur:sigma=1.5")] {
             let outputs = [folder.path("short.png"), folder.path("long.png"), folder.path("none.png")]
             for (filter, output) in [(short, outputs[0]), (long, outputs[1])] {
-                let result = try await elimage.run(["run", astronaut, "--filter", filter, "-o", output])
+                let result = try await elimage.run(["run", astronaut, "--filter", filter, "-y", "-o", output])
                 #expect(result.status == 0, "\(filter): \(result.errors)")
             }
-            let result = try await elimage.run(["run", astronaut, "-o", outputs[2]])
+            let result = try await elimage.run(["run", astronaut, "-y", "-o", outputs[2]])
             #expect(result.status == 0, "\(result.errors)")
             let (shortImage, longImage, unfiltered) = (try PNGFile.read(outputs[0]), try PNGFile.read(outputs[1]), try PNGFile.read(outputs[2]))
             #expect(shortImage.pixels == longImage.pixels, "\(short) differs from \(long)")

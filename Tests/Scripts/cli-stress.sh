@@ -13,7 +13,7 @@ outputs=(o.mp4 o.h264 o.y4m o.png)
 bad=0
 for ((run = 0; run < runs; run++)); do
   out=${outputs[run % 4]}
-  if ! timeout 120 "$bin" run "$work/in.y4m" --filter grayscale -o "$work/$out" </dev/null >"$work/stdout" 2>"$work/stderr"; then
+  if ! timeout 120 "$bin" run "$work/in.y4m" --filter grayscale -y -o "$work/$out" </dev/null >"$work/stdout" 2>"$work/stderr"; then
     bad=$((bad + 1))
     echo "run $run ($out) exited with $?:" >&2
     tail -n 20 "$work/stderr" >&2

@@ -43,6 +43,9 @@ public final class MovieInput: ImageOutput, ClosableNode {
         public var loop: Bool
         /// Where to begin: the first frame at or after this time of the stream's timeline.
         public var start: MediaTime?
+        /// How much to deliver from where the run begins (`start`, else the first frame): a frame
+        /// that begins at or after that time ends the pass (`ffmpeg -t`).
+        public var duration: MediaTime?
         /// Which frames to deliver, by number (0 = the first frame of the file).
         public var frameRange: Range<Int>?
         /// Replaces the colour space the file's tags give (for wrongly tagged files).
@@ -59,8 +62,9 @@ public final class MovieInput: ImageOutput, ClosableNode {
 
         public init(pacing: SourcePacing = .asFastAsPossible, loop: Bool = false, start: MediaTime? = nil,
                     frameRange: Range<Int>? = nil, colorSpace: ColorSpace? = nil, decoderThreads: Int = 0,
-                    orientation: Orientation = .up, autorotate: Bool = true) {
+                    orientation: Orientation = .up, autorotate: Bool = true, duration: MediaTime? = nil) {
             self.orientation = orientation
+            self.duration = duration
             self.autorotate = autorotate
             self.pacing = pacing
             self.loop = loop
@@ -110,14 +114,18 @@ public final class MovieInput: ImageOutput, ClosableNode {
     ///
     /// - Throws: `ELImageError.io` when the file cannot be opened; `ELImageError.malformedMedia`
     ///   when it is not a movie, has no video stream or an unsupported codec (see `MovieDecoder`);
-    ///   `ELImageError.invalidInput` for an empty or negative frame range, or a start outside the
-    ///   video.
+    ///   `ELImageError.invalidInput` for an empty or negative frame range, a start outside the
+    ///   video, or a duration that is not positive.
     public init(path: String, options: Options = Options()) throws {
         let decoder = try MovieDecoder(path: path, threadCount: 1)
         let info = decoder.info
         if let range = options.frameRange, range.isEmpty || range.lowerBound < 0 {
             throw ELImageError.invalidInput(what: "frame range \(range) for \(path) selects no frames",
                                             hint: "give a range of frame numbers from 0, e.g. 10..<20")
+        }
+        if let duration = options.duration, duration <= .zero {
+            throw ELImageError.invalidInput(what: "duration \(MovieDecoder.format(seconds: duration.seconds)) for \(path) selects no frames",
+                                            hint: "give a positive duration, or none to read to the end")
         }
         if let start = options.start {
             let end = info.duration.map { MediaTimeMath.sum(info.startTime, $0) }

@@ -27,6 +27,8 @@ struct MovieProducer: FrameProducer {
                 if frame.number < range.lowerBound { continue }
             }
             var buffer = frame.buffer
+            if let duration = options.duration,
+               buffer.timestamp >= MediaTimeMath.sum(options.start ?? passStart ?? buffer.timestamp, duration) { break }
             if passStart == nil { passStart = buffer.timestamp }
             passEnd = MediaTimeMath.sum(buffer.timestamp, frame.duration ?? MediaTime(value: 0, timescale: buffer.timestamp.timescale))
             if let offset { buffer.timestamp = MediaTimeMath.sum(buffer.timestamp, offset) }

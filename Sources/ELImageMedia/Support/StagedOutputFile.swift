@@ -48,6 +48,9 @@ public struct StagedOutputFile: Sendable, Equatable {
     ///   something put at the name again could not be removed).
     public func create() throws -> Int32 {
         try Self.refuseProtected(target, named: destination)
+        if isStaged, let hint = Self.existingFilesHint.withLock({ $0 }), FileManager.default.fileExists(atPath: target) {
+            throw ELImageError.invalidInput(what: "\(destination) exists", hint: hint)
+        }
         guard isStaged else {
             let descriptor = open(temporary, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw failure("open", errno) }
@@ -103,6 +106,16 @@ public struct StagedOutputFile: Sendable, Equatable {
         guard let identity = FileIdentity(path) else { return }
         protected.withLock { _ = $0.insert(identity) }
     }
+
+    /// From now on in this process, `create()` refuses a destination where a file exists instead
+    /// of replacing it when the output is finished: for programs that replace files only when told
+    /// (`elimage run` without `-y`). `hint` is the refusal's advice (how to allow it).
+    public static func keepExistingFiles(hint: String) {
+        existingFilesHint.withLock { $0 = hint }
+    }
+
+    /// The advice `keepExistingFiles(hint:)` gave; nil while existing files are replaced.
+    private static let existingFilesHint = Mutex<String?>(nil)
 
     /// The files `protect(_:)` named.
     private static let protected = Mutex<Set<FileIdentity>>([])

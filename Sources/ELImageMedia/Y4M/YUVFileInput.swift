@@ -29,6 +29,10 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
         /// `.asFastAsPossible` waits for the graph and loses nothing; `.realTime` delivers each
         /// frame at its time and drops late ones.
         public var pacing: SourcePacing
+        /// Where to begin: the first frame at or after this time (frame n is at n / the frame rate).
+        public var start: MediaTime?
+        /// How much to deliver from where the run begins: the frames that begin before it ends.
+        public var duration: MediaTime?
         /// Stops after this many frames.
         public var frameLimit: Int?
         /// A turn (rotation, mirroring) of every frame on its way into the graph.
@@ -37,8 +41,10 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
         public var colorSpace: (@Sendable (ColorSpace) -> ColorSpace)?
 
         public init(pacing: SourcePacing = .asFastAsPossible, frameLimit: Int? = nil, orientation: Orientation = .up,
-                    colorSpace: (@Sendable (ColorSpace) -> ColorSpace)? = nil) {
+                    colorSpace: (@Sendable (ColorSpace) -> ColorSpace)? = nil, start: MediaTime? = nil,
+                    duration: MediaTime? = nil) {
             (self.pacing, self.frameLimit, self.orientation, self.colorSpace) = (pacing, frameLimit, orientation, colorSpace)
+            (self.start, self.duration) = (start, duration)
         }
     }
 
@@ -96,10 +102,23 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
     ///   going on; errors from the upload.
     public func run(on context: RenderContext) async throws {
         let opened = headerReader.withLock { $0.take() }
+        let (first, limit) = frameSpan()
         let producer = Producer(path: path, layout: layout, colorSpace: colorSpace, reader: opened,
-                                limit: options.frameLimit ?? .max, orientation: options.orientation)
+                                skip: first, limit: limit, orientation: options.orientation)
         try await runner.run(producer, for: self, on: context, pacing: options.pacing,
                              frameInterval: frameRate.frameInterval)
+    }
+
+    /// The first frame `options.start` selects, and how many frames to deliver from it
+    /// (`options.duration` and `options.frameLimit`, whichever ends first).
+    private func frameSpan() -> (first: Int, count: Int) {
+        let rate = Double(frameRate.numerator) / Double(max(1, frameRate.denominator))
+        // The first frame whose time is at or after `seconds` (a hair's tolerance for rounding).
+        func frame(at seconds: Double) -> Int { max(0, Int((seconds * rate - 1e-6).rounded(.up))) }
+        let first = options.start.map { frame(at: $0.seconds) } ?? 0
+        let startSeconds = Double(first) / rate
+        let timed = options.duration.map { frame(at: (options.start?.seconds ?? startSeconds) + $0.seconds) - first }
+        return (first, min(timed ?? .max, options.frameLimit ?? .max))
     }
 
     /// Stops the current run without waiting: no further frame is delivered, end-of-stream is sent
@@ -122,15 +141,21 @@ public final class YUVFileInput: ImageOutput, ClosableNode {
         let path: String, layout: Layout, colorSpace: ColorSpace, limit: Int, orientation: Orientation
         var reader: (any YUVFrameReader)?
         var count = 0
+        /// Frames still to be read past before the first one delivered.
+        var skip: Int
 
-        init(path: String, layout: Layout, colorSpace: ColorSpace, reader: (any YUVFrameReader)?, limit: Int,
+        init(path: String, layout: Layout, colorSpace: ColorSpace, reader: (any YUVFrameReader)?, skip: Int, limit: Int,
              orientation: Orientation) {
             (self.path, self.layout, self.colorSpace, self.reader) = (path, layout, colorSpace, reader)
-            (self.limit, self.orientation) = (limit, orientation)
+            (self.skip, self.limit, self.orientation) = (skip, limit, orientation)
         }
 
         mutating func next(_ control: ProducerControl) throws -> ProducedFrame {
             if reader == nil { reader = try YUVFileInput.open(path, layout, colorSpace: colorSpace) }
+            while skip > 0, !control.isCancelled {
+                guard try reader?.nextFrame() != nil else { break }
+                skip -= 1
+            }
             guard count < limit, let frame = try reader?.nextFrame() else {
                 reader?.close()
                 return .endOfStream

@@ -19,7 +19,7 @@ struct LifecycleCLITests {
         var failures: [String] = []
         for round in 0..<50 {
             for name in ["o.mp4", "o.h264", "o.y4m", "o.png"] {
-                let result = try await elimage.run(["run", clip, "--filter", "grayscale", "-o", folder.path(name)])
+                let result = try await elimage.run(["run", clip, "--filter", "grayscale", "-y", "-o", folder.path(name)])
                 let frames = name == "o.png" ? 1 : 6
                 if result.status != 0 || !result.output.contains("wrote \(frames) frame") {
                     failures.append("run \(round * 4 + failures.count) → \(name): status \(result.status), \(result.errors)")
