@@ -56,6 +56,7 @@ OUT ?= out
 #           (srt-live-transmit as the SRT listener), each started privately on loopback
 #   tone-mapping tests: mesa-vulkan-drivers (lavapipe: Vulkan on the CPU, for FFmpeg's libplacebo
 #           filter, one of the two references the tone mapping is compared with)
+#   codec tests: python3-pil (Pillow decodes animated WebP, which Debian 12's FFmpeg cannot)
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
             libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libx264-dev \
             libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
@@ -66,7 +67,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
             libwayland-dev weston wayland-protocols libwayland-bin \
             gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
             nginx-light libnginx-mod-rtmp libnginx-mod-stream openssl srt-tools \
-            mesa-vulkan-drivers
+            mesa-vulkan-drivers python3-pil
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -96,7 +96,7 @@ struct CameraProducer: FrameProducer {
             let (interval, skipped) = advance(microseconds, sequence)
             control.count { statistics in
                 statistics.produced += 1
-                statistics.dropped += 1
+                statistics.countDrop(.replacedByNewer)
                 Self.add(interval, skipped, to: &statistics)
             }
         }

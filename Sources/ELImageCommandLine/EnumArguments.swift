@@ -18,6 +18,7 @@ extension AudioCodec: ExpressibleByArgument, EnumArgument {}
 extension Orientation.Rotation: ExpressibleByArgument {}
 extension StreamTarget.HLSSegmentType: ExpressibleByArgument, EnumArgument {}
 extension FrameScaling: ExpressibleByArgument, EnumArgument {}
+extension VideoCodec: ExpressibleByArgument, EnumArgument {}
 
 extension FFmpegLog.Level: ExpressibleByArgument {
     public init?(argument: String) {

@@ -69,13 +69,19 @@ public final class MediaSource: Sendable {
     /// Bits a sample of the input's pictures: 8, or 10 and more for inputs worked on in half floats
     /// (10-bit video, 16-bit PNG), which a recording keeps at 10 bits unless told otherwise.
     public let bitsPerSample: Int
+    /// The source's counters of the current or last run: frames produced, delivered, and dropped
+    /// with their reasons (`produced == delivered + dropped` once the run has ended).
+    public var statistics: SourceStatistics { statisticsReader() }
+    private let statisticsReader: @Sendable () -> SourceStatistics
     private let runner: @Sendable (RenderContext) async throws -> Void
     private let stopper: @Sendable () -> Void
     private let closer: @Sendable () async -> Void
 
     private init(kind: Kind, node: ImageOutput, expectedFrames: Int?, frameRate: Y4MHeader.Ratio?, bitsPerSample: Int = 8,
+                 statistics: @escaping @Sendable () -> SourceStatistics,
                  run: @escaping @Sendable (RenderContext) async throws -> Void, cancel: @escaping @Sendable () -> Void,
                  close: @escaping @Sendable () async -> Void) {
+        self.statisticsReader = statistics
         self.kind = kind
         self.node = node
         self.expectedFrames = expectedFrames
@@ -137,7 +143,7 @@ public final class MediaSource: Sendable {
                 repeatCount: count, frameRate: rate, orientation: options.orientation,
                 autorotate: options.autorotate))
             return MediaSource(kind: .image(chosen), node: still, expectedFrames: count, frameRate: rate,
-                               bitsPerSample: still.bitsPerSample,
+                               bitsPerSample: still.bitsPerSample, statistics: { still.statistics },
                                run: { try await still.run(on: $0) }, cancel: { still.cancel() },
                                close: { await still.close() })
         default:
@@ -155,7 +161,7 @@ public final class MediaSource: Sendable {
                 : timed.map { min($0, options.frames ?? .max) }
             return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected,
                                frameRate: movie.info.guessedFrameRate ?? movie.info.frameRate,
-                               bitsPerSample: movie.info.bitsPerSample,
+                               bitsPerSample: movie.info.bitsPerSample, statistics: { movie.statistics },
                                run: { try await movie.run(on: $0) }, cancel: { movie.cancel() },
                                close: { await movie.close() })
         }
@@ -175,7 +181,8 @@ public final class MediaSource: Sendable {
         let cancelled = Atomic<Bool>(false)
         // The rate the capture mode is chosen for (30 unless told): constant-rate outputs use it.
         let rate = options.frameRate ?? 30
-        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate, run: { context in
+        return MediaSource(kind: .camera(path), node: camera, expectedFrames: wanted, frameRate: rate,
+                           statistics: { camera.statistics }, run: { context in
             // The context's events, subscribed before the start, so that the camera's end
             // cannot be missed; it comes after `wanted` frames, `cancel()`, a failure or an
             // unplugged device.
@@ -196,7 +203,7 @@ public final class MediaSource: Sendable {
     /// A Y4M or raw YUV file.
     private static func file(_ kind: Kind, _ input: YUVFileInput) -> MediaSource {
         MediaSource(kind: kind, node: input, expectedFrames: nil, frameRate: input.frameRate,
-                    bitsPerSample: input.pixelFormat.bitsPerSample,
+                    bitsPerSample: input.pixelFormat.bitsPerSample, statistics: { input.statistics },
                     run: { try await input.run(on: $0) }, cancel: { input.cancel() },
                     close: { await input.close() })
     }

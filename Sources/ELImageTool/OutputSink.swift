@@ -11,6 +11,8 @@ enum OutputKind {
     case y4m(String)
     case rgba(String)
     case video(String)
+    /// A file through one of FFmpeg's encoders: WebM, Matroska, animated GIF or WebP.
+    case encoded(String, VideoCodec.Container)
     /// A live stream: RTMP, SRT, or an HLS playlist.
     case stream(StreamTarget)
     /// A V4L2 output device (`/dev/videoN`, a v4l2loopback virtual camera).
@@ -35,6 +37,9 @@ enum OutputKind {
         case "y4m": self = .y4m(path)
         case "rgba": self = .rgba(path)
         case "mp4", "mov", "h264", "264": self = .video(path)
+        case let name where VideoCodec.Container(extension: name) != nil:
+            guard let container = VideoCodec.Container(extension: name) else { throw UsageError("-o \(path): \(Self.supported)") }
+            self = .encoded(path, container)
         case "":
             throw UsageError("-o \(path): the file name has no extension, which says what to write; \(Self.supported)")
         case let other:
@@ -43,7 +48,7 @@ enum OutputKind {
     }
 
     /// The extensions an output may have, as advice.
-    static let supported = "use .mp4, .mov, .h264, .y4m, .rgba, .png or .jpg (e.g. -o out.mp4), "
+    static let supported = "use .mp4, .mov, .h264, .mkv, .webm, .y4m, .rgba, .png, .jpg, .gif or .webp (e.g. -o out.mp4), "
         + "stream to rtmp://HOST/APP/KEY, srt://HOST:PORT or DIR/index.m3u8, or write to a virtual camera, /dev/videoN"
 
     /// True for files without timestamps, which have one constant frame rate (.y4m, raw H.264).
@@ -79,11 +84,14 @@ final class OutputSink: Sendable {
     private let finishing: @Sendable () async throws -> Void
     /// Starts a pre-recording recording's file (`--pre-record`): returns where it starts.
     let trigger: (@Sendable () -> Duration?)?
+    /// For a stream: the frames that reached the server (the rest of those it was given were dropped).
+    let framesSent: (@Sendable () -> Int?)?
 
-    private init(node: any ImageInput, trigger: (@Sendable () -> Duration?)? = nil,
+    private init(node: any ImageInput, trigger: (@Sendable () -> Duration?)? = nil, framesSent: (@Sendable () -> Int?)? = nil,
                  finish: @escaping @Sendable () async throws -> Void) {
         self.node = node
         self.trigger = trigger
+        self.framesSent = framesSent
         self.finishing = finish
     }
 
@@ -94,8 +102,8 @@ final class OutputSink: Sendable {
     static func make(_ kind: OutputKind, frameRate: Y4MHeader.Ratio, bitDepth: Int = 8, encoder settings: EncoderSettings,
                      segments: RecordingSegments? = nil, preRecord: Duration? = nil,
                      audio: RecordingSound = .fromSource, live: LiveStreamOptions = LiveStreamOptions(),
-                     virtualCamera: VirtualCameraSettings = VirtualCameraSettings(), events: EventLog,
-                     onStreamFailure: @escaping @Sendable () -> Void = {}) throws -> OutputSink {
+                     virtualCamera: VirtualCameraSettings = VirtualCameraSettings(), codec: VideoCodec? = nil, quality: Double? = nil,
+                     events: EventLog, onStreamFailure: @escaping @Sendable () -> Void = {}) throws -> OutputSink {
         switch kind {
         case .virtualCamera(let path):
             let camera = try VirtualCamera(device: path, settings: virtualCamera)
@@ -115,7 +123,7 @@ final class OutputSink: Sendable {
                 if case .failed = event { onStreamFailure() }
             }
             try encoder.start(streamingTo: target, options: live, audio: audio)
-            return OutputSink(node: encoder, finish: {
+            return OutputSink(node: encoder, framesSent: { encoder.statistics.stream?.framesSent }, finish: {
                 // Said also when the stream failed: what was sent before.
                 defer { if let stream = encoder.statistics.stream { Terminal.say("stream: \(stream)") } }
                 let summary = try await encoder.finish()
@@ -149,6 +157,10 @@ final class OutputSink: Sendable {
             // Read back and written on the sink's thread, each file staged and renamed when written.
             let format: ImageSequenceFormat = if case .png = kind { bitDepth > 8 ? .png16 : .png } else { .jpeg(quality: 92) }
             let output = try FileOutput.imageSequence(pattern: pattern, format: format)
+            return OutputSink(node: output, finish: { try await output.finish() })
+        case .encoded(let path, let container):
+            // Read back and encoded on the sink's thread by FFmpeg's encoder, staged and renamed at the end.
+            let output = try FileOutput.encoded(path: path, codec: codec ?? container.defaultCodec, quality: quality, frameRate: frameRate)
             return OutputSink(node: output, finish: { try await output.finish() })
         case .rgba(let path):
             // Read back and written on the sink's thread, staged and renamed into place at the end.

@@ -114,6 +114,11 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Mirror left to right (after rotating).")
     var mirror = false
 
+    @Option(help: ArgumentHelp(
+        "Video codec of .mkv and .webm outputs: h264 (.mkv's default), vp9 (.webm's default) or av1.",
+        discussion: "They are written through FFmpeg's encoders at constant quality (--crf; defaults: 23 for h264, 31 for vp9, 35 for av1); .gif and .webp are animated GIF and WebP. These files hold the video only: .mp4 keeps the sound."))
+    var codec: VideoCodec?
+
     @Option(help: "x264 preset for .mp4/.h264.")
     var preset: EncoderSettings.Preset?
 
@@ -248,9 +253,12 @@ struct RunCommand: AsyncParsableCommand {
         await context.close()
         await log.value  // the events end with the context's close: every failure is in the log
         let summary = output.map { output in
-            let frames = "\(run.frames) frame\(run.frames == 1 ? "" : "s")"
-            if case .stream(let target)? = outputKind { return "streamed \(frames) to \(target)" }
-            return "wrote \(frames) to \(output)\(run.timing)"
+            if case .stream(let target)? = outputKind {
+                let sent = run.framesSent ?? run.frames
+                let lost = sent < run.frames ? " (\(run.frames - sent) of the \(run.frames) it was given dropped by the stream)" : ""
+                return "streamed \(Self.frames(sent)) to \(target)\(lost)\(run.inputAccount)"
+            }
+            return "wrote \(Self.frames(run.frames)) to \(output)\(run.timing)\(run.inputAccount)"
         }
         // A failure that ended the input or an output outranks a signal; one that only the events
         // said (a node that failed while the rest went on) comes after it.
@@ -269,6 +277,10 @@ struct RunCommand: AsyncParsableCommand {
         var frames: Int
         var signal: UnixSignal?
         var timing: String
+        /// What the input lost before the graph, when it lost any ("; the input made 132 frames: ...").
+        var inputAccount = ""
+        /// For a stream: the frames that reached the server.
+        var framesSent: Int?
         var inputFailure: (any Error)?
         /// Said when no frame went through and no event said why.
         var noFrames: String?
@@ -313,7 +325,8 @@ struct RunCommand: AsyncParsableCommand {
                                                 reconnectWindow: try streaming.reconnectWindow())
         let sink = try outputKind.map {
             try OutputSink.make($0, frameRate: rate, bitDepth: depth, encoder: encoder, segments: options.segments, preRecord: options.preRecord,
-                                audio: sound, live: options.live, virtualCamera: device, events: events) { [weak input] in
+                                audio: sound, live: options.live, virtualCamera: device, codec: codec, quality: crf,
+                                events: events) { [weak input] in
                 Terminal.say("the stream failed: ending the run")
                 input?.cancel()
             }
@@ -404,6 +417,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         do { try await detection?.finish() } catch { run.detectionFailure = error }
         do { try await sink?.finish() } catch { run.outputFailure = error }
+        run.framesSent = sink?.framesSent?()
+        run.inputAccount = Self.account(of: input.statistics)
         do { try await recording?.finish() } catch { if run.outputFailure == nil { run.outputFailure = error } }
         progress.finish(frames: count)
         let schedule = converter?.schedule
@@ -427,6 +442,17 @@ struct RunCommand: AsyncParsableCommand {
         }
         return found
     }
+
+    /// "; the input made 132 frames: 24 went through, 108 dropped (108 too late for real-time
+    /// pacing)", or "" when the input dropped none: every frame it made is counted once.
+    static func account(of statistics: SourceStatistics) -> String {
+        guard statistics.dropped > 0 else { return "" }
+        return "; the input made \(frames(statistics.produced)): \(statistics.delivered) went through, "
+            + "\(statistics.dropped) dropped (\(statistics.dropReasons))"
+    }
+
+    /// "1 frame", "24 frames".
+    static func frames(_ count: Int) -> String { "\(count) frame\(count == 1 ? "" : "s")" }
 
     /// "25", "30000/1001".
     static func describe(_ rate: Y4MHeader.Ratio) -> String {
@@ -476,6 +502,14 @@ struct RunCommand: AsyncParsableCommand {
             throw UsageError("raw input \(input) needs --size WIDTHxHEIGHT and --format FORMAT")
         }
         try detection.checkUsage()
+        if let codec {
+            guard let output, case .encoded(_, let container) = try OutputKind(path: output) else {
+                throw UsageError("--codec \(codec): chooses the codec of a .mkv or .webm output (.mp4 is H.264)")
+            }
+            guard container.codecs.contains(codec) else {
+                throw UsageError("--codec \(codec): -o \(output) holds \(container.codecs.map(\.rawValue).joined(separator: " or "))")
+            }
+        }
         if let start, let input, Self.hasNoTimeline(input) {
             throw UsageError("-ss \(start): \(input) has no timeline to begin within; -ss is for movie, Y4M and raw files "
                              + "(give -t alone for a camera or a picture)")
@@ -586,7 +620,7 @@ struct RunCommand: AsyncParsableCommand {
         if let output, segment == nil {
             switch outputKind {
             case .png(let pattern)?, .jpeg(let pattern)?: if !pattern.contains("%") { named.append(("-o", output)) }
-            case .y4m?, .rgba?, .video?: named.append(("-o", output))
+            case .y4m?, .rgba?, .video?, .encoded?: named.append(("-o", output))
             case .stream?: if !output.contains("://") { named.append(("-o", output)) }  // an HLS playlist
             case .virtualCamera?, nil: break
             }

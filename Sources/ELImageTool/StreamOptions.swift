@@ -21,7 +21,8 @@ struct StreamOptions: ParsableArguments {
     var gop: String?
 
     @Option(help: ArgumentHelp(
-        "Record every frame to FILE (.mp4) beside the stream: the stream may drop frames on a slow link or an outage, the file keeps them.",
+        "Record to FILE (.mp4) beside the stream every frame the graph gives the stream: frames the stream drops on a slow link or an outage stay in the file.",
+        discussion: "Frames the input drops before the graph (a file paced in real time whose frames come too late, a camera's frames replaced while the graph was busy) reach neither; the summary counts them.",
         valueName: "file"))
     var record: String?
 

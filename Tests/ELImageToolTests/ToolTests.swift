@@ -161,7 +161,7 @@ struct ToolTests {
         // No output at all: refused before the (here missing) input is opened.
         (["run", "missing.mp4", "--filter", "beauty"], "no output: give one with -o, e.g. -o out.mp4"),
         (["run", "missing.mp4", "-o", "name"], "-o name: the file name has no extension"),
-        (["run", "missing.mp4", "-o", "name"], "use .mp4, .mov, .h264, .y4m, .rgba, .png or .jpg"),
+        (["run", "missing.mp4", "-o", "name"], "use .mp4, .mov, .h264, .mkv, .webm, .y4m, .rgba, .png, .jpg, .gif or .webp"),
         (["run", "missing.mp4", "-o", "out.avi"], "cannot write '.avi' files (out.avi); use .mp4, .mov, .h264"),
     ] as [([String], String)])
     func usageErrors(arguments: [String], message: String) async throws {

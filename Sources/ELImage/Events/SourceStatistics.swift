@@ -7,8 +7,38 @@ public struct SourceStatistics: Hashable, Sendable, CustomStringConvertible {
     /// Frames the graph received.
     public var delivered = 0
     /// Pictures never delivered: replaced by a newer one while the graph was busy (live sources),
-    /// too late for real-time pacing, discarded by a cancel, or failed to upload.
+    /// too late for real-time pacing, discarded by a cancel, or failed to upload. `droppedBy`
+    /// says how many for each reason.
     public var dropped = 0
+    /// `dropped` by reason (reasons with none are absent).
+    public private(set) var droppedBy: [DropReason: Int] = [:]
+
+    /// Why a source dropped a picture.
+    public enum DropReason: String, Sendable, Hashable, CaseIterable, Comparable {
+        /// A newer picture took its place while the graph was busy (live sources).
+        case replacedByNewer = "replaced by a newer picture"
+        /// Real-time pacing: its time had passed when the graph could take it.
+        case late = "too late for real-time pacing"
+        /// Queued when the source was stopped.
+        case stopped = "discarded at the stop"
+        /// Its upload or delivery failed.
+        case failed = "failed to upload"
+
+        public static func < (lhs: DropReason, rhs: DropReason) -> Bool {
+            allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
+        }
+    }
+
+    /// Counts one dropped picture, and why.
+    public mutating func countDrop(_ reason: DropReason) {
+        dropped += 1
+        droppedBy[reason, default: 0] += 1
+    }
+
+    /// "108 too late for real-time pacing, 2 discarded at the stop"; "" when nothing was dropped.
+    public var dropReasons: String {
+        droppedBy.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+    }
     /// Damaged pictures the source recovered from (a camera's flagged, short or undecodable
     /// frames, a decoder's concealed frames); not counted as produced.
     public var damaged = 0
@@ -37,6 +67,7 @@ public struct SourceStatistics: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String {
         var text = "produced \(produced), delivered \(delivered), dropped \(dropped)"
+        if !droppedBy.isEmpty { text += " (\(dropReasons))" }
         if damaged > 0 { text += ", damaged \(damaged)" }
         if skippedByDriver > 0 { text += ", skipped by driver \(skippedByDriver)" }
         if let rate = averageFramesPerSecond {

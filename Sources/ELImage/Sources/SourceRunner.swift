@@ -222,7 +222,7 @@ public final class SourceRunner: Sendable {
                     guard outcome != .closed else { return }
                     run.count { statistics in
                         statistics.produced += 1
-                        if outcome == .replacedOlder { statistics.dropped += 1 }
+                        if outcome == .replacedOlder { statistics.countDrop(.replacedByNewer) }
                     }
                 }
             } catch {
@@ -252,12 +252,16 @@ public final class SourceRunner: Sendable {
             switch item {
             case let .frame(buffer, orientation):
                 guard let node, !queue.isCancelled else {
-                    run.count { $0.dropped += 1 }
+                    run.count { $0.countDrop(.stopped) }
                     continue
                 }
                 if run.pacing == .realTime {
-                    guard let due = schedule.due(buffer.timestamp), queue.sleep(until: due, on: context.clock) else {
-                        run.count { $0.dropped += 1 }
+                    guard let due = schedule.due(buffer.timestamp) else {
+                        run.count { $0.countDrop(.late) }
+                        continue
+                    }
+                    guard queue.sleep(until: due, on: context.clock) else {
+                        run.count { $0.countDrop(.stopped) }  // cancelled while it waited for its time
                         continue
                     }
                 }
@@ -275,7 +279,7 @@ public final class SourceRunner: Sendable {
                                                                    statistics: run.statistics.withLock { $0 })))
                     }
                 } catch {
-                    run.count { $0.dropped += 1 }
+                    run.count { $0.countDrop(.failed) }
                     if policy == .newestWins {
                         context.report(error, from: run.nodeReference)  // a live source goes on with the next picture
                     } else {

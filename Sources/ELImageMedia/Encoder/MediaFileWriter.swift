@@ -129,6 +129,20 @@ public final class POSIXFileWriter: MediaFileWriter, Sendable {
         }
     }
 
+    /// Moves the write position (`lseek`: `SEEK_SET`, `SEEK_CUR`, `SEEK_END`), for containers that
+    /// go back to fill in a size or an index (Matroska, WebP); -1 with `errno` set on failure.
+    package func seek(to offset: Int64, whence: Int32) -> Int64 {
+        file.withLock { file in file.descriptor >= 0 ? Int64(lseek(file.descriptor, off_t(offset), whence)) : -1 }
+    }
+
+    /// The file's size so far, or -1.
+    package var size: Int64 {
+        file.withLock { file in
+            var info = stat()
+            return file.descriptor >= 0 && fstat(file.descriptor, &info) == 0 ? Int64(info.st_size) : -1
+        }
+    }
+
     /// Renames the temporary file onto `path` (after `close()`).
     public func publish() throws {
         try staging.publish()

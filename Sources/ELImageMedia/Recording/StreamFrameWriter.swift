@@ -11,6 +11,10 @@ final class StreamFrameWriter: FrameWriter {
     private let frameDuration: Int64
     private let progress: @Sendable (H264FrameWriter.Progress) -> Void
     private var framesIn = 0
+    /// HLS: the segments' length in ticks, and the time of the next keyframe a segment starts at
+    /// (`ffmpeg -force_key_frames "expr:gte(t,n_forced*D)"`): the muxer can cut only at keyframes.
+    private let segmentTicks: Int64?
+    private var nextSegmentStart: Int64?
     /// Where the video sent so far ends (the largest pts plus a frame).
     private var videoEnd: Int64?
     private var ended = false
@@ -41,13 +45,35 @@ final class StreamFrameWriter: FrameWriter {
         self.audio = audio
         self.timescale = timescale
         self.frameDuration = frameDuration
+        if case .hls = target.kind {
+            segmentTicks = max(1, StreamMuxer.microseconds(options.hlsSegmentDuration) * Int64(timescale) / 1_000_000)
+        } else {
+            segmentTicks = nil
+        }
         self.progress = progress
     }
 
     func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {
         framesIn = number + 1
-        if let packet = try encoder.encode(&buffer, pts: time, frameNumber: number) { try send(packet, final: false) }
+        if let packet = try encoder.encode(&buffer, pts: time, frameNumber: number, keyframe: startsSegment(at: time)) {
+            try send(packet, final: false)
+        }
         return .more
+    }
+
+    /// Whether the frame at `time` must be a keyframe: the first at or after each multiple of the
+    /// HLS segment length from the first frame, so that every segment is that long.
+    private func startsSegment(at time: Int64) -> Bool {
+        guard let segmentTicks else { return false }
+        guard let next = nextSegmentStart else {
+            nextSegmentStart = time + segmentTicks
+            return true
+        }
+        guard time >= next else { return false }
+        var following = next + segmentTicks
+        while following <= time { following += segmentTicks }  // frames missing over a whole segment
+        nextSegmentStart = following
+        return true
     }
 
     private func send(_ packet: EncodedPacket, final: Bool) throws {

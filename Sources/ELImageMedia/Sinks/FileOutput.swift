@@ -1,3 +1,4 @@
+import CFFmpeg
 import ELImage
 import Foundation
 
@@ -76,6 +77,59 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
                                            colorRange: picture.colorSpace.range, chromaLocation: picture.chromaLocation)
                 return try Y4MWriter(path: path, header: header)
             }
+        }, unused: {})
+    }
+
+    /// A video file through one of FFmpeg's encoders (`VideoCodec`): VP9 or AV1 in WebM, H.264,
+    /// VP9 or AV1 in Matroska, an animated GIF or WebP. The container comes from the path's
+    /// extension (`.webm`, `.mkv`, `.gif`, `.webp`), the codec from `codec` or the container's
+    /// default. Frames keep their own times; the file is written under a temporary name and put in
+    /// place when the sink finishes with frames in it. No sound: `VideoEncoder` records H.264 MP4
+    /// with sound.
+    ///
+    /// ```swift
+    /// let webm = try FileOutput.encoded(path: "clip.webm")        // VP9
+    /// movie --> Beauty() --> webm
+    /// ```
+    /// - Parameters:
+    ///   - quality: the codec's constant quality (`VideoCodec.qualityRange`), its default when nil.
+    ///   - frameRate: the rate the encoder's rate control plans for (the frames keep their times).
+    /// - Throws: `ELImageError.invalidInput` for an extension that is none of those, a codec the
+    ///   container cannot hold, a quality out of range, or a codec this FFmpeg lacks;
+    ///   `ELImageError.io` when the file cannot be created (checked now, without touching a file
+    ///   already at `path`).
+    public static func encoded(path: String, codec: VideoCodec? = nil, quality: Double? = nil, frameRate: Y4MHeader.Ratio = 25,
+                               colorSpace: ColorSpace? = nil, queueCapacity: Int = 4,
+                               whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws -> FileOutput {
+        let name = URL(fileURLWithPath: path).pathExtension
+        guard let container = VideoCodec.Container(extension: name) else {
+            throw ELImageError.invalidInput(what: "\(path): FileOutput.encoded writes .webm, .mkv, .gif and .webp files",
+                                            hint: "name the file with one of those extensions (H.264 MP4: VideoEncoder)")
+        }
+        let codec = codec ?? container.defaultCodec
+        guard container.codecs.contains(codec) else {
+            throw ELImageError.invalidInput(what: "\(path): a .\(name) file cannot hold \(codec)",
+                                            hint: "give one of \(container.codecs.map(\.rawValue).joined(separator: ", "))")
+        }
+        let quality = quality ?? codec.defaultQuality
+        guard codec.qualityRange.contains(quality) else {
+            throw ELImageError.invalidInput(what: "quality \(quality) for \(codec)",
+                                            hint: "give \(codec.qualityRange.lowerBound)...\(codec.qualityRange.upperBound)")
+        }
+        guard codec.encoderNames.contains(where: { avcodec_find_encoder_by_name($0) != nil }) else {
+            throw ELImageError.invalidInput(what: "this FFmpeg has no \(codec) encoder (\(codec.encoderNames.joined(separator: " or ")))",
+                                            hint: "install an FFmpeg built with it, or choose another codec")
+        }
+        let probe = try POSIXFileWriter(path: path)
+        try probe.close()
+        probe.remove()
+        let configuration = ReadbackSink.Configuration(
+            path: path, threadName: codec.rawValue, format: .i420, colorSpace: colorSpace, chromaLocation: nil,
+            chromaDownsampling: .matched, capacity: queueCapacity, whenQueueFull: whenQueueFull)
+        return FileOutput(configuration, picturesOnly: false, open: { picture in
+            try CodecFileWriter(path: path, container: container, codec: codec, quality: quality, width: picture.width,
+                                height: picture.height, frameRate: frameRate, colorSpace: picture.colorSpace,
+                                chromaLocation: picture.chromaLocation)
         }, unused: {})
     }
 

@@ -75,6 +75,13 @@ struct DescriptionTests {
         source.delivered = 9
         source.dropped = 1
         #expect("\(source)" == "produced 10, delivered 9, dropped 1")
+        var paced = SourceStatistics()
+        paced.produced = 132
+        paced.delivered = 24
+        for _ in 0..<106 { paced.countDrop(.late) }
+        for _ in 0..<2 { paced.countDrop(.stopped) }
+        #expect(paced.dropped == 108 && paced.droppedBy == [.late: 106, .stopped: 2])
+        #expect("\(paced)" == "produced 132, delivered 24, dropped 108 (106 too late for real-time pacing, 2 discarded at the stop)")
     }
 
     @Test("A camera in the device list: path, name, driver, bus, formats")

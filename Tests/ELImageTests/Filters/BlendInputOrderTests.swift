@@ -22,6 +22,15 @@ struct BlendInputOrderTests {
         }
         let layer = RawDataInput()
         layer.addTarget(blend)       // input 1: the layer, whose first frame comes later
+        // Every skipped frame is a `.dropped` event naming the blend, with the total so far.
+        let events = pipeline.context.events
+        let drops = Task {
+            var totals: [Int] = []
+            for await event in events {
+                if case .dropped(let drop) = event, drop.node.refers(to: blend) { totals.append(drop.total) }
+            }
+            return totals
+        }
 
         for time in 0..<3 { #expect(try await pipeline.send(Self.solid([200, 0, 0, 255], time: time)).isEmpty) }
         let failures = pipeline.failures.all
@@ -39,8 +48,10 @@ struct BlendInputOrderTests {
         #expect(drawn.count == 3, "the layer's one frame serves every later base frame")
         #expect(drawn.allSatisfy { Array($0.pixels.prefix(4)) == [0, 0, 255, 255] })
         #expect(pipeline.failures.all.count == 1, "reported once")
+        #expect(blend.pass.skippedFrames == 3, "the three base frames before the layer's first")
         // The blend keeps holding the layer's frame (for base frames still to come): not a leftover to check.
         let leftovers = await pipeline.finish()
         #expect(leftovers.threadsAfterClose.isEmpty, "\(leftovers)")
+        #expect(await drops.value == [1, 2, 3], "one event a skipped frame")
     }
 }

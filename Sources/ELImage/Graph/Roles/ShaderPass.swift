@@ -4,8 +4,9 @@
 /// The shader samples `inputImageTexture` (input 0), `inputImageTexture2` (input 1), ... at
 /// `textureCoordinate` and writes `fragColor`. With several inputs, a frame on input 0 draws with
 /// the latest frame of every other input (kept and reused until a newer one comes); until each
-/// connected input has delivered one, input-0 frames are skipped, and the first skip is reported
-/// to the context's error handler (`missingInputError`).
+/// connected input has delivered one, input-0 frames are skipped: the first skip is reported to
+/// the context's error handler (`missingInputError`), and every skip is counted (`skippedFrames`)
+/// and said as a `.dropped` event naming the filter.
 public final class ShaderPass: Sendable {
     /// Names the program in the context's cache and in error messages (unique per shader source).
     public let programName: String
@@ -15,11 +16,15 @@ public final class ShaderPass: Sendable {
     public let inputSlots: InputSlots
     private let latest: Locked<Latest>
 
-    /// The latest frame of each input, and whether a skip for a missing one was reported.
+    /// The latest frame of each input, whether a skip for a missing one was reported, and the skips.
     private struct Latest {
         var frames: [TextureFrame?]
         var reportedMissing = false
+        var skipped = 0
     }
+
+    /// Frames on input 0 skipped (not drawn) because another input had no frame yet.
+    public var skippedFrames: Int { latest.withLock { $0.skipped } }
 
     /// - Parameters:
     ///   - name: unique per shader source (the cache key of the compiled program).
@@ -47,25 +52,27 @@ public final class ShaderPass: Sendable {
     /// Keeps `frame` as the latest of input `index`; `inputs` holds every input's frame when it is
     /// time to draw (a frame on input 0, and a frame from each other connected input). `missing`
     /// names the connected input that had no frame yet, the first time a frame on input 0 is
-    /// skipped for it (once per pass: report it with `missingInputError`).
-    func inputsToDraw(after frame: TextureFrame, at index: Int) -> (inputs: [TextureFrame]?, missing: Int?) {
+    /// skipped for it (once per pass: report it with `missingInputError`), and the skips so far
+    /// when this frame was skipped.
+    func inputsToDraw(after frame: TextureFrame, at index: Int) -> (inputs: [TextureFrame]?, missing: Int?, skipped: Int?) {
         latest.withLock { latest in
-            guard latest.frames.indices.contains(index) else { return (nil, nil) }
+            guard latest.frames.indices.contains(index) else { return (nil, nil, nil) }
             latest.frames[index] = frame
-            guard index == 0 else { return (nil, nil) }
+            guard index == 0 else { return (nil, nil, nil) }
             var inputs: [TextureFrame] = []
             for (slot, frame) in latest.frames.enumerated() {
                 if let frame {
                     inputs.append(frame)
                 } else if inputSlots.isConnected(slot) {
                     latest.frames[0] = nil
-                    if latest.reportedMissing { return (nil, nil) }
+                    latest.skipped += 1
+                    if latest.reportedMissing { return (nil, nil, latest.skipped) }
                     latest.reportedMissing = true
-                    return (nil, slot)
+                    return (nil, slot, latest.skipped)
                 }
             }
             latest.frames[0] = nil
-            return (inputs, nil)
+            return (inputs, nil, nil)
         }
     }
 

@@ -70,10 +70,11 @@ extension SinglePassFilter {
         if index == 0, runsInsidePack, reads.runsColorOnReads, case .recipe(let recipe) = picture.content, recipe.stage == nil {
             before = recipe
         }
-        let (ready, missing) = pass.inputsToDraw(after: try before?.first ?? picture.pixels(in: context), at: index)
+        let (ready, missing, skipped) = pass.inputsToDraw(after: try before?.first ?? picture.pixels(in: context), at: index)
         if let missing {
             context.report(ShaderPass.missingInputError(node: NodeFailure.name(of: self), slot: missing), from: self)
         }
+        if let skipped { context.publish(.dropped(FrameDrop(node: NodeReference(self), count: 1, total: skipped))) }
         guard var inputs = ready, let first = inputs.first else { return }
         try pass.prepare(in: context)  // (a shader that does not compile is this node's failure)
         let size = outputSize(forInput: first)

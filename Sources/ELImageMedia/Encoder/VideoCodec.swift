@@ -1,0 +1,97 @@
+/// A video format written through FFmpeg's encoders and muxers (`FileOutput.encoded`), besides
+/// the H.264 of `VideoEncoder`: VP9 and AV1 in WebM or Matroska, H.264 in Matroska, and animated
+/// GIF and WebP for short clips.
+public enum VideoCodec: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// H.264 through FFmpeg's libx264 (Matroska only: MP4 goes through `VideoEncoder`).
+    case h264
+    /// VP9 through libvpx, constant quality.
+    case vp9
+    /// AV1 through SVT-AV1 (libaom where FFmpeg has no SVT-AV1), constant quality.
+    case av1
+    /// Animated GIF: 256 colours a frame (ordered dither), times in hundredths of a second.
+    case gif
+    /// Animated WebP through libwebp, lossy.
+    case webp
+
+    /// The container a file of this codec is written in, by the path's extension:
+    /// `.webm` (VP9, AV1), `.mkv` (all but GIF and WebP), `.gif`, `.webp`.
+    public enum Container: String, Sendable, CaseIterable {
+        case webm, matroska, gif, webp
+
+        /// The container an extension names ("webm", "mkv", "gif", "webp"), or nil.
+        public init?(extension name: String) {
+            switch name.lowercased() {
+            case "webm": self = .webm
+            case "mkv": self = .matroska
+            case "gif": self = .gif
+            case "webp": self = .webp
+            default: return nil
+            }
+        }
+
+        /// The codec a file of this container gets when none is asked for.
+        public var defaultCodec: VideoCodec {
+            switch self {
+            case .webm: .vp9
+            case .matroska: .h264
+            case .gif: .gif
+            case .webp: .webp
+            }
+        }
+
+        /// The codecs it holds.
+        public var codecs: [VideoCodec] {
+            switch self {
+            case .webm: [.vp9, .av1]
+            case .matroska: [.h264, .vp9, .av1]
+            case .gif: [.gif]
+            case .webp: [.webp]
+            }
+        }
+
+        /// libavformat's name of the muxer.
+        var muxerName: String {
+            switch self {
+            case .webm: "webm"
+            case .matroska: "matroska"
+            case .gif: "gif"
+            case .webp: "webp"
+            }
+        }
+    }
+
+    public var description: String { rawValue }
+
+    /// The quality scale's default for `FileOutput.encoded` (a CRF, or WebP's 0-100 quality).
+    public var defaultQuality: Double {
+        switch self {
+        case .h264: 23
+        case .vp9: 31
+        case .av1: 35
+        case .gif: 0
+        case .webp: 75
+        }
+    }
+
+    /// The qualities the codec takes: CRF 0...51 (H.264), 0...63 (VP9, AV1), 0...100 (WebP,
+    /// higher is better); GIF has none.
+    public var qualityRange: ClosedRange<Double> {
+        switch self {
+        case .h264: 0...51
+        case .vp9, .av1: 0...63
+        case .gif: 0...0
+        case .webp: 0...100
+        }
+    }
+
+    /// FFmpeg's encoders for it, the first one present is used.
+    var encoderNames: [String] {
+        switch self {
+        case .h264: ["libx264"]
+        case .vp9: ["libvpx-vp9"]
+        case .av1: ["libsvtav1", "libaom-av1"]
+        case .gif: ["gif"]
+        case .webp: ["libwebp_anim"]
+        }
+    }
+}

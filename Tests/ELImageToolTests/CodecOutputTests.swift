@@ -1,0 +1,105 @@
+import ELImage
+import ELImageMedia
+import ELImageTestSupport
+import Foundation
+import Testing
+
+/// WebM, Matroska, animated GIF and WebP through FFmpeg's encoders, each read back by ffmpeg.
+@Suite("elimage run into .webm, .mkv, .gif and .webp")
+struct CodecOutputTests {
+    let elimage = BuiltProgram(name: "elimage")
+
+    /// The frames of `path` as RGB, 160×90 each: decoded by ffmpeg, or for an animated WebP (which
+    /// this FFmpeg cannot decode) by Pillow, composited frame by frame; with each frame's time.
+    static func decode(_ path: String) throws -> (frames: [[UInt8]], times: [Double]) {
+        let data: Data, times: [Double]
+        if path.hasSuffix(".webp") {
+            let script = """
+                import sys
+                from PIL import Image, ImageSequence
+                image = Image.open(sys.argv[1])
+                time = 0
+                with open(sys.argv[2], "wb") as frames:
+                    for frame in ImageSequence.Iterator(image):
+                        frames.write(frame.convert("RGB").tobytes())  # loads the frame, and its duration
+                        print(time / 1000)
+                        time += frame.info.get("duration", 0)
+                """
+            // Debian's Pillow (python3-pil), whatever python3 comes first on the PATH.
+            let framesFile = path + ".rgb"
+            let printed = try runTool("/usr/bin/python3", ["-c", script, path, framesFile])
+            data = try Data(contentsOf: URL(fileURLWithPath: framesFile))
+            times = String(decoding: printed, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { Double($0) }
+        } else {
+            data = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+            times = try EncoderFixtures.probeFrameTimes(path)
+        }
+        let size = 160 * 90 * 3
+        return (stride(from: 0, to: data.count - size + 1, by: size).map { Array(data[$0..<($0 + size)]) }, times)
+    }
+
+    /// FFmpeg's own encode of `clip` with the settings `FileOutput.encoded` uses.
+    static func ffmpegEncode(_ clip: String, to path: String, codec: String) throws {
+        let settings: [String] = switch codec {
+        case "vp9": ["-c:v", "libvpx-vp9", "-crf", "31", "-b:v", "0", "-deadline", "good", "-cpu-used", "5", "-row-mt", "1"]
+        case "av1": ["-c:v", "libsvtav1", "-crf", "35", "-preset", "10"]
+        case "h264": ["-c:v", "libx264", "-crf", "23", "-preset", "veryfast"]
+        case "webp": ["-c:v", "libwebp_anim", "-quality", "75", "-lossless", "0", "-loop", "0"]
+        default: []  // GIF: FFmpeg's default, 3-3-2 colours through swscale
+        }
+        try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", clip] + settings + [path])
+    }
+
+    @Test("Each container and codec: ffprobe names the codec; every frame comes back at its time, as close to the pictures given as FFmpeg's own encode of them with the same settings",
+          arguments: [("webm", nil, "vp9"), ("webm", "av1", "av1"), ("mkv", nil, "h264"), ("mkv", "vp9", "vp9"),
+                      ("gif", nil, "gif"), ("webp", nil, "webp")] as [(String, String?, String)])
+    func writesAndReadsBack(container: String, codec: String?, probed: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = folder.path("clip.y4m"), output = folder.path("out.\(container)"), reference = folder.path("ffmpeg.\(container)")
+        try writeTestPattern(to: clip, size: "160x90", frames: 12)
+        let result = try await elimage.run(["run", clip, "-o", output] + (codec.map { ["--codec", $0] } ?? []))
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("wrote 12 frames"), "\(result.output)")
+        // The pictures the encoder was given: the same graph into Y4M, the lossless hand-over.
+        let given = folder.path("given.y4m")
+        _ = try await elimage.run(["run", clip, "-o", given])
+        let name = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
+                                                            "-of", "csv=p=0", output]), as: UTF8.self)
+        #expect(name.trimmingCharacters(in: .whitespacesAndNewlines) == probed)
+        try Self.ffmpegEncode(given, to: reference, codec: probed)
+        let ours = try Self.decode(output), theirs = try Self.decode(reference), source = try Self.decode(given)
+        #expect(ours.frames.count == 12 && theirs.frames.count == 12, "\(ours.frames.count) frames decoded, FFmpeg's \(theirs.frames.count)")
+        for index in 0..<min(ours.frames.count, theirs.frames.count, source.frames.count) {
+            let score = EncoderFixtures.psnr(ours.frames[index], source.frames[index])
+            let floor = EncoderFixtures.psnr(theirs.frames[index], source.frames[index]) - 1
+            #expect(score >= floor, "frame \(index): \(score) dB, FFmpeg's \(floor + 1) dB")
+        }
+        // The times: 40 ms apart, from zero (GIF counts hundredths).
+        #expect(ours.times.count == 12, "\(ours.times)")
+        for (index, time) in ours.times.enumerated() {
+            #expect(abs(time - Double(index) * 0.04) <= 0.011, "frame \(index) at \(time) s")
+        }
+    }
+
+    @Test("--codec is for .mkv and .webm, and each holds its own codecs", arguments: [
+        (["--codec", "av1", "-o", "out.mp4"], "--codec av1: chooses the codec of a .mkv or .webm output"),
+        (["--codec", "h264", "-o", "out.webm"], "--codec h264: -o out.webm holds vp9 or av1"),
+        (["--codec", "mpeg2", "-o", "out.mkv"], "'mpeg2' is invalid for '--codec <codec>'"),
+    ] as [([String], String)])
+    func codecUsage(arguments: [String], message: String) async throws {
+        let result = try await elimage.run(["run", "missing.mp4"] + arguments)
+        #expect(result.status == 2)
+        #expect(result.errors.contains(message), "\(result.errors)")
+    }
+
+    @Test("FileOutput.encoded refuses an extension it does not write and a codec the container cannot hold, touching nothing")
+    func libraryRefusals() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        #expect { try FileOutput.encoded(path: folder.path("out.avi")) } throws: { "\($0)".contains(".webm, .mkv, .gif and .webp") }
+        #expect { try FileOutput.encoded(path: folder.path("out.webm"), codec: .h264) } throws: { "\($0)".contains("cannot hold h264") }
+        #expect { try FileOutput.encoded(path: folder.path("out.webm"), quality: 99) } throws: { "\($0)".contains("quality 99.0 for vp9") }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
+}
