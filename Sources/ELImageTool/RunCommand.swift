@@ -15,8 +15,9 @@ struct RunCommand: AsyncParsableCommand {
             INPUT: a camera (/dev/videoN, --frames frames, 300 by default), a video file (MP4, MOV, MKV, WebM, raw .h264), a .y4m file, raw .yuv (with --size \
             and --format), or a .png/.jpg image (repeated --frames times at --fps). INPUT may also be given as -i INPUT, as \
             ffmpeg takes it. OUTPUT by extension: .mp4 (fragmented, crash-safe) and .h264 \
-            (x264), .y4m, .rgba (raw RGBA frames), .png or \
-            .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png); or a live stream: \
+            (x264), .mkv and .webm (--codec h264, vp9 or av1; no sound), .gif and .webp (animated), .y4m, .rgba \
+            (raw RGBA frames), .png or .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png); \
+            or a live stream: \
             rtmp:// and rtmps:// (FLV), srt:// (MPEG-TS), DIR/index.m3u8 (HLS), a file input paced in real time; or a virtual \
             camera: /dev/videoN, a v4l2loopback device that video calls and browsers open as a webcam (`elimage devices` \
             lists them), written in the format and size its driver answers. Without \
@@ -226,7 +227,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         if !overwrite {
             try refuseExistingOutputs(outputKind)
-            // Outputs named as the run goes (segments, numbered pictures) are checked when made.
+            // Files named as the run goes (segments, numbered pictures): refused, as each is made, where one exists.
             StagedOutputFile.keepExistingFiles(hint: "add -y to replace it, or choose another name")
         }
         if let background { StagedOutputFile.protect(background) }
