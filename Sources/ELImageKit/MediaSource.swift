@@ -147,18 +147,18 @@ public final class MediaSource: Sendable {
                                run: { try await still.run(on: $0) }, cancel: { still.cancel() },
                                close: { await still.close() })
         default:
-            // The file's own colour space is needed only to derive an override from it.
+            // The file's own colour space derives an override, and its start time the start.
             let info = try MovieInput(path: chosen).info
             let colorSpace = options.colorSpace.map { override in override(info.colorSpace) }
             // A start counts from the file's start, which its first timestamp may not be (as in ffmpeg).
             let start = options.start.map { MediaTime(microseconds: Self.microseconds(info.startTime.seconds) + Self.microseconds($0)) }
             let movie = try MovieInput(path: chosen, options: .init(
                 pacing: options.realTime ? .realTime : .asFastAsPossible, start: start,
-                frameRange: options.frames.map { 0..<$0 }, colorSpace: colorSpace, orientation: options.orientation,
-                autorotate: options.autorotate, duration: options.duration.map { MediaTime(microseconds: Self.microseconds($0)) }))
+                colorSpace: colorSpace, orientation: options.orientation, autorotate: options.autorotate,
+                duration: options.duration.map { MediaTime(microseconds: Self.microseconds($0)) }, maximumFrames: options.frames))
             let timed = framesLasting(options.duration, at: movie.info.guessedFrameRate ?? movie.info.frameRate ?? 25)
             let expected = options.start == nil ? movie.info.frameCount.map { min($0, options.frames ?? .max, timed ?? .max) }
-                : timed.map { min($0, options.frames ?? .max) }
+                : (timed ?? options.frames).map { min($0, options.frames ?? .max) }
             return MediaSource(kind: .movie(chosen), node: movie, expectedFrames: expected,
                                frameRate: movie.info.guessedFrameRate ?? movie.info.frameRate,
                                bitsPerSample: movie.info.bitsPerSample, statistics: { movie.statistics },

@@ -48,6 +48,11 @@ struct FFmpegHabitsTests {
                 #expect(EncoderFixtures.psnr(frame, earlier) < same - 10, "the first frame is 1.00 s, not 0.96 s")
             }
         }
+        // With --frames too, whichever ends first: 5 frames from 1.00 s.
+        let counted = try await elimage.run(["run", movie, "-ss", "1", "-t", "0.5", "--frames", "5", "-o", folder.path("five.y4m")])
+        #expect(counted.status == 0, "\(counted.errors)")
+        let five = try Self.lumaFrames(folder.path("five.y4m"))
+        #expect(five.count == 5 && five.first.map { EncoderFixtures.psnr($0, theirs[0]) >= 40 } == true, "\(five.count) frames")
         // The same cut into MP4 keeps the sound of those frames, starting at zero.
         let withSound = try await elimage.run(["run", movie, "--start", "00:00:01", "--duration", "0:00.5", "-o", recorded])
         #expect(withSound.status == 0, "\(withSound.errors)")

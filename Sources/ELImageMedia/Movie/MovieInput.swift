@@ -48,6 +48,9 @@ public final class MovieInput: ImageOutput, ClosableNode {
         public var duration: MediaTime?
         /// Which frames to deliver, by number (0 = the first frame of the file).
         public var frameRange: Range<Int>?
+        /// Stops the run after this many frames, counted from where it begins (`start` or the
+        /// range's first frame).
+        public var maximumFrames: Int?
         /// Replaces the colour space the file's tags give (for wrongly tagged files).
         public var colorSpace: ColorSpace?
         /// Decoder threads; 0 lets libavcodec choose.
@@ -62,9 +65,11 @@ public final class MovieInput: ImageOutput, ClosableNode {
 
         public init(pacing: SourcePacing = .asFastAsPossible, loop: Bool = false, start: MediaTime? = nil,
                     frameRange: Range<Int>? = nil, colorSpace: ColorSpace? = nil, decoderThreads: Int = 0,
-                    orientation: Orientation = .up, autorotate: Bool = true, duration: MediaTime? = nil) {
+                    orientation: Orientation = .up, autorotate: Bool = true, duration: MediaTime? = nil,
+                    maximumFrames: Int? = nil) {
             self.orientation = orientation
             self.duration = duration
+            self.maximumFrames = maximumFrames
             self.autorotate = autorotate
             self.pacing = pacing
             self.loop = loop

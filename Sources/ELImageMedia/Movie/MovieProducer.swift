@@ -12,6 +12,8 @@ struct MovieProducer: FrameProducer {
     private var offset: MediaTime?
     /// The first timestamp and the end of the last frame of this pass.
     private var passStart: MediaTime?, passEnd: MediaTime?
+    /// Frames delivered in this run (`options.maximumFrames`).
+    private var delivered = 0
 
     init(info: MovieInfo, options: MovieInput.Options, orientation: Orientation) {
         self.info = info
@@ -29,6 +31,8 @@ struct MovieProducer: FrameProducer {
             var buffer = frame.buffer
             if let duration = options.duration,
                buffer.timestamp >= MediaTimeMath.sum(options.start ?? passStart ?? buffer.timestamp, duration) { break }
+            if let maximum = options.maximumFrames, delivered >= maximum { return .endOfStream }
+            delivered += 1
             if passStart == nil { passStart = buffer.timestamp }
             passEnd = MediaTimeMath.sum(buffer.timestamp, frame.duration ?? MediaTime(value: 0, timescale: buffer.timestamp.timescale))
             if let offset { buffer.timestamp = MediaTimeMath.sum(buffer.timestamp, offset) }
