@@ -92,8 +92,13 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
     /// movie --> Beauty() --> webm
     /// ```
     /// - Parameters:
+    ///   - path: the file to write; its extension chooses the container.
+    ///   - codec: the codec (`VideoCodec.Container.codecs`); nil: the container's default.
     ///   - quality: the codec's constant quality (`VideoCodec.qualityRange`), its default when nil.
     ///   - frameRate: the rate the encoder's rate control plans for (the frames keep their times).
+    ///   - colorSpace: the matrix and range to convert with; `nil`: each frame's own.
+    ///   - queueCapacity: frames waiting for the writer thread before `whenQueueFull` applies.
+    ///   - whenQueueFull: `.wait` (default; nothing is lost) or `.drop` (counted in `dropped`).
     /// - Throws: `ELImageError.invalidInput` for an extension that is none of those, a codec the
     ///   container cannot hold, a quality out of range, or a codec this FFmpeg lacks;
     ///   `ELImageError.io` when the file cannot be created (checked now, without touching a file
