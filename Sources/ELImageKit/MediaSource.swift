@@ -116,8 +116,7 @@ public final class MediaSource: Sendable {
             throw ELImageError.invalidInput(what: "no input: no path was given and no camera was found",
                                             hint: "give a file (e.g. clip.mp4) or a camera (/dev/video0), or a fallback path")
         }
-        if options.start != nil, chosen.hasPrefix("/dev/video") || ["png", "jpg", "jpeg"].contains(
-            URL(fileURLWithPath: chosen).pathExtension.lowercased()) {
+        if options.start != nil, !hasTimeline(chosen) {
             throw ELImageError.invalidInput(what: "a start time for \(chosen), which has no timeline to begin within",
                                             hint: "a start is for movie, Y4M and raw files; give a duration alone for a camera or a picture")
         }
@@ -147,11 +146,14 @@ public final class MediaSource: Sendable {
                                run: { try await still.run(on: $0) }, cancel: { still.cancel() },
                                close: { await still.close() })
         default:
-            // The file's own colour space derives an override, and its start time the start.
-            let info = try MovieInput(path: chosen).info
-            let colorSpace = options.colorSpace.map { override in override(info.colorSpace) }
+            // The file's own colour space derives an override, and its start time the start: the file
+            // is opened for them first only when one is asked for.
+            let info = options.colorSpace != nil || options.start != nil ? try MovieInput(path: chosen).info : nil
+            let colorSpace = options.colorSpace.flatMap { override in info.map { override($0.colorSpace) } }
             // A start counts from the file's start, which its first timestamp may not be (as in ffmpeg).
-            let start = options.start.map { MediaTime(microseconds: Self.microseconds(info.startTime.seconds) + Self.microseconds($0)) }
+            let start = options.start.flatMap { start in
+                info.map { MediaTime(microseconds: Self.microseconds($0.startTime.seconds) + Self.microseconds(start)) }
+            }
             let movie = try MovieInput(path: chosen, options: .init(
                 pacing: options.realTime ? .realTime : .asFastAsPossible, start: start,
                 colorSpace: colorSpace, orientation: options.orientation, autorotate: options.autorotate,
@@ -165,6 +167,12 @@ public final class MediaSource: Sendable {
                                run: { try await movie.run(on: $0) }, cancel: { movie.cancel() },
                                close: { await movie.close() })
         }
+    }
+
+    /// Whether `path` has a timeline a start time can begin within: a movie, Y4M or raw file, not a
+    /// camera or a picture.
+    public static func hasTimeline(_ path: String) -> Bool {
+        !path.hasPrefix("/dev/video") && !["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
     }
 
     /// A camera captured until `options.frames` frames went through (300 unless told), or it stops.

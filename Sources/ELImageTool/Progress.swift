@@ -18,12 +18,13 @@ final class Progress: Sendable {
     }
 
     func update(frames: Int) {
+        guard enabled else { return }
         let due = lastDraw.withLock { last in
             guard ContinuousClock.now - last > .milliseconds(200) else { return false }
             last = .now
             return true
         }
-        guard enabled, due else { return }
+        guard due else { return }
         FileHandle.standardError.write(Data(("\r" + line(frames: frames, elapsed: ContinuousClock.now - start, final: false)).utf8))
     }
 

@@ -511,7 +511,7 @@ struct RunCommand: AsyncParsableCommand {
                 throw UsageError("--codec \(codec): -o \(output) holds \(container.codecs.map(\.rawValue).joined(separator: " or "))")
             }
         }
-        if let start, let input, Self.hasNoTimeline(input) {
+        if let start, let input, !MediaSource.hasTimeline(input) {
             throw UsageError("-ss \(start): \(input) has no timeline to begin within; -ss is for movie, Y4M and raw files "
                              + "(give -t alone for a camera or a picture)")
         }
@@ -599,11 +599,6 @@ struct RunCommand: AsyncParsableCommand {
                          + "without one the frames would be processed and thrown away")
     }
 
-    /// Whether `input` is a camera or a picture, which a start time cannot apply to.
-    static func hasNoTimeline(_ input: String) -> Bool {
-        input.hasPrefix("/dev/video") || ["png", "jpg", "jpeg"].contains(URL(fileURLWithPath: input).pathExtension.lowercased())
-    }
-
     /// Refuses a run without INPUT (or -i INPUT), as ffmpeg does, before anything is opened.
     func requireInput() throws(UsageError) {
         guard input == nil else { return }
@@ -626,9 +621,9 @@ struct RunCommand: AsyncParsableCommand {
             case .virtualCamera?, nil: break
             }
         }
-        for (option, path) in named where FileManager.default.fileExists(atPath: path) {
+        for (option, path) in named {
             var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }  // /dev/null, a FIFO
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }  // none, /dev/null, a FIFO
             throw UsageError("\(option) \(path) exists: add -y to replace it, or choose another name")
         }
     }

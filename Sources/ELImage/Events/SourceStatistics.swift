@@ -14,7 +14,7 @@ public struct SourceStatistics: Hashable, Sendable, CustomStringConvertible {
     public private(set) var droppedBy: [DropReason: Int] = [:]
 
     /// Why a source dropped a picture.
-    public enum DropReason: String, Sendable, Hashable, CaseIterable, Comparable {
+    public enum DropReason: String, Sendable, Hashable, CaseIterable {
         /// A newer picture took its place while the graph was busy (live sources).
         case replacedByNewer = "replaced by a newer picture"
         /// Real-time pacing: its time had passed when the graph could take it.
@@ -23,10 +23,6 @@ public struct SourceStatistics: Hashable, Sendable, CustomStringConvertible {
         case stopped = "discarded at the stop"
         /// Its upload or delivery failed.
         case failed = "failed to upload"
-
-        public static func < (lhs: DropReason, rhs: DropReason) -> Bool {
-            allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
-        }
     }
 
     /// Counts one dropped picture, and why.
@@ -37,7 +33,7 @@ public struct SourceStatistics: Hashable, Sendable, CustomStringConvertible {
 
     /// "108 too late for real-time pacing, 2 discarded at the stop"; "" when nothing was dropped.
     public var dropReasons: String {
-        droppedBy.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+        DropReason.allCases.compactMap { reason in droppedBy[reason].map { "\($0) \(reason.rawValue)" } }.joined(separator: ", ")
     }
     /// Damaged pictures the source recovered from (a camera's flagged, short or undecodable
     /// frames, a decoder's concealed frames); not counted as produced.

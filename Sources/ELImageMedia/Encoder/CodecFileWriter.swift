@@ -29,16 +29,12 @@ final class CodecFileWriter: FrameWriter {
 
     /// Opens the encoder and the muxer for `width`×`height` frames at about `frameRate` (the
     /// encoder's rate control uses it; the frames keep their own times).
-    /// - Throws: `ELImageError.invalidInput` when this FFmpeg has no encoder for `codec`, or the
-    ///   container cannot hold it; `ELImageError.io` when the file cannot be made.
+    /// `FileOutput.encoded` has checked that `container` holds `codec` and the quality's range.
+    /// - Throws: `ELImageError.invalidInput` when this FFmpeg has no encoder for `codec`;
+    ///   `ELImageError.io` when the file cannot be made.
     init(path: String, container: VideoCodec.Container, codec: VideoCodec, quality: Double, width: Int, height: Int,
          frameRate: Y4MHeader.Ratio, colorSpace: ColorSpace, chromaLocation: ChromaLocation) throws {
-        guard container.codecs.contains(codec) else {
-            throw ELImageError.invalidInput(
-                what: "\(path): a .\(container == .matroska ? "mkv" : container.rawValue) file cannot hold \(codec)",
-                hint: "give one of \(container.codecs.map(\.rawValue).joined(separator: ", ")), or another file extension")
-        }
-        guard let found = codec.encoderNames.lazy.compactMap({ avcodec_find_encoder_by_name($0) }).first else {
+        guard let found = codec.encoder else {
             throw ELImageError.invalidInput(what: "this FFmpeg has no \(codec) encoder (\(codec.encoderNames.joined(separator: " or ")))",
                                             hint: "install an FFmpeg built with it (Debian's libavcodec59 has them all), or choose another codec")
         }

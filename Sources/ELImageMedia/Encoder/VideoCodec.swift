@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// A video format written through FFmpeg's encoders and muxers (`FileOutput.encoded`), besides
 /// the H.264 of `VideoEncoder`: VP9 and AV1 in WebM or Matroska, H.264 in Matroska, and animated
 /// GIF and WebP for short clips.
@@ -83,6 +85,9 @@ public enum VideoCodec: String, Sendable, CaseIterable, CustomStringConvertible 
         case .webp: 0...100
         }
     }
+
+    /// The first of `encoderNames` this FFmpeg has, or nil.
+    var encoder: UnsafePointer<AVCodec>? { encoderNames.lazy.compactMap { avcodec_find_encoder_by_name($0) }.first }
 
     /// FFmpeg's encoders for it, the first one present is used.
     var encoderNames: [String] {

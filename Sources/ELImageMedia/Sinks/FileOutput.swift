@@ -1,4 +1,3 @@
-import CFFmpeg
 import ELImage
 import Foundation
 
@@ -121,7 +120,7 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
             throw ELImageError.invalidInput(what: "quality \(quality) for \(codec)",
                                             hint: "give \(codec.qualityRange.lowerBound)...\(codec.qualityRange.upperBound)")
         }
-        guard codec.encoderNames.contains(where: { avcodec_find_encoder_by_name($0) != nil }) else {
+        guard codec.encoder != nil else {
             throw ELImageError.invalidInput(what: "this FFmpeg has no \(codec) encoder (\(codec.encoderNames.joined(separator: " or ")))",
                                             hint: "install an FFmpeg built with it, or choose another codec")
         }
