@@ -39,9 +39,20 @@ struct AudioOptions: ParsableArguments {
                paced: Bool = false) throws -> RecordingSound {
         guard !noAudio else { return .off }
         let name: String
+        /// The codecs of sound the output holds, the default first.
+        var codecs = AudioCodec.allCases
         switch output {
         case .video(let path)? where ContainerFormat.forPath(path) == .mp4(): name = path
-        case .stream(let target)?: name = target.description
+        case .stream(let target)?:
+            name = target.description
+            codecs = [.aac]
+        case .encoded(let path, let container)?:
+            guard let codec = container.soundCodec else {
+                if let source { throw UsageError("--audio \(source): a .\(container.rawValue) file (\(path)) holds no sound; record into .webm, .mkv or .mp4") }
+                return .off
+            }
+            name = path
+            codecs = [codec] + AudioCodec.allCases.filter { $0 != codec && container.copiesSound(codecNamed: $0.rawValue) }
         case .virtualCamera(let path)?:
             if let source {
                 throw UsageError("--audio \(source): a virtual camera (\(path)) carries video only; record sound into a .mp4 or a stream")
@@ -49,11 +60,16 @@ struct AudioOptions: ParsableArguments {
             return .off
         default: return .fromSource
         }
-        if let source { return try capture(source, for: input, context: context, events: events, paced: paced, streaming: { if case .stream = output { true } else { false } }()).map(RecordingSound.track) ?? .off }
+        if let source {
+            return try capture(source, for: input, context: context, events: events, paced: paced, into: name, codecs: codecs)
+                .map(RecordingSound.track) ?? .off
+        }
         if case .movie(let movie) = input.kind, let sound = (input.node as? MovieInput)?.sound {
             if case .stream = output, sound.codecName != "aac" {
                 Terminal.say("note: the stream carries AAC: encoding the \(sound.codecName) sound of \(movie) to AAC")
-            } else if !sound.fitsInMP4 {
+            } else if case .encoded(_, let container)? = output, let codec = container.soundCodec, !container.copiesSound(codecNamed: sound.codecName) {
+                Terminal.say("note: the \(sound.codecName) sound of \(movie) cannot be copied into \(name): encoding it to \(codec.rawValue)")
+            } else if case .video? = output, !sound.fitsInMP4 {
                 Terminal.say("note: the \(sound.codecName) sound of \(movie) cannot be copied into \(name): encoding it to AAC")
             }
         }
@@ -61,17 +77,20 @@ struct AudioOptions: ParsableArguments {
     }
 
     /// Starts capturing `source` ("NAME" or "NAME?"), its clock anchored at the input's first frame.
+    /// `codecs`: those the output (`output`) holds, the default first.
     private func capture(_ source: String, for input: MediaSource, context: RenderContext, events: EventLog, paced: Bool,
-                         streaming: Bool) throws -> (any AudioTrackSource)? {
+                         into output: String, codecs: [AudioCodec]) throws -> (any AudioTrackSource)? {
         let optional = source.hasSuffix("?")
         let name = optional ? String(source.dropLast()) : source
         if case .camera = input.kind {} else if !realTime, !paced {
             throw UsageError("--audio \(source) records live sound: give a camera, or pace the file with --realtime")
         }
         var options = PulseAudioCapture.Options(device: name.isEmpty ? "default" : name, clock: MediaClock())
+        options.codec = codecs.first ?? options.codec
         if let codec {
-            if streaming, codec != .aac {
-                throw UsageError("--audio-codec \(codec.rawValue): a live stream carries AAC sound; leave --audio-codec out")
+            guard codecs.contains(codec) else {
+                let held = codecs.map { $0 == .aac ? "AAC" : "Opus" }.joined(separator: " or ")
+                throw UsageError("--audio-codec \(codec.rawValue): \(output) carries \(held) sound; leave --audio-codec out")
             }
             options.codec = codec
         }

@@ -159,8 +159,9 @@ final class OutputSink: Sendable {
             let output = try FileOutput.imageSequence(pattern: pattern, format: format)
             return OutputSink(node: output, finish: { try await output.finish() })
         case .encoded(let path, let container):
-            // Read back and encoded on the sink's thread by FFmpeg's encoder, staged and renamed at the end.
-            let output = try FileOutput.encoded(path: path, codec: codec ?? container.defaultCodec, quality: quality, frameRate: frameRate)
+            // Read back and encoded on the sink's thread by FFmpeg's encoder, with the sound, staged and renamed at the end.
+            let output = try FileOutput.encoded(path: path, codec: codec ?? container.defaultCodec, quality: quality, frameRate: frameRate,
+                                                audio: audio)
             return OutputSink(node: output, finish: { try await output.finish() })
         case .rgba(let path):
             // Read back and written on the sink's thread, staged and renamed into place at the end.

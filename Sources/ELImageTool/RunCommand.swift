@@ -15,7 +15,7 @@ struct RunCommand: AsyncParsableCommand {
             INPUT: a camera (/dev/videoN, --frames frames, 300 by default), a video file (MP4, MOV, MKV, WebM, raw .h264), a .y4m file, raw .yuv (with --size \
             and --format), or a .png/.jpg image (repeated --frames times at --fps). INPUT may also be given as -i INPUT, as \
             ffmpeg takes it. OUTPUT by extension: .mp4 (fragmented, crash-safe) and .h264 \
-            (x264), .mkv and .webm (--codec h264, vp9 or av1; no sound), .gif and .webp (animated), .y4m, .rgba \
+            (x264), .mkv and .webm (--codec h264, vp9 or av1; .webm's sound is Opus), .gif and .webp (animated), .y4m, .rgba \
             (raw RGBA frames), .png or .jpg (the first frame, or every frame with a %d pattern such as frame%03d.png); \
             or a live stream: \
             rtmp:// and rtmps:// (FLV), srt:// (MPEG-TS), DIR/index.m3u8 (HLS), a file input paced in real time; or a virtual \
@@ -117,7 +117,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Video codec of .mkv and .webm outputs: h264 (.mkv's default), vp9 (.webm's default) or av1.",
-        discussion: "They are written through FFmpeg's encoders at constant quality (--crf; defaults: 23 for h264, 31 for vp9, 35 for av1); .gif and .webp are animated GIF and WebP. These files hold the video only: .mp4 keeps the sound."))
+        discussion: "They are written through FFmpeg's encoders at constant quality (--crf; defaults: 23 for h264, 31 for vp9, 35 for av1); .gif and .webp are animated GIF and WebP. .mkv and .webm keep the sound as .mp4 does (copied when the container holds its codec, else encoded: Opus for .webm, AAC for .mkv); .gif and .webp hold none."))
     var codec: VideoCodec?
 
     @Option(help: "x264 preset for .mp4/.h264.")

@@ -100,6 +100,71 @@ struct CodecOutputTests {
         #expect { try FileOutput.encoded(path: folder.path("out.avi")) } throws: { "\($0)".contains(".webm, .mkv, .gif and .webp") }
         #expect { try FileOutput.encoded(path: folder.path("out.webm"), codec: .h264) } throws: { "\($0)".contains("cannot hold h264") }
         #expect { try FileOutput.encoded(path: folder.path("out.webm"), quality: 99) } throws: { "\($0)".contains("quality 99.0 for vp9") }
+        let aac = try #require(try MovieAudioReader.open(path: EncoderFixtures.bunny))
+        defer { aac.recordingEnded() }
+        #expect { try FileOutput.encoded(path: folder.path("out.webm"), audio: .track(aac)) } throws: { "\($0)".contains("cannot hold aac sound") }
+        #expect { try FileOutput.encoded(path: folder.path("out.gif"), audio: .track(aac)) } throws: { "\($0)".contains("holds no sound") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
+
+    /// Where the tone of `path` starts, in seconds from its first video frame, as a player times
+    /// it: the first decoded sample above half the tone's amplitude, at its decoded frame's time.
+    static func toneOnset(_ path: String) throws -> Double {
+        let data = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "48000",
+                                          "-f", "f32le", "-"])
+        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        let onset = try #require(samples.firstIndex { abs($0) > 0.25 }, "no tone in \(path)")
+        func frames(_ stream: String, _ entries: String) throws -> [[Double]] {
+            String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "frame=\(entries)",
+                                                     "-of", "csv=p=0", path]), as: UTF8.self)
+                .split(whereSeparator: \.isNewline).map { $0.split(separator: ",").compactMap { Double($0) } }
+        }
+        let video = try #require(try frames("v:0", "pts_time").first?.first, "no video frame in \(path)")
+        var before = 0
+        for frame in try frames("a:0", "pts_time,nb_samples") where frame.count == 2 {
+            let count = Int(frame[1])
+            if onset < before + count { return frame[0] + Double(onset - before) / 48000 - video }
+            before += count
+        }
+        throw ELImageError.malformedMedia(file: path, frame: nil, reason: "its decoded sound is shorter than ffmpeg's")
+    }
+
+    /// From the first sound packet's start to the last one's end (Matroska states no duration).
+    static func soundDuration(_ path: String) throws -> Double {
+        let rows = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                            "packet=pts_time,duration_time", "-of", "csv=p=0", path]), as: UTF8.self)
+        let packets = rows.split(whereSeparator: \.isNewline).map { $0.split(separator: ",").compactMap { Double($0) } }.filter { $0.count == 2 }
+        guard let first = packets.first, let last = packets.last else { return 0 }
+        return last[0] + last[1] - first[0]
+    }
+
+    @Test("A movie's sound goes into .webm as Opus and into .mkv copied, in step with the frames after -ss, cut by -t; .gif has none",
+          arguments: [("webm", "opus"), ("mkv", "aac"), ("gif", nil)] as [(String, String?)])
+    func keepsTheSound(container: String, codec: String?) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // A tone that starts 1.5 s in: after -ss 0.5, whose first frame is at 0.52 s (25 fps),
+        // 0.98 s into the output.
+        let clip = folder.path("tone.mp4"), output = folder.path("out.\(container)")
+        try runTool("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x90:rate=25:duration=4",
+                               "-f", "lavfi", "-i", "aevalsrc='if(gte(t,1.5),0.5*sin(2*PI*440*t),0)':s=48000:d=4",
+                               "-c:v", "libx264", "-c:a", "aac", clip])
+        let result = try await elimage.run(["run", "-i", clip, "-ss", "0.5", "-t", "2", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("wrote 50 frames"), "\(result.output)")
+        let said = result.output + result.errors
+        #expect(said.contains("encoding it to opus") == (container == "webm"), "\(said)")
+        let names = String(decoding: try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", output]),
+                           as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        guard let codec else {
+            #expect(names == ["gif"])
+            return
+        }
+        #expect(names.last == codec, "\(names)")
+        let onset = try Self.toneOnset(output)
+        // Within 15 ms: WebM's Opus delay moves FFmpeg's own encode by 7 ms too.
+        #expect(abs(onset - 0.98) <= 0.015, "the tone starts \(onset) s after the first frame, not 0.98 s")
+        let sound = try Self.soundDuration(output)
+        #expect(abs(sound - 2.0) <= 0.05, "\(sound) s of sound for 2 s of video")
     }
 }

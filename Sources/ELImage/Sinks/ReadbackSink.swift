@@ -134,6 +134,9 @@ package final class ReadbackSink: Sendable {
         var node = NodeReference(name: "ReadbackSink", id: nil)
         var framesTaken = 0
         var counts = Counts()
+        /// The source of the first frame (`FrameOrigin`), for the writer's `open`; let go once
+        /// the writer is made.
+        var firstSource: (any ImageOutput)?
     }
 
     package let configuration: Configuration
@@ -146,7 +149,7 @@ package final class ReadbackSink: Sendable {
     private let spareBuffers = Locked<[PixelBuffer]>([])
     /// `ReadbackPlacement.renderThread`: frames packed and not read back yet.
     private let held: HeldReadbacks
-    private let open: @Sendable (PixelBuffer) throws -> any FrameWriter
+    private let open: @Sendable (PixelBuffer, (any ImageOutput)?) throws -> any FrameWriter
     private let unused: @Sendable () -> Void
     private let onEnd: @Sendable (Result<Ending, ELImageError>, Counts) -> Void
 
@@ -154,12 +157,25 @@ package final class ReadbackSink: Sendable {
     ///   - open: makes the writer for the first frame read back (on the worker thread).
     ///   - unused: cleans up when the run ends before a writer was made (a staged file).
     ///   - onEnd: hears how the run ended and the final counts, once, before `outcome()` does.
+    package convenience init(_ configuration: Configuration,
+                             open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter,
+                             unused: @escaping @Sendable () -> Void = {},
+                             onEnd: @escaping @Sendable (Result<Ending, ELImageError>, Counts) -> Void = { _, _ in }) {
+        self.init(configuration, openFromSource: { picture, _ in try open(picture) }, unused: unused, onEnd: onEnd)
+    }
+
+    /// - Parameters:
+    ///   - openFromSource: makes the writer for the first frame read back (on the worker
+    ///     thread), told the source that frame came from (`FrameOrigin`; nil for a frame pushed
+    ///     another way): a file keeps a movie's sound.
+    ///   - unused: cleans up when the run ends before a writer was made (a staged file).
+    ///   - onEnd: hears how the run ended and the final counts, once, before `outcome()` does.
     package init(_ configuration: Configuration,
-         open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter,
-         unused: @escaping @Sendable () -> Void = {},
-         onEnd: @escaping @Sendable (Result<Ending, ELImageError>, Counts) -> Void = { _, _ in }) {
+                 openFromSource: @escaping @Sendable (PixelBuffer, (any ImageOutput)?) throws -> any FrameWriter,
+                 unused: @escaping @Sendable () -> Void = {},
+                 onEnd: @escaping @Sendable (Result<Ending, ELImageError>, Counts) -> Void = { _, _ in }) {
         self.configuration = configuration
-        self.open = open
+        self.open = openFromSource
         self.unused = unused
         self.onEnd = onEnd
         queue = HandoffQueue(capacity: configuration.capacity)
@@ -210,6 +226,7 @@ package final class ReadbackSink: Sendable {
             if state.context == nil { state.node = NodeReference(owner) }
             state.context = context
             state.framesTaken += 1
+            if !state.threadStarted { state.firstSource = FrameOrigin.current?.source }
             defer { state.threadStarted = true }
             return (state.framesTaken - 1, !state.threadStarted)
         }
@@ -441,7 +458,10 @@ package final class ReadbackSink: Sendable {
             let writeStart = ContinuousClock.now
             let verdict: FrameWriteVerdict
             do {
-                let current = try writer ?? open(picture)
+                let current = try writer ?? open(picture, state.withLock { state in
+                    defer { state.firstSource = nil }
+                    return state.firstSource
+                })
                 writer = current
                 verdict = try current.write(&picture, time: time, frame: number)
             } catch {
@@ -529,6 +549,7 @@ package final class ReadbackSink: Sendable {
         let (context, node) = state.withLock { state in
             state.closing = true
             state.counts.ended = true
+            state.firstSource = nil
             return (state.context, state.node)
         }
         let counts = self.counts

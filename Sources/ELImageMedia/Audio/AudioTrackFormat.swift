@@ -50,8 +50,11 @@ public final class AudioTrackFormat: @unchecked Sendable {
     public var fitsInMP4: Bool { Self.mp4Holds(parameters.pointee.codec_id) }
 
     /// Whether an MP4 file can hold audio of codec `id` as it is.
-    static func mp4Holds(_ id: AVCodecID) -> Bool {
-        guard let format = av_guess_format("mp4", nil, nil) else { return false }
+    static func mp4Holds(_ id: AVCodecID) -> Bool { muxer("mp4", holds: id) }
+
+    /// Whether libavformat's muxer `name` ("mp4", "webm", "matroska") can hold codec `id` as it is.
+    static func muxer(_ name: String, holds id: AVCodecID) -> Bool {
+        guard let format = av_guess_format(name, nil, nil) else { return false }
         return avformat_query_codec(format, id, FF_COMPLIANCE_NORMAL) == 1
     }
 }

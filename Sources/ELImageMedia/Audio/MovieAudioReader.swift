@@ -135,16 +135,21 @@ extension MovieAudioReader {
     /// its codec fits (`AudioTrackFormat.fitsInMP4`), else decoded and encoded to AAC
     /// (`TranscodedAudioTrack`); nil when the file has no sound. What a recording of a movie keeps
     /// by default (`RecordingSound.fromSource`), and what `elimage run` writes into an `.mp4`.
-    /// - Throws: as `open(path:)` and `TranscodedAudioTrack.init(reader:bitrate:)`.
+    /// - Throws: as `open(path:)` and `TranscodedAudioTrack.init(reader:codec:bitrate:)`.
     public static func openForMP4(path: String) throws -> (any AudioTrackSource)? {
-        guard let reader = try open(path: path) else { return nil }
-        return reader.format.fitsInMP4 ? reader : try TranscodedAudioTrack(reader: reader)
+        try open(path: path, fitting: .mp4)
     }
 
     /// Opens the first audio track of `path` as AAC (for a live stream): copied when it is AAC,
     /// else encoded to AAC; nil when the file has none.
     public static func openAsAAC(path: String) throws -> (any AudioTrackSource)? {
+        try open(path: path, fitting: .stream)
+    }
+
+    /// The first audio track of `path` as `fit` takes it: copied, or encoded to its codec; nil
+    /// when the file has no sound.
+    static func open(path: String, fitting fit: SoundFit) throws -> (any AudioTrackSource)? {
         guard let reader = try open(path: path) else { return nil }
-        return reader.format.codecName == "aac" ? reader : try TranscodedAudioTrack(reader: reader)
+        return fit.copies(reader.format) ? reader : try TranscodedAudioTrack(reader: reader, codec: fit.encodesTo)
     }
 }

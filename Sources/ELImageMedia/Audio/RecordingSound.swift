@@ -8,16 +8,14 @@ public enum RecordingSound: Sendable {
     /// No sound track.
     case off
     /// This track, on the frames' clock: a microphone (`PulseAudioCapture`), another file's sound
-    /// (`MovieAudioReader`), a source of your own. MP4 only.
+    /// (`MovieAudioReader`), a source of your own. MP4, or WebM and Matroska (`FileOutput.encoded`).
     case track(any AudioTrackSource)
 }
 
 /// A source whose frames' recordings keep its sound by default (`RecordingSound.fromSource`):
 /// the recording asks the source of its first frame (`FrameOrigin`).
 protocol SoundCarryingSource: AnyObject {
-    /// Opens the sound for one recording into MP4 (called on the encoder thread at the
+    /// Opens the sound for one recording as `fit` takes it (called on the writer's thread at the
     /// recording's first frame); nil when the source has none.
-    var soundForMP4: (@Sendable () throws -> (any AudioTrackSource)?)? { get }
-    /// Opens the sound for one live stream, as AAC (FLV and MPEG-TS carry AAC).
-    var soundForStream: (@Sendable () throws -> (any AudioTrackSource)?)? { get }
+    func sound(fitting fit: SoundFit) -> (@Sendable () throws -> (any AudioTrackSource)?)?
 }

@@ -1,9 +1,9 @@
 import CFFmpeg
 import ELImage
 
-/// A movie's audio track that an MP4 file cannot hold as it is (Vorbis, PCM, ...): read by a
-/// `MovieAudioReader`, decoded with libavcodec and encoded to AAC (`AudioEncoder`) as the
-/// recording asks for it, on the movie's own timeline.
+/// A movie's audio track that the output cannot hold as it is (Vorbis or PCM in MP4, AAC in
+/// WebM, ...): read by a `MovieAudioReader`, decoded with libavcodec and encoded to AAC or Opus
+/// (`AudioEncoder`) as the recording asks for it, on the movie's own timeline.
 public final class TranscodedAudioTrack: AudioTrackSource, Sendable {
 
     public let format: AudioTrackFormat
@@ -34,10 +34,11 @@ public final class TranscodedAudioTrack: AudioTrackSource, Sendable {
         }
     }
 
-    /// A transcoder for `reader`'s track, to AAC at `bitrate` bits per second.
+    /// A transcoder for `reader`'s track, to `output` (AAC by default; Opus at 48 kHz) at
+    /// `bitrate` bits per second.
     /// - Throws: `ELImageError.malformedMedia` when the track cannot be decoded,
     ///   `AudioCaptureError.unsupportedFormat` when the encoder refuses its layout.
-    public init(reader: MovieAudioReader, bitrate: Int = 128_000) throws {
+    public init(reader: MovieAudioReader, codec output: AudioCodec = .aac, bitrate: Int = 128_000) throws {
         let parameters = reader.format.parameters
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             throw ELImageError.malformedMedia(file: reader.path, frame: nil,
@@ -53,7 +54,7 @@ public final class TranscodedAudioTrack: AudioTrackSource, Sendable {
         let channels = Int(context.pointee.ch_layout.nb_channels)
         let encoder: AudioEncoder
         do {
-            encoder = try AudioEncoder(codec: .aac, inputRate: Int(context.pointee.sample_rate), inputChannels: channels,
+            encoder = try AudioEncoder(codec: output, inputRate: Int(context.pointee.sample_rate), inputChannels: channels,
                                        inputFormat: context.pointee.sample_fmt, sampleRate: Int(context.pointee.sample_rate),
                                        channels: min(channels, 2), bitrate: bitrate)
         } catch {

@@ -7,7 +7,8 @@ import Foundation
 /// thread; the file is written under a temporary name and renamed by `publish()`.
 ///
 /// Frames keep their own times (from the first frame's), so a variable rate stays variable; GIF
-/// rounds them to its hundredths of a second.
+/// rounds them to its hundredths of a second. A sound track (WebM, Matroska) is put on the same
+/// timeline, zero at the first frame, and interleaved up to where the video written so far ends.
 final class CodecFileWriter: FrameWriter {
     let path: String
     private let codec: VideoCodec
@@ -16,6 +17,13 @@ final class CodecFileWriter: FrameWriter {
     private var avio: UnsafeMutablePointer<AVIOContext>?
     private var encoder: UnsafeMutablePointer<AVCodecContext>?
     private var stream: UnsafeMutablePointer<AVStream>?
+    private var audioStream: UnsafeMutablePointer<AVStream>?
+    /// The sound, mapped onto the file's timeline (`timeline`: zero at the first frame).
+    private let audio: RecordingAudio?
+    private let timeline = Locked(AudioTimeline())
+    /// A frame's length and where the video written so far ends, in the timeline's ticks.
+    private let frameTicks: Int64
+    private var videoEnd: Int64?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     /// GIF: the conversion of each frame to its 256 colours.
@@ -29,11 +37,13 @@ final class CodecFileWriter: FrameWriter {
 
     /// Opens the encoder and the muxer for `width`×`height` frames at about `frameRate` (the
     /// encoder's rate control uses it; the frames keep their own times).
-    /// `FileOutput.encoded` has checked that `container` holds `codec` and the quality's range.
+    /// `FileOutput.encoded` has checked that `container` holds `codec`, the quality's range and
+    /// the codec of `audio` (the sound to keep, or nil).
     /// - Throws: `ELImageError.invalidInput` when this FFmpeg has no encoder for `codec`;
     ///   `ELImageError.io` when the file cannot be made.
     init(path: String, container: VideoCodec.Container, codec: VideoCodec, quality: Double, width: Int, height: Int,
-         frameRate: Y4MHeader.Ratio, colorSpace: ColorSpace, chromaLocation: ChromaLocation) throws {
+         frameRate: Y4MHeader.Ratio, colorSpace: ColorSpace, chromaLocation: ChromaLocation,
+         audio sound: (any AudioTrackSource)? = nil) throws {
         guard let found = codec.encoder else {
             throw ELImageError.invalidInput(what: "this FFmpeg has no \(codec) encoder (\(codec.encoderNames.joined(separator: " or ")))",
                                             hint: "install an FFmpeg built with it (Debian's libavcodec59 has them all), or choose another codec")
@@ -41,15 +51,27 @@ final class CodecFileWriter: FrameWriter {
         self.path = path
         self.codec = codec
         ticksPerSecond = codec == .gif ? 100 : 1000
-        file = try POSIXFileWriter(path: path)
+        let line = timeline
+        audio = sound.map { RecordingAudio(source: $0, timeline: { line.withLock { $0 } }) }
+        let timescale = Int64(timeline.withLock { $0.timescale })
+        frameTicks = frameRate.numerator > 0 ? timescale * Int64(frameRate.denominator) / Int64(frameRate.numerator) : timescale / 25
+        do {
+            file = try POSIXFileWriter(path: path)
+        } catch {
+            sound?.recordingEnded()
+            throw error
+        }
         FFmpegLog.installed()
         do {
             try openMuxer(container)
             try openEncoder(found, quality: quality, width: width, height: height, frameRate: frameRate,
                             colorSpace: colorSpace, chromaLocation: chromaLocation)
+            if let sound { try addSoundStream(sound.format) }
+            try writeHeader()
         } catch {
             release()
             file.remove()
+            sound?.recordingEnded()
             throw error
         }
     }
@@ -106,11 +128,6 @@ final class CodecFileWriter: FrameWriter {
         code = avcodec_parameters_from_context(stream.pointee.codecpar, encoder)
         guard code >= 0 else { throw failure("describe the video stream of", code) }
         stream.pointee.time_base = encoder.pointee.time_base
-        var muxerOptions: OpaquePointer?
-        defer { av_dict_free(&muxerOptions) }
-        if codec == .gif || codec == .webp { av_dict_set(&muxerOptions, "loop", "0", 0) }  // loops for ever, as browsers expect
-        code = avformat_write_header(format, &muxerOptions)
-        guard code >= 0 else { throw failure("write the header of", code) }
         guard let frame = av_frame_alloc(), let packet = av_packet_alloc() else { throw failure("allocate for", elimage_averror(ENOMEM)) }
         self.frame = frame
         self.packet = packet
@@ -125,6 +142,24 @@ final class CodecFileWriter: FrameWriter {
                                      SWS_BICUBIC, nil, nil, nil)
             guard palette != nil else { throw failure("set up the colour conversion for", elimage_averror(ENOMEM)) }
         }
+    }
+
+    /// Adds the sound's stream, its packets copied as they are.
+    private func addSoundStream(_ sound: AudioTrackFormat) throws {
+        guard let format, let stream = avformat_new_stream(format, nil) else { throw failure("add a sound stream to", elimage_averror(ENOMEM)) }
+        audioStream = stream
+        let code = avcodec_parameters_copy(stream.pointee.codecpar, sound.parameters)
+        guard code >= 0 else { throw failure("describe the sound stream of", code) }
+        stream.pointee.codecpar.pointee.codec_tag = 0
+        stream.pointee.time_base = AVRational(num: 1, den: Int32(max(1, sound.sampleRate)))
+    }
+
+    private func writeHeader() throws {
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        if codec == .gif || codec == .webp { av_dict_set(&options, "loop", "0", 0) }  // loops for ever, as browsers expect
+        let code = avformat_write_header(format, &options)
+        guard code >= 0 else { throw failure("write the header of", code) }
     }
 
     /// The encoder's settings: constant quality, speeds that keep up with video on a few cores.
@@ -152,6 +187,9 @@ final class CodecFileWriter: FrameWriter {
         guard code >= 0 else { throw failure("write to", code) }
         try fill(frame, from: &buffer)
         let first = firstTime ?? buffer.timestamp
+        if firstTime == nil {
+            timeline.withLock { $0.origin = MediaTimeMath.ticks(first, timescale: $0.timescale) }
+        }
         firstTime = first
         let ticks = Int64(((buffer.timestamp.seconds - first.seconds) * Double(ticksPerSecond)).rounded())
         // Strictly increasing: two frames within one tick (GIF's hundredth) get the next tick.
@@ -161,7 +199,36 @@ final class CodecFileWriter: FrameWriter {
         guard code >= 0 else { throw failure("encode frame \(number) of", code) }
         try drain()
         framesWritten += 1
+        if audio != nil {
+            let (timescale, origin) = timeline.withLock { ($0.timescale, $0.origin ?? 0) }
+            let end = MediaTimeMath.ticks(buffer.timestamp, timescale: timescale) - origin + frameTicks
+            videoEnd = max(videoEnd ?? end, end)
+            try writeSound(final: false)
+        }
         return .more
+    }
+
+    /// Writes the sound up to where the video written so far ends (`final`: all of it up to
+    /// there, the recording ends).
+    private func writeSound(final: Bool) throws {
+        guard let audio, let videoEnd, let format, let packet, let audioStream else { return }
+        for sound in try audio.packets(before: videoEnd, final: final) {
+            av_packet_unref(packet)
+            var code = av_new_packet(packet, Int32(sound.data.count))
+            guard code >= 0, let data = packet.pointee.data else { throw failure("allocate for", elimage_averror(ENOMEM)) }
+            sound.data.withUnsafeBufferPointer { bytes in
+                if let base = bytes.baseAddress { data.update(from: base, count: bytes.count) }
+            }
+            let from = AVRational(num: 1, den: sound.timescale)
+            let to = audioStream.pointee.time_base
+            packet.pointee.pts = av_rescale_q(sound.pts, from, to)
+            packet.pointee.dts = av_rescale_q(sound.dts, from, to)
+            packet.pointee.duration = av_rescale_q(sound.duration, from, to)
+            packet.pointee.stream_index = audioStream.pointee.index
+            code = av_interleaved_write_frame(format, packet)
+            av_packet_unref(packet)
+            guard code >= 0 else { throw failure("write sound to", code) }
+        }
     }
 
     /// Copies (GIF: converts) the buffer's planes into the encoder's frame.
@@ -212,9 +279,11 @@ final class CodecFileWriter: FrameWriter {
     func finish() throws {
         guard !finished, let encoder, let format else { return }
         finished = true
+        defer { audio?.source.recordingEnded() }
         var code = avcodec_send_frame(encoder, nil)
         guard code >= 0 || code == FFmpegError.endOfFile else { throw failure("finish the encoder of", code) }
         try drain()
+        try writeSound(final: true)
         code = av_write_trailer(format)
         guard code >= 0 else { throw failure("finish", code) }
         if let avio { avio_flush(avio) }
@@ -238,6 +307,7 @@ final class CodecFileWriter: FrameWriter {
 
     func discard() {
         finished = true
+        audio?.source.recordingEnded()
         try? file.close()
         file.remove()
     }

@@ -51,6 +51,28 @@ public enum VideoCodec: String, Sendable, CaseIterable, CustomStringConvertible 
             }
         }
 
+        /// The codec a source's sound is encoded to when it cannot be copied in: Opus for WebM,
+        /// AAC for Matroska; nil for GIF and WebP, which hold no sound.
+        public var soundCodec: AudioCodec? {
+            switch self {
+            case .webm: .opus
+            case .matroska: .aac
+            case .gif, .webp: nil
+            }
+        }
+
+        /// Whether a sound track of the codec FFmpeg names `name` ("opus", "vorbis", "aac", ...)
+        /// goes into the file as it is: WebM takes Opus and Vorbis, Matroska nearly every codec.
+        public func copiesSound(codecNamed name: String) -> Bool {
+            guard let descriptor = avcodec_descriptor_get_by_name(name) else { return false }
+            return copiesSound(descriptor.pointee.id)
+        }
+
+        /// Whether a sound track of codec `id` goes into the file as it is.
+        func copiesSound(_ id: AVCodecID) -> Bool {
+            soundCodec != nil && AudioTrackFormat.muxer(muxerName, holds: id)
+        }
+
         /// libavformat's name of the muxer.
         var muxerName: String {
             switch self {

@@ -175,15 +175,9 @@ public final class MovieInput: ImageOutput, ClosableNode {
 }
 
 extension MovieInput: SoundCarryingSource {
-    var soundForMP4: (@Sendable () throws -> (any AudioTrackSource)?)? {
+    func sound(fitting fit: SoundFit) -> (@Sendable () throws -> (any AudioTrackSource)?)? {
         guard info.sound != nil else { return nil }
         let path = info.path
-        return { try MovieAudioReader.openForMP4(path: path) }
-    }
-
-    var soundForStream: (@Sendable () throws -> (any AudioTrackSource)?)? {
-        guard info.sound != nil else { return nil }
-        let path = info.path
-        return { try MovieAudioReader.openAsAAC(path: path) }
+        return { try MovieAudioReader.open(path: path, fitting: fit) }
     }
 }

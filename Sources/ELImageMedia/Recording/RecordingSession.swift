@@ -296,7 +296,7 @@ final class RecordingSession: Sendable {
                 state.timeline.timescale = timescale
                 if keepsSourceSound {
                     let source = FrameOrigin.current?.source as? any SoundCarryingSource
-                    state.openSourceSound = isStream ? source?.soundForStream : source?.soundForMP4
+                    state.openSourceSound = source?.sound(fitting: isStream ? .stream : .mp4)
                 }
             }
             let pts = stamp(frame.timestamp, timescale: timescale, state: &state)

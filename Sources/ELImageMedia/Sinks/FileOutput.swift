@@ -23,10 +23,11 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
     package let readback: ReadbackSink
 
     private init(_ configuration: ReadbackSink.Configuration, picturesOnly: Bool,
-                 open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter, unused: @escaping @Sendable () -> Void) {
+                 open: @escaping @Sendable (PixelBuffer, (any ImageOutput)?) throws -> any FrameWriter,
+                 unused: @escaping @Sendable () -> Void) {
         var configuration = configuration
         configuration.picturesOnly = picturesOnly
-        readback = ReadbackSink(configuration, open: open, unused: unused)
+        readback = ReadbackSink(configuration, openFromSource: open, unused: unused)
     }
 
     /// A YUV4MPEG2 (`.y4m`) file. Its header carries the chroma siting (`C420mpeg2` for left,
@@ -70,7 +71,7 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
         let configuration = ReadbackSink.Configuration(
             path: path, threadName: "y4m", format: format, colorSpace: colorSpace, chromaLocation: chromaLocation,
             chromaDownsampling: chromaDownsampling, capacity: queueCapacity, whenQueueFull: whenQueueFull)
-        return FileOutput(configuration, picturesOnly: false, open: { picture in
+        return FileOutput(configuration, picturesOnly: false, open: { picture, _ in
             Y4MFrameWriter(frameRate: frameRate) { rate in
                 let header = try Y4MHeader(width: picture.width, height: picture.height, format: format, frameRate: rate,
                                            colorRange: picture.colorSpace.range, chromaLocation: picture.chromaLocation)
@@ -83,8 +84,12 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
     /// VP9 or AV1 in Matroska, an animated GIF or WebP. The container comes from the path's
     /// extension (`.webm`, `.mkv`, `.gif`, `.webp`), the codec from `codec` or the container's
     /// default. Frames keep their own times; the file is written under a temporary name and put in
-    /// place when the sink finishes with frames in it. No sound: `VideoEncoder` records H.264 MP4
-    /// with sound.
+    /// place when the sink finishes with frames in it.
+    ///
+    /// **Sound.** WebM and Matroska keep the sound of the source whose frame comes first (a
+    /// movie's audio track), on the frames' clock from that frame and cut where the video ends:
+    /// copied when the container holds its codec, else encoded (to Opus for WebM, AAC for
+    /// Matroska). GIF and WebP hold none.
     ///
     /// ```swift
     /// let webm = try FileOutput.encoded(path: "clip.webm")        // VP9
@@ -98,13 +103,18 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
     ///   - colorSpace: the matrix and range to convert with; `nil`: each frame's own.
     ///   - queueCapacity: frames waiting for the writer thread before `whenQueueFull` applies.
     ///   - whenQueueFull: `.wait` (default; nothing is lost) or `.drop` (counted in `dropped`).
+    ///   - audio: the sound kept beside the frames: the source's by default, `.off` for none, or
+    ///     a track of your own (a microphone: `PulseAudioCapture` with `AudioCodec.opus` for
+    ///     WebM) whose codec the container holds.
     /// - Throws: `ELImageError.invalidInput` for an extension that is none of those, a codec the
-    ///   container cannot hold, a quality out of range, or a codec this FFmpeg lacks;
+    ///   container cannot hold, a quality out of range, a codec this FFmpeg lacks, or a sound
+    ///   track the container cannot hold;
     ///   `ELImageError.io` when the file cannot be created (checked now, without touching a file
     ///   already at `path`).
     public static func encoded(path: String, codec: VideoCodec? = nil, quality: Double? = nil, frameRate: Y4MHeader.Ratio = 25,
                                colorSpace: ColorSpace? = nil, queueCapacity: Int = 4,
-                               whenQueueFull: EncoderSettings.QueueFullPolicy = .wait) throws -> FileOutput {
+                               whenQueueFull: EncoderSettings.QueueFullPolicy = .wait,
+                               audio: RecordingSound = .fromSource) throws -> FileOutput {
         let name = URL(fileURLWithPath: path).pathExtension
         guard let container = VideoCodec.Container(extension: name) else {
             throw ELImageError.invalidInput(what: "\(path): FileOutput.encoded writes .webm, .mkv, .gif and .webp files",
@@ -124,17 +134,35 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
             throw ELImageError.invalidInput(what: "this FFmpeg has no \(codec) encoder (\(codec.encoderNames.joined(separator: " or ")))",
                                             hint: "install an FFmpeg built with it, or choose another codec")
         }
+        let fit = SoundFit.file(container)
+        if case .track(let track) = audio {
+            guard let fit else {
+                throw ELImageError.invalidInput(what: "\(path): a .\(name) file holds no sound",
+                                                hint: "record without sound (audio: .off), or into .webm, .mkv or .mp4")
+            }
+            guard fit.copies(track.format) else {
+                throw ELImageError.invalidInput(what: "\(path): a .\(name) file cannot hold \(track.format.codecName) sound",
+                                                hint: "give a track of a codec it holds (\(fit.encodesTo.rawValue)), or record without sound")
+            }
+        }
         let probe = try POSIXFileWriter(path: path)
         try probe.close()
         probe.remove()
         let configuration = ReadbackSink.Configuration(
             path: path, threadName: codec.rawValue, format: .i420, colorSpace: colorSpace, chromaLocation: nil,
             chromaDownsampling: .matched, capacity: queueCapacity, whenQueueFull: whenQueueFull)
-        return FileOutput(configuration, picturesOnly: false, open: { picture in
-            try CodecFileWriter(path: path, container: container, codec: codec, quality: quality, width: picture.width,
-                                height: picture.height, frameRate: frameRate, colorSpace: picture.colorSpace,
-                                chromaLocation: picture.chromaLocation)
-        }, unused: {})
+        return FileOutput(configuration, picturesOnly: false, open: { picture, source in
+            let sound: (any AudioTrackSource)? = switch audio {
+            case .off: nil
+            case .track(let track): track
+            case .fromSource: try fit.flatMap { (source as? any SoundCarryingSource)?.sound(fitting: $0) }?()
+            }
+            return try CodecFileWriter(path: path, container: container, codec: codec, quality: quality, width: picture.width,
+                                       height: picture.height, frameRate: frameRate, colorSpace: picture.colorSpace,
+                                       chromaLocation: picture.chromaLocation, audio: sound)
+        }, unused: {
+            if case .track(let track) = audio { track.recordingEnded() }
+        })
     }
 
     /// Raw RGBA: `width * 4` bytes a row, top row first, frames one after another, nothing else
@@ -152,7 +180,7 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
         let configuration = ReadbackSink.Configuration(
             path: writer.path, threadName: "rgba-file", format: .rgba, chromaLocation: .left,
             capacity: queueCapacity, whenQueueFull: whenQueueFull)
-        return FileOutput(configuration, picturesOnly: true, open: { _ in RawFrameWriter(writer) }, unused: {
+        return FileOutput(configuration, picturesOnly: true, open: { _, _ in RawFrameWriter(writer) }, unused: {
             try? writer.close()
             writer.remove()
         })
@@ -180,7 +208,7 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
         let configuration = ReadbackSink.Configuration(
             path: pattern, threadName: "image-sequence", format: format == .png16 ? .rgba64 : .rgba, chromaLocation: .left,
             capacity: queueCapacity, whenQueueFull: whenQueueFull)
-        return FileOutput(configuration, picturesOnly: true, open: { _ in
+        return FileOutput(configuration, picturesOnly: true, open: { _, _ in
             ImageSequenceWriter(pattern: name, format: format)
         }, unused: {})
     }
