@@ -57,6 +57,7 @@ OUT ?= out
 #   tone-mapping tests: mesa-vulkan-drivers (lavapipe: Vulkan on the CPU, for FFmpeg's libplacebo
 #           filter, one of the two references the tone mapping is compared with)
 #   codec tests: python3-pil (Pillow decodes animated WebP, which Debian 12's FFmpeg cannot)
+# and, for `make test-long` only (LONG_PACKAGES): chromium, the browser that plays the HLS stream.
 PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg0-dev libv4l-dev \
             libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libx264-dev \
             libpulse-dev libopus-dev pulseaudio pulseaudio-utils \
@@ -68,6 +69,7 @@ PACKAGES := pkg-config libegl-dev libgles-dev libgbm-dev libpng-dev libturbojpeg
             gstreamer1.0-tools gstreamer1.0-gl gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
             nginx-light libnginx-mod-rtmp libnginx-mod-stream openssl srt-tools \
             mesa-vulkan-drivers python3-pil
+LONG_PACKAGES := chromium
 
 # apt-get needs root: use sudo when not root.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -79,7 +81,7 @@ all: build
 ## Installs the packages above that are missing (nothing happens when all are there).
 deps:
 	@missing=""; \
-	for package in $(PACKAGES); do \
+	for package in $(PACKAGES) $(EXTRA_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}\n' $$package 2>/dev/null | grep -q '^install ok installed' || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -205,11 +207,12 @@ STREAM_SUITES := LiveStreamingTests|StreamToolTests
 # The endurance and longest tests, in `make test-long` (CI runs it after `make test`): the same
 # short CLI run 200 times in a row (a crash at exit in 1 run of 100 is a crash), 30 s of capture
 # from a sound source whose clock drifts, 100 pipelines in one process, a file paced in real time
-# with sound, the tour's whole-clip recording, x264 parity at 720p and the person mask's flicker
-# over 30 frames; then each in-process benchmark pipeline runs for 10 frames, which must finish.
+# with sound, the tour's whole-clip recording, x264 parity at 720p, the person mask's flicker
+# over 30 frames and Chromium playing an HLS stream (the browser is installed for these only);
+# then each in-process benchmark pipeline runs for 10 frames, which must finish.
 # They take about four minutes of a 2-core machine, which the quick start's `make test` (under
 # 11 minutes from a clean clone, 3.5 of them the build) leaves out.
-LONG_TESTS := LifecycleCLITests/twoHundredRuns|DriftSoakTests|EncoderParityTests|PersonSegmentationTests/stillSubjectFlicker|LifecycleSoakTests/hundredPipelines|AudioCaptureTests/captureTone|APITourTests/composeAndRunAFile
+LONG_TESTS := LifecycleCLITests/twoHundredRuns|DriftSoakTests|EncoderParityTests|PersonSegmentationTests/stillSubjectFlicker|LifecycleSoakTests/hundredPipelines|AudioCaptureTests/captureTone|APITourTests/composeAndRunAFile|HLSTruthTests/chromiumPlays
 # COVERAGE=1 (CI, `make coverage`): the build is instrumented, every process the tests start (the
 # bundle, elimage, the examples) adds to the profiles in $(COVERAGE_PROFILES), and the line
 # coverage of each module is printed at the end.
@@ -263,6 +266,7 @@ RENDERER_SUITES := YUVToRGBTests|RGBToYUVTests|ChromaSitingTests|ChromaDownsampl
 # The benchmark's in-process pipelines (the matrix runs the CLI, which the tests cover; GStreamer
 # is an outside program).
 BENCH_SMOKE_PIPELINES := conversion grayscale grayscale-fused color-fused beauty record y4m virtual-camera
+test-long: EXTRA_PACKAGES := $(LONG_PACKAGES)
 test-long: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(RUN_ENV) $(SWIFT) test --skip-build --filter '$(LONG_TESTS)' --no-parallel

@@ -94,7 +94,7 @@ public final class PrivateStreamingServer: Sendable {
                 fastcgi_temp_path \(folder)/temp/fastcgi;
                 uwsgi_temp_path \(folder)/temp/uwsgi;
                 scgi_temp_path \(folder)/temp/scgi;
-                types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; video/mp4 mp4 m4s; }
+                types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; video/mp4 mp4 m4s; text/html html; }
                 server {
                     listen 127.0.0.1:\(server.httpPort);
                     root \(folder)/www;

@@ -1,4 +1,5 @@
 import ELImageTestSupport
+import ELImageTesting
 import Foundation
 import Testing
 
@@ -75,5 +76,49 @@ struct HLSTruthTests {
             }
         }
         #expect(abs(total - whole) <= tolerance, "the #EXTINFs add up to the stream's \(whole) s: \(total) s")
+    }
+
+    /// A page that plays `index.m3u8` in a `<video>` element (Chromium plays HLS itself) and
+    /// reports how it went: `report event=ended&duration=…&frames=…` (or `event=error`).
+    static let player = """
+        <!doctype html>
+        <video id="video" muted autoplay playsinline src="index.m3u8"></video>
+        <script>
+        const video = document.getElementById("video");
+        const report = (facts) => console.log("report " + new URLSearchParams(facts));
+        video.addEventListener("error", () => report({event: "error", code: video.error.code, message: video.error.message}));
+        video.addEventListener("ended", () => {
+          const quality = video.getVideoPlaybackQuality();
+          report({event: "ended", time: video.currentTime, duration: video.duration, width: video.videoWidth,
+                  height: video.videoHeight, frames: quality.totalVideoFrames, dropped: quality.droppedVideoFrames});
+        });
+        </script>
+        """
+
+    @Test("Chromium plays the HLS stream from nginx to its end: every frame sent, at the size sent, as long as the playlist says")
+    func chromiumPlays() async throws {
+        let server = try PrivateStreamingServer.start()
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = folder.path("clip.y4m")
+        try writeTestPattern(to: clip, size: "160x90", frames: 75)
+        try Self.player.write(toFile: server.webFolder + "/player.html", atomically: true, encoding: .utf8)
+        let result = try await elimage.run(["run", clip, "--hls-segment", "1s", "--hls-list-size", "0",
+                                            "-o", server.webFolder + "/index.m3u8"])
+        #expect(result.status == 0, "\(result.errors)")
+        let sent = try #require(result.output.firstMatch(of: /stream: (\d+) frames sent/).flatMap { Int($0.1) }, "\(result.output)")
+        let playlist = try String(contentsOfFile: server.webFolder + "/index.m3u8", encoding: .utf8)
+        let listed = try Self.segments(of: playlist).map(\.duration).reduce(0, +)
+
+        let reports = try await HeadlessChromium.open(server.httpURL("player.html")) { $0.hasPrefix("event=") }
+        let facts = try #require(reports.first.flatMap { URLComponents(string: "?" + $0)?.queryItems },
+                                 "Chromium reported nothing within a minute")
+        let fact = { (name: String) in facts.first { $0.name == name }?.value ?? "" }
+        try #require(fact("event") == "ended", "Chromium did not play to the end: \(reports)")
+        #expect(Int(fact("frames")) == sent, "Chromium showed \(fact("frames")) frames of \(sent) sent")
+        #expect(fact("width") == "160" && fact("height") == "90", "\(reports)")
+        let duration = try #require(Double(fact("duration")))
+        #expect(abs(duration - listed) <= 0.041, "Chromium played \(duration) s, the playlist lists \(listed) s")
     }
 }
