@@ -84,14 +84,11 @@ final class OutputSink: Sendable {
     private let finishing: @Sendable () async throws -> Void
     /// Starts a pre-recording recording's file (`--pre-record`): returns where it starts.
     let trigger: (@Sendable () -> Duration?)?
-    /// For a stream: the frames that reached the server (the rest of those it was given were dropped).
-    let framesSent: (@Sendable () -> Int?)?
 
-    private init(node: any ImageInput, trigger: (@Sendable () -> Duration?)? = nil, framesSent: (@Sendable () -> Int?)? = nil,
+    private init(node: any ImageInput, trigger: (@Sendable () -> Duration?)? = nil,
                  finish: @escaping @Sendable () async throws -> Void) {
         self.node = node
         self.trigger = trigger
-        self.framesSent = framesSent
         self.finishing = finish
     }
 
@@ -123,7 +120,7 @@ final class OutputSink: Sendable {
                 if case .failed = event { onStreamFailure() }
             }
             try encoder.start(streamingTo: target, options: live, audio: audio)
-            return OutputSink(node: encoder, framesSent: { encoder.statistics.stream?.framesSent }, finish: {
+            return OutputSink(node: encoder, finish: {
                 // Said also when the stream failed: what was sent before.
                 defer { if let stream = encoder.statistics.stream { Terminal.say("stream: \(stream)") } }
                 let summary = try await encoder.finish()

@@ -255,21 +255,25 @@ struct RunCommand: AsyncParsableCommand {
         await log.value  // the events end with the context's close: every failure is in the log
         let summary = output.map { output in
             if case .stream(let target)? = outputKind {
-                let sent = run.framesSent ?? run.frames
-                let lost = sent < run.frames ? " (\(run.frames - sent) of the \(run.frames) it was given dropped by the stream)" : ""
-                return "streamed \(Self.frames(sent)) to \(target)\(lost)\(run.inputAccount)"
+                let sent = run.account?.delivered ?? run.frames
+                return "streamed \(Self.frames(sent)) to \(target)\(run.account.map(Self.losses) ?? "")"
             }
-            return "wrote \(Self.frames(run.frames)) to \(output)\(run.timing)\(run.inputAccount)"
+            return "wrote \(Self.frames(run.frames)) to \(output)\(run.timing)\(run.account.map(Self.losses) ?? "")"
+        }
+        // --record: its own account (it takes every frame the graph gives, whatever the stream drops).
+        var recorded: String?
+        if let path = streaming.record, let account = run.recordAccount {
+            recorded = "recorded \(Self.frames(account.delivered)) to \(path)\(Self.losses(account))"
         }
         // A failure that ended the input or an output outranks a signal; one that only the events
         // said (a node that failed while the rest went on) comes after it.
         if let failure = run.endingFailure(firstEvent: failures.message) { throw ToolFailure(failure) }
         if let signal = run.signal {
-            if let summary { Terminal.say(summary) }
+            for line in [summary, recorded].compactMap({ $0 }) { Terminal.say(line) }
             throw Interrupted(signal: signal)
         }
         if let failure = failures.message { throw ToolFailure(failure) }
-        if let summary { Terminal.say(summary) }
+        for line in [summary, recorded].compactMap({ $0 }) { Terminal.say(line) }
     }
 
     /// How a run went: frames written, the signal that stopped it, the output's timing, and what
@@ -278,10 +282,10 @@ struct RunCommand: AsyncParsableCommand {
         var frames: Int
         var signal: UnixSignal?
         var timing: String
-        /// What the input lost before the graph, when it lost any ("; the input made 132 frames: ...").
-        var inputAccount = ""
-        /// For a stream: the frames that reached the server.
-        var framesSent: Int?
+        /// The output's account of the input's frames (delivered, dropped where and why), and
+        /// --record's.
+        var account: FrameAccount?
+        var recordAccount: FrameAccount?
         var inputFailure: (any Error)?
         /// Said when no frame went through and no event said why.
         var noFrames: String?
@@ -418,9 +422,12 @@ struct RunCommand: AsyncParsableCommand {
         }
         do { try await detection?.finish() } catch { run.detectionFailure = error }
         do { try await sink?.finish() } catch { run.outputFailure = error }
-        run.framesSent = sink?.framesSent?()
-        run.inputAccount = Self.account(of: input.statistics)
         do { try await recording?.finish() } catch { if run.outputFailure == nil { run.outputFailure = error } }
+        // Each output's account: the input's hop, the constant rate's, the output's own (an output
+        // that counts none of its own: what the input gave the graph).
+        let hops = [FrameHop(source: input.statistics)] + (converter?.frameHops ?? [])
+        run.account = FrameAccount(hops: hops + ((sink?.node as? any FrameAccounting)?.frameHops ?? []))
+        run.recordAccount = recording.map { FrameAccount(hops: hops + (($0.node as? any FrameAccounting)?.frameHops ?? [])) }
         progress.finish(frames: count)
         let schedule = converter?.schedule
         if isConstantRate {
@@ -444,12 +451,13 @@ struct RunCommand: AsyncParsableCommand {
         return found
     }
 
-    /// "; the input made 132 frames: 24 went through, 108 dropped (108 too late for real-time
-    /// pacing)", or "" when the input dropped none: every frame it made is counted once.
-    static func account(of statistics: SourceStatistics) -> String {
-        guard statistics.dropped > 0 else { return "" }
-        return "; the input made \(frames(statistics.produced)): \(statistics.delivered) went through, "
-            + "\(statistics.dropped) dropped (\(statistics.dropReasons))"
+    /// "; the input made 132 frames: 24 went through, 108 dropped (108 at the input: too late for
+    /// real-time pacing)", or "" when none was lost: every frame the input made is counted once,
+    /// in the output (repeats of a constant rate aside) or dropped where it was.
+    static func losses(_ account: FrameAccount) -> String {
+        guard account.dropped > 0 else { return "" }
+        return "; the input made \(frames(account.produced)): \(account.delivered - account.repeated) went through, "
+            + "\(account.dropped) dropped (\(account.dropList))"
     }
 
     /// "1 frame", "24 frames".

@@ -17,7 +17,7 @@ struct FrameAccountTests {
         try writeTestPattern(to: clip, size: "320x180", rate: "10000", frames: 100)
         let result = try await elimage.run(["run", clip, "--realtime", "-o", output])
         #expect(result.status == 0, "\(result.errors)")
-        let line = try #require(result.output.firstMatch(of: /wrote (\d+) frames? to .*; the input made (\d+) frames: (\d+) went through, (\d+) dropped \((\d+) too late for real-time pacing\)/),
+        let line = try #require(result.output.firstMatch(of: /wrote (\d+) frames? to .*; the input made (\d+) frames: (\d+) went through, (\d+) dropped \((\d+) at the input: too late for real-time pacing\)/),
                                 "\(result.output)")
         let (written, made, through, dropped, late) = (Int(line.1), Int(line.2), Int(line.3), Int(line.4), Int(line.5))
         #expect(made == 100)
@@ -64,6 +64,10 @@ struct FrameAccountTests {
                                                                "stream=nb_read_frames", "-of", "csv=p=0", "\(stream)/index.m3u8"]), as: UTF8.self)
         #expect(counted.split(whereSeparator: \.isNewline).first.flatMap { Int($0) } == streamed, "\(counted)")
         #expect(try EncoderFixtures.decodedFrameCount(recording) == through)
+        // --record's own line: its frames and the same account.
+        let recorded = try #require(result.output.firstMatch(of: /recorded (\d+) frames? to .*beside\.mp4; the input made (\d+) frames: (\d+) went through/),
+                                    "\(result.output)")
+        #expect(Int(recorded.1) == through && Int(recorded.2) == made && Int(recorded.3) == through, "\(result.output)")
     }
 
     @Test("A run that loses nothing says nothing of losses")

@@ -48,6 +48,45 @@ struct StreamToolTests {
         #expect(keyframes.count >= 2 && gaps.allSatisfy { $0 <= 25 } && gaps.contains(25), "keyframes at \(keyframes)")
     }
 
+    @Test("A throttled link (100 kbit/s for a 1500 kbit/s stream, the first 6 s): the summary's frames are nginx's, the link's drops and the input's are counted where they happened, and --record's are ffprobe's")
+    func throttledLinkAccount() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Noise: x264 needs the whole 1500 kbit/s for it.
+        let source = folder.path("noise.mp4"), recording = folder.path("beside.mp4")
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=10,noise=alls=60:allf=t",
+                               "-f", "lavfi", "-i", "sine=f=440:d=10", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-c:a", "aac",
+                               "-shortest", source])
+        let server = try PrivateStreamingServer.start()
+        defer { server.stop() }
+        let link = try ThrottledLink(to: server.rtmpPort, bytesPerSecond: 12_500)
+        defer { link.stop() }
+        let opening = Task {
+            try await Task.sleep(for: .seconds(6))
+            link.bytesPerSecond = nil
+        }
+        let result = try await elimage.run(["run", source, "-o", "rtmp://127.0.0.1:\(link.port)/live/slow", "--record", recording,
+                                            "--preset", "ultrafast", "--tune", "zerolatency", "--bitrate", "1500", "--maxrate", "1500",
+                                            "--gop", "1", "--max-delay", "1s"])
+        try await opening.value
+        #expect(await waitUntil(timeout: .seconds(20)) { link.openConnections == 0 }, "the link still relays the stream's end")
+        #expect(await server.waitUntilRecordingsClosed(1), "nginx did not close the recording")
+        server.stopKeepingFiles()
+        #expect(result.status == 0, "\(result.errors)")
+        let line = try #require(result.output.firstMatch(
+            of: /streamed (\d+) frames to .*; the input made (\d+) frames: (\d+) went through, (\d+) dropped \((.*)\)/), "\(result.output)")
+        let (streamed, made, through, dropped) = (Int(line.1) ?? -1, Int(line.2) ?? -1, Int(line.3) ?? -1, Int(line.4) ?? -1)
+        #expect(made == 250 && through + dropped == made && through == streamed, "\(result.output)")
+        #expect(line.5.contains(/\d+ at the link to rtmp:\/\/127\.0\.0\.1:\d+\/live\/…: slower than the stream/), "\(line.5)")
+        let files = server.recordings()
+        try #require(files.count == 1, "one publish: \(files)")
+        #expect(try StreamProbe.packetCounts(files[0]).video == streamed, "the summary's frames are those nginx recorded")
+        let recorded = try #require(result.output.firstMatch(of: /recorded (\d+) frames to .*beside\.mp4/).flatMap { Int($0.1) },
+                                    "\(result.output)")
+        #expect(try EncoderFixtures.decodedFrameCount(recording) == recorded, "--record's summary is ffprobe's count")
+        #expect(recorded > streamed, "--record keeps the frames the link dropped")
+    }
+
     @Test("The record example with --stream: the file keeps every frame, the stream sends them, both with sound")
     func recordExample() async throws {
         let folder = try TemporaryFolder()

@@ -42,3 +42,9 @@ public final class ShaderFilter: SinglePassFilter {
         uniformValues
     }
 }
+
+extension ShaderFilter: FrameAccounting {
+    /// One hop: the frames on input 0, those drawn, and those skipped before every other input's
+    /// first frame.
+    public var frameHops: [FrameHop] { [pass.frameHop(named: "the filter \(pass.programName)")] }
+}

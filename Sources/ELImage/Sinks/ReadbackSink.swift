@@ -193,6 +193,19 @@ package final class ReadbackSink: Sendable {
         }
     }
 
+    /// The sink as a hop of a `FrameAccount`, named `name`: every frame taken, those written, and
+    /// why the others were not.
+    package func frameHop(named name: String) -> FrameHop {
+        let counts = counts
+        return FrameHop(name: name, framesIn: counts.accepted + counts.rejected + counts.letGoUnqueued + counts.conversionFailures,
+                        passedOn: counts.written, drops: [
+                            .init(counts.rejected, "the queue was full"),
+                            .init(counts.replaced, "a newer frame replaced it in the queue"),
+                            .init(counts.conversionFailures, "its conversion on the GPU failed"),
+                            .init(counts.lost, "still queued when the output ended"),
+                        ])
+    }
+
     package var isClosing: Bool { state.withLock { $0.closing } }
 
     /// Whether frames are read back on the render thread (known once a frame was taken).

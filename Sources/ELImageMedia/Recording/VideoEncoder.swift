@@ -369,3 +369,23 @@ public final class VideoEncoder: ImageInput, PackingSink, FinishableNode, Sendab
         }
     }
 }
+
+extension VideoEncoder: FrameAccounting {
+    /// Its hops: the recording (frames taken in, encoded, and why the others were not), then, for
+    /// a live stream, the link (frames sent, and those dropped whole groups at a time).
+    public var frameHops: [FrameHop] {
+        let statistics = statistics
+        let recording = FrameHop(
+            name: statistics.stream == nil ? "the encoder" : "the stream's encoder",
+            framesIn: statistics.framesIn, passedOn: statistics.encoded,
+            drops: [
+                .init(statistics.droppedQueueFull, "the queue was full"),
+                .init(statistics.dropped - statistics.droppedQueueFull, "lost at a failure, a size limit or a failed conversion"),
+                .init(statistics.preRecordDiscarded, "let go before the trigger (pre-record)"),
+            ])
+        guard let stream = statistics.stream else { return [recording] }
+        let groups = "\(stream.groupsDropped) group\(stream.groupsDropped == 1 ? "" : "s") of pictures"
+        return [recording, FrameHop(name: "the link to \(stream.address)", framesIn: stream.framesQueued, passedOn: stream.framesSent,
+                                    drops: [.init(stream.framesDropped, "slower than the stream, or the server away (\(groups))")])]
+    }
+}

@@ -308,3 +308,9 @@ private final class RawFrameWriter: FrameWriter {
         writer.remove()
     }
 }
+
+extension FileOutput: FrameAccounting {
+    /// One hop: the frames queued for the file, and those written (its own drops: `.drop` with a
+    /// full queue, or frames still queued when a failure ended it).
+    public var frameHops: [FrameHop] { [readback.frameHop(named: readback.path)] }
+}

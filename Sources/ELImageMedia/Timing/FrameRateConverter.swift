@@ -59,3 +59,13 @@ extension FrameRateConverter: PlanDescribing {
         "no pass: holds each frame until the next to put frames on the constant rate's grid (a fused line stops here)"
     }
 }
+
+extension FrameRateConverter: FrameAccounting {
+    /// One hop: each frame shown once, repeated across gaps, or dropped when another took its slot.
+    public var frameHops: [FrameHop] {
+        let schedule = schedule
+        return [FrameHop(name: "the constant frame rate", framesIn: schedule.emitted - schedule.duplicated + schedule.dropped,
+                         passedOn: schedule.emitted, repeated: schedule.duplicated,
+                         drops: [.init(schedule.dropped, "another frame took its place in the same frame time")])]
+    }
+}

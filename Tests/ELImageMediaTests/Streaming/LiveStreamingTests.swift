@@ -227,7 +227,7 @@ struct LiveStreamingTests {
         #expect(try StreamProbe.packetCounts(recording).video == delivered.count)
     }
 
-    @Test("A link slower than the stream for a while (100 kbit/s for a 1500 kbit/s stream): whole groups dropped and counted, no reconnection, what arrives decodes")
+    @Test("A link slower than the stream for a while (100 kbit/s for a 1500 kbit/s stream): whole groups dropped and counted, no reconnection, what arrives decodes; each output's FrameAccount adds up to what ffprobe counts in it")
     func slowLink() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -242,7 +242,11 @@ struct LiveStreamingTests {
         let context = try TestContexts.make()
         let movie = try MovieInput(path: source, options: .init(pacing: .realTime))
         let stream = try VideoEncoder(settings: Self.liveSettings())
+        // Beside the stream, a file of every frame the graph gives (as --record).
+        let recorder = try VideoEncoder(settings: Self.liveSettings())
         movie --> stream
+        movie --> recorder
+        try recorder.start(recordingTo: folder.path("beside.mp4"))
         var options = LiveStreamOptions()
         options.maximumDelay = .seconds(1)
         try stream.start(streamingTo: try #require(StreamTarget("rtmp://127.0.0.1:\(link.port)/live/slow")), options: options)
@@ -258,6 +262,7 @@ struct LiveStreamingTests {
         try await run.value
         let summary = try await stream.finish()
         let sent = try #require(summary.statistics.stream)
+        _ = try await recorder.finish()
         // The link still holds what the stream wrote last: let it reach the server before stopping.
         let drained = await waitUntil(timeout: .seconds(20)) { link.openConnections == 0 }
         #expect(drained, "the link still relays \(link.openConnections) connection(s) 20 s after the stream ended")
@@ -275,6 +280,18 @@ struct LiveStreamingTests {
         #expect(arrived.video == sent.framesSent, "sent \(sent.framesSent) frames, nginx recorded \(arrived.video)")
         #expect(arrived.audioCodec == "aac" && arrived.audio > 0)
         try StreamProbe.decodeCleanly(files[0])
+
+        // One account per output, from the movie's frames: the stream's delivered frames are
+        // nginx's, its drops on the link are the stream's own count; the file beside holds every
+        // frame the movie gave the graph, whatever the link did.
+        let streamed = FrameAccount(source: movie.statistics, into: stream)
+        #expect(streamed.addsUp, "\(streamed)")
+        #expect(streamed.produced == 350 && streamed.delivered == arrived.video, "\(streamed)")
+        #expect(streamed.drops.contains { $0.place.hasPrefix("at the link to") && $0.frames == sent.framesDropped }, "\(streamed)")
+        let beside = FrameAccount(source: movie.statistics, into: recorder)
+        #expect(beside.addsUp, "\(beside)")
+        #expect(beside.delivered == movie.statistics.delivered, "\(beside)")
+        #expect(try EncoderFixtures.decodedFrameCount(folder.path("beside.mp4")) == beside.delivered, "\(beside)")
     }
 
     @Test("The SRT listener killed mid-stream and started again: the stream reconnects and the new listener gets a stream that starts at a keyframe and decodes")

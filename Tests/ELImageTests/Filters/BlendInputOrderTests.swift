@@ -49,6 +49,14 @@ struct BlendInputOrderTests {
         #expect(drawn.allSatisfy { Array($0.pixels.prefix(4)) == [0, 0, 255, 255] })
         #expect(pipeline.failures.all.count == 1, "reported once")
         #expect(blend.pass.skippedFrames == 3, "the three base frames before the layer's first")
+        // As a hop of a frame account: six base frames in, three blended, three dropped and why.
+        let hop = try #require(blend.frameHops.first)
+        #expect(hop.framesIn == 6 && hop.passedOn == 3 && hop.drops == [.init(3, "another input had no frame yet")], "\(hop)")
+        var source = SourceStatistics()
+        (source.produced, source.delivered) = (6, 6)
+        let account = FrameAccount(hops: [FrameHop(source: source)] + blend.frameHops)
+        #expect(account.addsUp && account.delivered == 3, "\(account)")
+        #expect(account.description == "6 frames made: 3 delivered, 3 dropped (3 at the blend (alpha): another input had no frame yet)")
         // The blend keeps holding the layer's frame (for base frames still to come): not a leftover to check.
         let leftovers = await pipeline.finish()
         #expect(leftovers.threadsAfterClose.isEmpty, "\(leftovers)")

@@ -69,3 +69,8 @@ public final class BlendFilter: SinglePassFilter, ParameterizedFilter {
         self.opacity = opacity
     }
 }
+
+extension BlendFilter: FrameAccounting {
+    /// One hop: the frames on input 0, those blended, and those skipped before the other input's first frame.
+    public var frameHops: [FrameHop] { [pass.frameHop(named: "the blend (\(mode))")] }
+}

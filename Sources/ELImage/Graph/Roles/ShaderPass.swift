@@ -21,10 +21,21 @@ public final class ShaderPass: Sendable {
         var frames: [TextureFrame?]
         var reportedMissing = false
         var skipped = 0
+        /// Frames that came on input 0.
+        var arrived = 0
     }
 
     /// Frames on input 0 skipped (not drawn) because another input had no frame yet.
     public var skippedFrames: Int { latest.withLock { $0.skipped } }
+
+    /// The pass as a hop of a `FrameAccount`: the frames on input 0, those drawn, and those
+    /// skipped because another input had no frame yet.
+    public func frameHop(named name: String) -> FrameHop {
+        latest.withLock { latest in
+            FrameHop(name: name, framesIn: latest.arrived, passedOn: latest.arrived - latest.skipped,
+                     drops: [.init(latest.skipped, "another input had no frame yet")])
+        }
+    }
 
     /// - Parameters:
     ///   - name: unique per shader source (the cache key of the compiled program).
@@ -59,6 +70,7 @@ public final class ShaderPass: Sendable {
             guard latest.frames.indices.contains(index) else { return (nil, nil, nil) }
             latest.frames[index] = frame
             guard index == 0 else { return (nil, nil, nil) }
+            latest.arrived += 1
             var inputs: [TextureFrame] = []
             for (slot, frame) in latest.frames.enumerated() {
                 if let frame {
