@@ -2,7 +2,8 @@
 // least GL work for the same output, FloorPipeline) measured in the same run, interleaved, after
 // warm-up; the record pipeline next to the floor plus libx264 in sequence; GStreamer's GL elements
 // on the grayscale pipeline; time to first frame; the matrix of every catalogue filter x output kind x
-// size through the `elimage` binary next to it, end to end (MatrixBenchmark).
+// size through the `elimage` binary next to it, end to end (MatrixBenchmark); FFmpeg's encoders
+// behind `elimage run -o .mkv/.webm/.gif/.webp` next to FFmpeg's own encode (EncoderComparison).
 //
 //     swift run -c release elimage-bench [--quick] [--frames 60] [--size 1280x720 ...] [--json-file F]
 //         [--pipeline matrix [--matrix-filter NAME ...]]
@@ -28,10 +29,10 @@ struct BenchmarkCommand: ParsableCommand {
     /// What can be measured.
     enum Pipeline: String, ExpressibleByArgument, CaseIterable {
         case conversion, grayscale, grayscaleFused = "grayscale-fused", colorFused = "color-fused", beauty, record, y4m, gstreamer,
-             filters, detection, matrix, virtualCamera = "virtual-camera"
+             filters, detection, matrix, virtualCamera = "virtual-camera", encoders
     }
 
-    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, y4m, virtual-camera, gstreamer, matrix (default: these nine), color-fused, filters, detection.")
+    @Option(help: "Pipelines (repeatable): conversion, grayscale, grayscale-fused, beauty, record, y4m, virtual-camera, gstreamer, encoders, matrix (default: these ten), color-fused, filters, detection.")
     var pipeline: [Pipeline] = []
 
     @Option(name: .customLong("matrix-filter"), help: "A catalogue filter for the matrix (repeatable; default: every filter `elimage filters` lists).")
@@ -53,7 +54,7 @@ struct BenchmarkCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .y4m, .virtualCamera, .gstreamer, .matrix] : pipeline
+        let pipelines = pipeline.isEmpty ? [.conversion, .grayscale, .grayscaleFused, .beauty, .record, .y4m, .virtualCamera, .gstreamer, .encoders, .matrix] : pipeline
         let frames = quick ? min(self.frames ?? 60, 20) : self.frames ?? 60
         // The matrix's long runs: 25 frames keep the default run (both sizes, 51 cells each, most of
         // them 2 x (25 + 5) frames of elimage plus 2 x 25 of the floor) near 20 minutes on 2 cores.
@@ -80,6 +81,7 @@ struct BenchmarkCommand: ParsableCommand {
         var startup: Startup?
         var gstreamerNote: String?
         let measuresClip = pipelines.contains { $0 != .matrix }
+        var missingEncoders: [String] = []
         for (width, height) in sizes where measuresClip {
             let clip = try SourceClip(width: width, height: height, frameCount: min(max(frames, 25), 100), folder: folder)
             if startup == nil {
@@ -99,6 +101,15 @@ struct BenchmarkCommand: ParsableCommand {
             }
             if pipelines.contains(.virtualCamera) {
                 results += try VirtualCameraBenchmark(clip: clip, frames: frames).run(on: context)
+            }
+            if pipelines.contains(.encoders) {
+                // The matrix's run lengths: whole runs of the binary, start-up subtracted.
+                let comparison = EncoderComparison(elimage: elimage ?? MatrixBenchmark.defaultElimagePath(), clip: clip,
+                                                   frames: matrixFrames, shortFrames: matrixShortFrames, repeats: matrixRepeats,
+                                                   folder: folder)
+                let (rows, missing) = try comparison.run()
+                results += rows
+                missingEncoders = missing
             }
             if pipelines.contains(.gstreamer) {
                 switch try GStreamerComparison(clip: clip, frames: max(frames, 20)).run() {
@@ -130,7 +141,9 @@ struct BenchmarkCommand: ParsableCommand {
         }
         let report = Report(date: Date().formatted(.iso8601.year().month().day()), machine: machine,
                             renderer: context.info.renderer, platform: context.info.platform.rawValue, frames: frames,
-                            startup: startup, gstreamer: gstreamerNote, results: results, matrix: matrix)
+                            startup: startup, gstreamer: gstreamerNote,
+                            encoders: missingEncoders.isEmpty ? nil : "this FFmpeg has no encoder for \(missingEncoders.joined(separator: ", "))",
+                            results: results, matrix: matrix)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(report)
@@ -192,6 +205,8 @@ struct Report: Codable {
     let startup: Startup?
     /// Why GStreamer was not measured, when it was not.
     let gstreamer: String?
+    /// The codecs the encoder comparison could not measure, when there were any.
+    let encoders: String?
     let results: [PipelineResult]
     /// The filter x output x size matrix through the `elimage` binary, when it was measured.
     let matrix: Matrix?
@@ -216,6 +231,7 @@ struct Report: Codable {
                                 startup.contextMilliseconds, startup.firstFrameMilliseconds, startup.floorFirstFrameMilliseconds))
         }
         if let gstreamer { lines.append("GStreamer comparison: \(gstreamer)") }
+        if let encoders { lines.append("encoder comparison: \(encoders)") }
         if let matrix {
             lines.append("")
             lines.append(MatrixCell.table(matrix.cells, frames: matrix.frames, shortFrames: matrix.shortFrames, repeats: matrix.repeats))

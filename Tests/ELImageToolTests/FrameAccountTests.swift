@@ -70,6 +70,31 @@ struct FrameAccountTests {
         #expect(Int(recorded.1) == through && Int(recorded.2) == made && Int(recorded.3) == through, "\(result.output)")
     }
 
+    @Test("Every file output kind under real-time pacing: the summary's frames are those in the file, and the input's frames add up",
+          arguments: ["mp4", "h264", "mkv", "webm", "gif", "webp", "y4m", "rgba", "frame%03d.png"])
+    func everyOutputKind(output kind: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = folder.path("fast.y4m")
+        try writeTestPattern(to: clip, size: "160x90", rate: "2000", frames: 60)
+        let output = folder.path(kind.contains("%") ? kind : "out.\(kind)")
+        let result = try await elimage.run(["run", clip, "--realtime", "-o", output])
+        #expect(result.status == 0, "\(result.errors)")
+        let written = try #require(result.output.firstMatch(of: /wrote (\d+) frames? to/).flatMap { Int($0.1) }, "\(result.output)")
+        // Real-time pacing at 2000 fps drops frames on any machine: the summary must say so, adding up.
+        let account = try #require(result.output.firstMatch(of: /; the input made (\d+) frames: (\d+) went through, (\d+) dropped \(/),
+                                   "\(result.output)")
+        let (made, through, dropped) = (Int(account.1) ?? -1, Int(account.2) ?? -1, Int(account.3) ?? -1)
+        #expect(made == 60 && through + dropped == made, "\(result.output)")
+        let counted: Int = switch kind {
+        case "rgba": ((try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0) / (160 * 90 * 4)
+        case "frame%03d.png": try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasSuffix(".png") }.count
+        case "webp": try CodecOutputTests.decode(output).frames.count
+        default: try EncoderFixtures.decodedFrameCount(output)
+        }
+        #expect(counted == written, "the file holds \(counted) frames, the summary says \(written)")
+    }
+
     @Test("A run that loses nothing says nothing of losses")
     func nothingLost() async throws {
         let folder = try TemporaryFolder()

@@ -26,7 +26,12 @@ public struct FrameHop: Sendable, Equatable {
     /// The frames it dropped, by reason (reasons with none left out).
     public var drops: [Drop]
 
-    /// - Parameter drops: the frames dropped by reason; those of zero frames are left out.
+    /// - Parameters:
+    ///   - name: the hop, as a user knows it.
+    ///   - framesIn: frames that came in.
+    ///   - passedOn: frames passed on.
+    ///   - repeated: frames passed on again to fill gaps.
+    ///   - drops: the frames dropped by reason; those of zero frames are left out.
     public init(name: String, framesIn: Int, passedOn: Int, repeated: Int = 0, drops: [Drop] = []) {
         self.name = name
         self.framesIn = framesIn

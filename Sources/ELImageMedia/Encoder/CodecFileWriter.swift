@@ -105,6 +105,8 @@ final class CodecFileWriter: FrameWriter {
         encoder.pointee.time_base = AVRational(num: 1, den: Int32(ticksPerSecond))
         encoder.pointee.framerate = AVRational(num: Int32(clamping: frameRate.numerator), den: Int32(clamping: max(1, frameRate.denominator)))
         encoder.pointee.pix_fmt = codec == .gif ? AV_PIX_FMT_BGR8 : AV_PIX_FMT_YUV420P
+        // As many threads as the encoder finds useful on this machine (FFmpeg's own default is one).
+        encoder.pointee.thread_count = 0
         if codec != .gif {
             let tags = ColorTags(colorSpace, chromaLocation: chromaLocation)
             encoder.pointee.colorspace = AVColorSpace(rawValue: UInt32(tags.matrix))
@@ -118,7 +120,7 @@ final class CodecFileWriter: FrameWriter {
         }
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
-        for (key, value) in Self.options(for: codec, encoder: String(cString: found.pointee.name), quality: quality) {
+        for (key, value) in codec.encoderOptions(encoder: String(cString: found.pointee.name), quality: quality) {
             av_dict_set(&options, key, value, 0)
         }
         var code = avcodec_open2(encoder, found, &options)
@@ -160,20 +162,6 @@ final class CodecFileWriter: FrameWriter {
         if codec == .gif || codec == .webp { av_dict_set(&options, "loop", "0", 0) }  // loops for ever, as browsers expect
         let code = avformat_write_header(format, &options)
         guard code >= 0 else { throw failure("write the header of", code) }
-    }
-
-    /// The encoder's settings: constant quality, speeds that keep up with video on a few cores.
-    static func options(for codec: VideoCodec, encoder name: String, quality: Double) -> [(String, String)] {
-        let crf = String(Int(quality.rounded()))
-        switch codec {
-        case .h264: return [("crf", crf), ("preset", "veryfast")]
-        case .vp9: return [("crf", crf), ("b", "0"), ("deadline", "good"), ("cpu-used", "5"), ("row-mt", "1")]
-        case .av1:
-            return name == "libsvtav1" ? [("crf", crf), ("preset", "10")]
-                : [("crf", crf), ("b", "0"), ("cpu-used", "8"), ("row-mt", "1"), ("usage", "realtime")]
-        case .gif: return []
-        case .webp: return [("quality", crf), ("lossless", "0")]
-        }
     }
 
     func write(_ buffer: inout PixelBuffer, time: Int64, frame number: Int) throws -> FrameWriteVerdict {

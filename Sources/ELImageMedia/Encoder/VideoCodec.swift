@@ -111,6 +111,9 @@ public enum VideoCodec: String, Sendable, CaseIterable, CustomStringConvertible 
     /// The first of `encoderNames` this FFmpeg has, or nil.
     var encoder: UnsafePointer<AVCodec>? { encoderNames.lazy.compactMap { avcodec_find_encoder_by_name($0) }.first }
 
+    /// The name of the encoder used (`encoder`), or nil when this FFmpeg has none.
+    package var encoderName: String? { encoder.map { String(cString: $0.pointee.name) } }
+
     /// FFmpeg's encoders for it, the first one present is used.
     var encoderNames: [String] {
         switch self {
@@ -119,6 +122,24 @@ public enum VideoCodec: String, Sendable, CaseIterable, CustomStringConvertible 
         case .av1: ["libsvtav1", "libaom-av1"]
         case .gif: ["gif"]
         case .webp: ["libwebp_anim"]
+        }
+    }
+}
+
+extension VideoCodec {
+    /// The encoder's settings (AVOptions) for `FileOutput.encoded`: constant quality, speeds that
+    /// keep up with video on a few cores. `encoder` is the FFmpeg encoder used (`encoderName`);
+    /// the benchmark gives FFmpeg's own encode the same.
+    package func encoderOptions(encoder name: String, quality: Double) -> [(String, String)] {
+        let crf = String(Int(quality.rounded()))
+        switch self {
+        case .h264: return [("crf", crf), ("preset", "veryfast")]
+        case .vp9: return [("crf", crf), ("b", "0"), ("deadline", "good"), ("cpu-used", "5"), ("row-mt", "1")]
+        case .av1:
+            return name == "libsvtav1" ? [("crf", crf), ("preset", "10")]
+                : [("crf", crf), ("b", "0"), ("cpu-used", "8"), ("row-mt", "1"), ("usage", "realtime")]
+        case .gif: return []
+        case .webp: return [("quality", crf), ("lossless", "0")]
         }
     }
 }
