@@ -380,6 +380,12 @@ struct RunCommand: AsyncParsableCommand {
         default: false
         }
         let converter = isConstantRate && !onGrid ? FrameRateConverter(rate: rate) : nil
+        // The progress line's dup= and drop=: the main output's hops, the input's first. Weak: the
+        // line is drawn by a node of the input's graph.
+        let outputHops = sink?.node as? any FrameAccounting
+        progress.follow { [weak input, weak converter, weak outputHops] in
+            (input.map { [FrameHop(source: $0.statistics)] } ?? []) + (converter?.frameHops ?? []) + (outputHops?.frameHops ?? [])
+        }
         if let converter {
             last.addTarget(converter)
             last = converter

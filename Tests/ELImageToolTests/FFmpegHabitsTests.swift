@@ -192,8 +192,23 @@ struct FFmpegHabitsTests {
         #expect(last.contains("time=00:00:02.000"), "50 frames at 25 fps: \(last)")
         #expect(last.contains("fps=") && last.contains("speed="), "\(last)")
         #expect(terminal.contains("wrote 50 frames"))
+        #expect(!last.contains("drop="), "nothing dropped, nothing said: \(last)")
         let piped = try await elimage.run(["run", clip, "-o", folder.path("p.y4m")])
         #expect(piped.status == 0)
         #expect(!piped.errors.contains("frame="), "no progress line into a pipe: \(piped.errors)")
+    }
+
+    @Test("The progress line counts the frames dropped on the way (drop=) as the summary does")
+    func progressLineDrops() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = folder.path("fast.y4m")
+        try writeTestPattern(to: clip, size: "320x180", rate: "2000", frames: 60)
+        let command = [elimage.url.path, "run", clip, "--realtime", "-o", folder.path("t.mp4")].map { "'\($0)'" }.joined(separator: " ")
+        let terminal = String(decoding: try runTool("script", ["-qec", command, "/dev/null"]), as: UTF8.self)
+        let last = try #require(terminal.split(separator: "\r").last { $0.contains("frame=") }, "\(terminal)")
+        let shown = try #require(last.firstMatch(of: /dup=0 drop=(\d+)/).flatMap { Int($0.1) }, "\(last)")
+        let summary = try #require(terminal.firstMatch(of: /went through, (\d+) dropped/).flatMap { Int($0.1) }, "\(terminal)")
+        #expect(shown == summary && shown > 0, "\(last) / \(terminal)")
     }
 }

@@ -53,7 +53,7 @@ public struct FrameHop: Sendable, Equatable {
 
 /// A node that counts the frames through it as hops of a `FrameAccount`: a blend, an output, an
 /// encoder and its stream.
-public protocol FrameAccounting: AnyObject {
+public protocol FrameAccounting: AnyObject, Sendable {
     /// Its hops, in the frames' order (an encoder streaming: its queue, then the link). Read after
     /// the run has ended for the final counts; live before.
     var frameHops: [FrameHop] { get }
