@@ -125,6 +125,14 @@ package enum EncoderFixtures {
     }
 
     /// Frames ffprobe decodes from `path` (a damaged end is tolerated: what decodes counts).
+    /// A `seconds` long 320x240 clip at 25 fps of moving noise, with a 440 Hz tone in AAC: x264
+    /// needs a whole 1500 kbit/s stream for it (what a slow link cannot carry).
+    package static func writeNoiseClip(to path: String, seconds: Int) throws {
+        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=\(seconds),noise=alls=60:allf=t",
+                               "-f", "lavfi", "-i", "sine=f=440:d=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10",
+                               "-c:a", "aac", "-shortest", path])
+    }
+
     package static func decodedFrameCount(_ path: String) throws -> Int {
         let output = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
                                              "stream=nb_read_frames", "-of", "csv=p=0", path])

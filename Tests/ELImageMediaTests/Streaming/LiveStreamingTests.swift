@@ -231,10 +231,8 @@ struct LiveStreamingTests {
     func slowLink() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        // Noise: x264 needs the whole 1500 kbit/s for it.
         let source = folder.path("noise.mp4")
-        try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=14,noise=alls=60:allf=t",
-                               "-f", "lavfi", "-i", "sine=f=440:d=14", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "10", "-c:a", "aac", "-shortest", source])
+        try EncoderFixtures.writeNoiseClip(to: source, seconds: 14)
         let server = try PrivateStreamingServer.start()
         defer { server.stop() }
         let link = try ThrottledLink(to: server.rtmpPort)
