@@ -123,7 +123,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "x264 preset for .mp4/.h264.")
     var preset: EncoderSettings.Preset?
 
-    @Option(parsing: .unconditional, help: "x264 constant rate factor 0...51 (default 23; lower is better; 0 is lossless, at 8 and 10 bits).")
+    @Option(parsing: .unconditional, help: "Constant rate factor: x264's 0...51 (default 23; lower is better; 0 is lossless, at 8 and 10 bits), VP9's and AV1's 0...63 (.mkv, .webm), WebP's quality 0...100 (higher is better).")
     var crf: Double?
 
     @Option(parsing: .unconditional, help: "Target bitrate in kbit/s instead of --crf.")
@@ -498,7 +498,15 @@ struct RunCommand: AsyncParsableCommand {
         var encoder = EncoderSettings()
         if let preset { encoder.preset = preset }
         if let crf {
-            guard (0...51).contains(crf) else { throw UsageError("--crf \(crf): use 0...51") }
+            // x264's 0...51, or the scale of the FFmpeg encoder a .mkv/.webm/.webp output uses.
+            let encoded: VideoCodec? = if let output, case .encoded(_, let container)? = try? OutputKind(path: output) {
+                codec ?? container.defaultCodec
+            } else { nil }
+            if encoded == .gif { throw UsageError("--crf \(crf): a .gif output has no quality setting (256 colours a frame)") }
+            let range = encoded?.qualityRange ?? 0...51
+            guard range.contains(crf) else {
+                throw UsageError("--crf \(crf): use \(Int(range.lowerBound))...\(Int(range.upperBound))\(encoded.map { " for \($0)" } ?? "")")
+            }
             encoder.rateControl = .constantQuality(crf)
         }
         if let bitrate {

@@ -82,15 +82,36 @@ struct CodecOutputTests {
         }
     }
 
-    @Test("--codec is for .mkv and .webm, and each holds its own codecs", arguments: [
+    @Test("--codec is for .mkv and .webm, and each holds its own codecs; --crf takes the scale of the output's codec", arguments: [
         (["--codec", "av1", "-o", "out.mp4"], "--codec av1: chooses the codec of a .mkv or .webm output"),
         (["--codec", "h264", "-o", "out.webm"], "--codec h264: -o out.webm holds vp9 or av1"),
         (["--codec", "mpeg2", "-o", "out.mkv"], "'mpeg2' is invalid for '--codec <codec>'"),
+        (["--crf", "64", "-o", "out.webm"], "--crf 64.0: use 0...63 for vp9"),
+        (["--crf", "52", "-o", "out.mkv"], "--crf 52.0: use 0...51 for h264"),
+        (["--crf", "52", "-o", "out.mp4"], "--crf 52.0: use 0...51"),
+        (["--crf", "101", "-o", "out.webp"], "--crf 101.0: use 0...100 for webp"),
+        (["--crf", "10", "-o", "out.gif"], "a .gif output has no quality setting"),
     ] as [([String], String)])
     func codecUsage(arguments: [String], message: String) async throws {
         let result = try await elimage.run(["run", "missing.mp4"] + arguments)
         #expect(result.status == 2)
         #expect(result.errors.contains(message), "\(result.errors)")
+    }
+
+    @Test("--crf past x264's 51 is VP9's to take: CRF 60 makes a smaller file than CRF 10")
+    func crfBeyondX264() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = folder.path("clip.y4m")
+        try writeTestPattern(to: clip, size: "160x90", frames: 12)
+        var sizes: [Int] = []
+        for crf in ["10", "60"] {
+            let output = folder.path("crf\(crf).webm")
+            let result = try await elimage.run(["run", clip, "--crf", crf, "-o", output])
+            #expect(result.status == 0, "\(result.errors)")
+            sizes.append((try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0)
+        }
+        #expect(sizes[1] > 0 && sizes[1] < sizes[0], "CRF 10: \(sizes[0]) bytes, CRF 60: \(sizes[1])")
     }
 
     @Test("FileOutput.encoded refuses an extension it does not write and a codec the container cannot hold, touching nothing")

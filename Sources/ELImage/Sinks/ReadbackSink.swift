@@ -150,6 +150,7 @@ package final class ReadbackSink: Sendable {
     /// `ReadbackPlacement.renderThread`: frames packed and not read back yet.
     private let held: HeldReadbacks
     private let open: @Sendable (PixelBuffer, (any ImageOutput)?) throws -> any FrameWriter
+    private let sourceOfFrame: @Sendable () -> (any ImageOutput)?
     private let unused: @Sendable () -> Void
     private let onEnd: @Sendable (Result<Ending, ELImageError>, Counts) -> Void
 
@@ -161,21 +162,26 @@ package final class ReadbackSink: Sendable {
                              open: @escaping @Sendable (PixelBuffer) throws -> any FrameWriter,
                              unused: @escaping @Sendable () -> Void = {},
                              onEnd: @escaping @Sendable (Result<Ending, ELImageError>, Counts) -> Void = { _, _ in }) {
-        self.init(configuration, openFromSource: { picture, _ in try open(picture) }, unused: unused, onEnd: onEnd)
+        self.init(configuration, openFromSource: { picture, _ in try open(picture) }, firstSource: { nil }, unused: unused,
+                  onEnd: onEnd)
     }
 
     /// - Parameters:
     ///   - openFromSource: makes the writer for the first frame read back (on the worker
-    ///     thread), told the source that frame came from (`FrameOrigin`; nil for a frame pushed
-    ///     another way): a file keeps a movie's sound.
+    ///     thread), told the source that frame came from: a file keeps a movie's sound.
+    ///   - firstSource: the source of the frame being taken, asked on the render thread at the
+    ///     first frame (the owner's `FrameOrigin.current?.source`; nil for a frame pushed another
+    ///     way).
     ///   - unused: cleans up when the run ends before a writer was made (a staged file).
     ///   - onEnd: hears how the run ended and the final counts, once, before `outcome()` does.
     package init(_ configuration: Configuration,
                  openFromSource: @escaping @Sendable (PixelBuffer, (any ImageOutput)?) throws -> any FrameWriter,
+                 firstSource: @escaping @Sendable () -> (any ImageOutput)?,
                  unused: @escaping @Sendable () -> Void = {},
                  onEnd: @escaping @Sendable (Result<Ending, ELImageError>, Counts) -> Void = { _, _ in }) {
         self.configuration = configuration
         self.open = openFromSource
+        sourceOfFrame = firstSource
         self.unused = unused
         self.onEnd = onEnd
         queue = HandoffQueue(capacity: configuration.capacity)
@@ -239,7 +245,7 @@ package final class ReadbackSink: Sendable {
             if state.context == nil { state.node = NodeReference(owner) }
             state.context = context
             state.framesTaken += 1
-            if !state.threadStarted { state.firstSource = FrameOrigin.current?.source }
+            if !state.threadStarted { state.firstSource = sourceOfFrame() }
             defer { state.threadStarted = true }
             return (state.framesTaken - 1, !state.threadStarted)
         }

@@ -16,14 +16,6 @@ struct SoundFit: Sendable {
     /// A live stream (FLV, MPEG-TS, HLS): AAC copied; anything else to AAC.
     static let stream = SoundFit(output: "a live stream", copies: { $0 == AV_CODEC_ID_AAC }, encodesTo: .aac)
 
-    /// A file of `container` (`FileOutput.encoded`): WebM copies Opus and Vorbis and encodes the
-    /// rest to Opus; Matroska copies nearly every codec and encodes the rest to AAC; nil for GIF
-    /// and WebP, which hold no sound.
-    static func file(_ container: VideoCodec.Container) -> SoundFit? {
-        guard let codec = container.soundCodec else { return nil }
-        return SoundFit(output: "a .\(container.rawValue) file", copies: { container.copiesSound($0) }, encodesTo: codec)
-    }
-
     /// Whether a track of `format` goes in as it is.
     func copies(_ format: AudioTrackFormat) -> Bool { copies(format.parameters.pointee.codec_id) }
 }

@@ -143,3 +143,13 @@ extension VideoCodec {
         }
     }
 }
+
+extension SoundFit {
+    /// A file of `container` (`FileOutput.encoded`): WebM copies Opus and Vorbis and encodes the
+    /// rest to Opus; Matroska copies nearly every codec and encodes the rest to AAC; nil for GIF
+    /// and WebP, which hold no sound.
+    static func file(_ container: VideoCodec.Container) -> SoundFit? {
+        guard let codec = container.soundCodec else { return nil }
+        return SoundFit(output: "a .\(container.rawValue) file", copies: { container.copiesSound($0) }, encodesTo: codec)
+    }
+}

@@ -27,7 +27,7 @@ public final class FileOutput: ReadbackNode, FinishableNode, Sendable {
                  unused: @escaping @Sendable () -> Void) {
         var configuration = configuration
         configuration.picturesOnly = picturesOnly
-        readback = ReadbackSink(configuration, openFromSource: open, unused: unused)
+        readback = ReadbackSink(configuration, openFromSource: open, firstSource: { FrameOrigin.current?.source }, unused: unused)
     }
 
     /// A YUV4MPEG2 (`.y4m`) file. Its header carries the chroma siting (`C420mpeg2` for left,
