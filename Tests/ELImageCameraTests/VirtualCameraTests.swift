@@ -263,6 +263,9 @@ struct VirtualCameraTests {
         try await kept.finish()
         let statistics = kept.statistics
         #expect(statistics.framesWritten == 2 && statistics.losses == 1 && statistics.droppedDisconnected == 5, "\(statistics)")
+        // As a frame account: seven frames in, two on the device, five dropped while it was away.
+        let hop = try #require(kept.frameHops.first)
+        #expect(hop.framesIn == 7 && hop.passedOn == 2 && hop.drops == [.init(5, "the device was away")], "\(hop)")
         #expect(away.counters.liveMappings == 0 && away.counters.openDescriptors == 0)
         // Away longer than the window: the next frame ends the run, saying why.
         let (gone, goneIO, goneInput, givingUp) = try await writing(reconnectWindow: .milliseconds(300))

@@ -112,3 +112,18 @@ public final class VirtualCamera: ImageInput, FinishableNode, Sendable, PlanDesc
         _ = await sink.outcome()
     }
 }
+
+extension VirtualCamera: FrameAccounting {
+    /// One hop: every frame that reached the sink, those written to the device, and why the
+    /// others were not.
+    public var frameHops: [FrameHop] {
+        let statistics = statistics
+        return [FrameHop(name: path, framesIn: statistics.framesWritten + statistics.framesDropped, passedOn: statistics.framesWritten,
+                         drops: [
+                             .init(statistics.droppedQueueFull, "the queue was full"),
+                             .init(statistics.droppedNoBuffer, "the driver gave no buffer back in time"),
+                             .init(statistics.droppedDisconnected, "the device was away"),
+                             .init(statistics.droppedReconfiguring, "packed for the format before the device changed it"),
+                         ])]
+    }
+}
