@@ -150,6 +150,6 @@ extension SoundFit {
     /// and WebP, which hold no sound.
     static func file(_ container: VideoCodec.Container) -> SoundFit? {
         guard let codec = container.soundCodec else { return nil }
-        return SoundFit(output: "a .\(container.rawValue) file", copies: { container.copiesSound($0) }, encodesTo: codec)
+        return SoundFit(copies: { container.copiesSound($0) }, encodesTo: codec)
     }
 }
