@@ -47,6 +47,9 @@ struct BenchmarkCommand: ParsableCommand {
     @Option(help: "The elimage binary the matrix runs (default: the one next to this program).")
     var elimage: String?
 
+    @Option(help: "Where the clips and every output are written, the floor's and elimage's alike (default: the temporary folder). A folder in memory (/dev/shm) takes the disk's write-back out of the comparison.")
+    var folder: String?
+
     @Option(help: "Also write the results as JSON to this file.")
     var jsonFile: String?
 
@@ -61,7 +64,8 @@ struct BenchmarkCommand: ParsableCommand {
         let matrixFrames = quick ? min(self.frames ?? 15, 15) : self.frames ?? 25
         guard matrixRepeats > 0 else { throw ValidationError("--matrix-repeats must be at least 1") }
         let sizes = try (size.isEmpty ? (quick ? ["1280x720"] : ["1280x720", "1920x1080"]) : size).map(Self.parseSize)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("elimage-bench-\(UUID().uuidString)")
+        let base = folder.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
+        let folder = base.appendingPathComponent("elimage-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
 
@@ -137,6 +141,7 @@ struct BenchmarkCommand: ParsableCommand {
             let start = ContinuousClock.now
             let cells = try matrixBenchmark.run(matrixFilterNames, on: context)
             matrix = Matrix(frames: matrixFrames, shortFrames: matrixShortFrames, repeats: matrixRepeats,
+                            outputs: FileSystemKind.describe(base.path),
                             wallSeconds: elapsedMilliseconds(ContinuousClock.now - start) / 1000, cells: cells)
         }
         let report = Report(date: Date().formatted(.iso8601.year().month().day()), machine: machine,
@@ -234,7 +239,8 @@ struct Report: Codable {
         if let encoders { lines.append("encoder comparison: \(encoders)") }
         if let matrix {
             lines.append("")
-            lines.append(MatrixCell.table(matrix.cells, frames: matrix.frames, shortFrames: matrix.shortFrames, repeats: matrix.repeats))
+            lines.append(MatrixCell.table(matrix.cells, frames: matrix.frames, shortFrames: matrix.shortFrames, repeats: matrix.repeats,
+                                          outputs: matrix.outputs))
             lines.append(String(format: "matrix wall time: %.0f s", matrix.wallSeconds))
         }
         return lines.joined(separator: "\n")
@@ -246,6 +252,8 @@ struct Matrix: Codable {
     /// Frames of the long and of the short runs.
     let frames: Int, shortFrames: Int
     let repeats: Int
+    /// Where the outputs were written: the folder and its file system ("/dev/shm (tmpfs)").
+    let outputs: String?
     let wallSeconds: Double
     let cells: [MatrixCell]
 }

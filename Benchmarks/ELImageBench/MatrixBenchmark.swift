@@ -186,8 +186,8 @@ struct MatrixBenchmark {
     }
 
     /// ms/frame of the floor over `frames` frames on the render thread, after two warm-up frames:
-    /// the GL work, then the frame written with write(2) (Y4M, RGBA) or encoded by libx264 (MP4,
-    /// flushed at the end).
+    /// the GL work, then the frame written with write(2) (Y4M, RGBA; the file synchronised at the
+    /// end, as elimage's are) or encoded by libx264 (MP4, flushed at the end).
     private func floorRun(_ filter: FloorPipeline.Filter, output: Output, path: String, clip: SourceClip,
                           on context: RenderContext) throws -> Double {
         let (frames, preset, crf) = (frames, preset, crf)
@@ -219,6 +219,8 @@ struct MatrixBenchmark {
                     if output == .y4m { try file.write(contentsOf: Data("FRAME\n".utf8)) }
                     try file.write(contentsOf: result)
                 }
+                // Made durable before it counts as written, as elimage makes its outputs.
+                try file.synchronize()
                 return elapsedMilliseconds(ContinuousClock.now - start) / Double(frames)
             }
         }
@@ -277,8 +279,9 @@ struct MatrixCell: Codable {
     let floor: PipelineResult
 
     /// The table printed after the pipelines'.
-    static func table(_ cells: [MatrixCell], frames: Int, shortFrames: Int, repeats: Int) -> String {
-        var lines = ["matrix: elimage run end to end, ms/frame = (t(\(frames) frames) − t(\(shortFrames))) / \(frames - shortFrames), p50 of \(repeats) repeats; floor in the same run, interleaved"]
+    static func table(_ cells: [MatrixCell], frames: Int, shortFrames: Int, repeats: Int, outputs: String?) -> String {
+        var lines = ["matrix: elimage run end to end, ms/frame = (t(\(frames) frames) − t(\(shortFrames))) / \(frames - shortFrames), p50 of \(repeats) repeats; floor in the same run, interleaved"
+                     + (outputs.map { "; outputs written to \($0)" } ?? "")]
         // The filter column fits the longest name ("backgroundreplace") and a space.
         let filterWidth = max(14, (cells.map(\.filter.count).max() ?? 0) + 2)
         lines.append("filter".padding(toLength: filterWidth, withPad: " ", startingAt: 0)

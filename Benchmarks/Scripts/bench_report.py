@@ -69,7 +69,8 @@ def matrix(report):
     lines = [f"### Every filter into every output through `elimage run`", "",
              heading(report) + f"; (t({matrix['frames']} frames) − t({matrix['shortFrames']})) / "
              f"{matrix['frames'] - matrix['shortFrames']}, p50 of {matrix['repeats']} repeats, the floor "
-             f"interleaved in the same run; ms a frame, framework / floor = ratio.", "",
+             f"interleaved in the same run" + (f", both writing to {matrix['outputs']}" if matrix.get("outputs") else "")
+             + "; ms a frame, framework / floor = ratio.", "",
              f"| filter | floor | {title} |", "|---|---|" + "---|" * len(columns)]
     for name, row in rows.items():
         cells = []
