@@ -1,5 +1,6 @@
 import ELImage
 import ELImageTestSupport
+import ELImageTesting
 import Testing
 
 /// Every filter of the catalogue through the same rules, as GStreamer's check harness runs every
@@ -37,6 +38,58 @@ struct FilterConformanceTests {
                 #expect(setsSize ? output.width >= 1 && output.height >= 1 : output.width == 17 && output.height == 5,
                         "\(name) with \(parameter.name)=\(value) made \(output.width)x\(output.height)")
             }
+        }
+    }
+
+    @Test("More frames hold no more textures: what a filter keeps across frames it keeps once, and no frame leaks",
+          arguments: names)
+    func noTextureGrowth(name: String) async throws {
+        let filter = try FilterCatalog.standard.make(name)
+        let pipeline = try EmbeddedPipeline(context: RenderContext()) { $0 --> filter }
+        let frames = (0..<8).map { index in
+            var image = Self.noise(64, 48)
+            image.timestamp = MediaTime(value: Int64(index), timescale: 25)
+            return image
+        }
+        try await endCleanly(pipeline) { pipeline in
+            let context = pipeline.context
+            func texturesInUse() async throws -> Int { try await context.perform { $0.poolStatistics.texturesInUse } }
+            // Two frames, then six more, each run ended: a filter's state (a table, a skin model, a
+            // background) is made by the first frames; a leak grows with every frame.
+            try await pipeline.send(frames[0..<2])
+            try await pipeline.sendEndOfStream()
+            let afterTwo = try await texturesInUse()
+            try await pipeline.send(frames[2...])
+            try await pipeline.sendEndOfStream()
+            let afterEight = try await texturesInUse()
+            #expect(afterEight <= afterTwo, "\(name) held \(afterTwo) textures after 2 frames and \(afterEight) after 8")
+        }
+    }
+
+    @Test("Closing the context while frames are on their way ends the run: the sends stop with an error, no thread is left",
+          arguments: names)
+    func closeInTheMiddle(name: String) async throws {
+        let filter = try FilterCatalog.standard.make(name)
+        let context = try RenderContext()
+        let pipeline = try EmbeddedPipeline(context: context) { $0 --> filter }
+        _ = try await pipeline.render(Self.noise(64, 48))
+        // More frames on their way from another task while the context closes under them: each
+        // either comes out or is refused with an error; none may hang or crash.
+        let sender = Task {
+            for index in 1...12 {
+                var image = Self.noise(64, 48)
+                image.timestamp = MediaTime(value: Int64(index), timescale: 25)
+                _ = try? await pipeline.send(image)
+            }
+        }
+        await context.close()
+        _ = await sender.value  // how many came out depends on when the close landed
+        #expect(context.runningThreadNames.isEmpty, "\(name): threads after close \(context.runningThreadNames)")
+        do {
+            _ = try await pipeline.send(Self.noise(64, 48))
+            Issue.record("\(name): a frame sent to a closed context was taken")
+        } catch {
+            #expect("\(error)".contains("clos"), "\(name): a send after close failed without saying the context closed: \(error)")
         }
     }
 

@@ -151,8 +151,9 @@ func render(_ image: RGBAImage, through filter: some ImageOutput & ImageInput,
 
 /// Runs `work` on `pipeline`, then ends it with `finish()` (also when `work` throws), which must
 /// find no failure recorded and no thread running. Textures still in use are not counted against
-/// the filter: those a filter keeps across streams (a lookup table, a skin model, a background
-/// picture) are not told apart from a leaked frame by a single frame's run.
+/// the filter here: those a filter keeps across streams (a lookup table, a skin model, a background
+/// picture) are not told apart from a leaked frame by a single frame's run. The conformance suite
+/// tells them apart by running more frames (`FilterConformanceTests.noTextureGrowth`).
 func endCleanly<Result>(_ pipeline: EmbeddedPipeline, sourceLocation: SourceLocation = #_sourceLocation,
                         _ work: (EmbeddedPipeline) async throws -> Result) async throws -> Result {
     let outcome: Swift.Result<Result, any Error>
