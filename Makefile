@@ -263,6 +263,10 @@ mutate: deps
 # pictures and the last pass in the pack. `make test` runs them on llvmpipe, `make test-long` on
 # softpipe too (with every reference output), `make gpu-check` on a GPU.
 RENDERER_SUITES := YUVToRGBTests|RGBToYUVTests|ChromaSitingTests|ChromaDownsamplingTests|MonochromePackTests|PixelFormatUploadTests|FusedConversionTests|HighDepthTests|ColorFilterTests|FusionTests|PictureTests|DeferredPassTests
+# BENCH_FOLDER: where the benchmark writes clips and outputs (default /dev/shm where it exists: in
+# memory, so a disk's write-back does not move the Y4M and RGBA cells; empty: the temporary folder).
+BENCH_FOLDER ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm)
+BENCH_FOLDER_FLAG = $(if $(BENCH_FOLDER),--folder $(BENCH_FOLDER))
 # The benchmark's in-process pipelines (the matrix runs the CLI, which the tests cover; GStreamer
 # is an outside program).
 BENCH_SMOKE_PIPELINES := conversion grayscale grayscale-fused color-fused beauty record y4m virtual-camera
@@ -278,7 +282,7 @@ test-long: deps
 	  $(foreach pipeline,$(BENCH_SMOKE_PIPELINES),--pipeline $(pipeline)) > /dev/null
 	@echo "== one filter's row of the matrix, through the elimage binary built beside the benchmark"
 	$(RUN_ENV) timeout 300 $$($(SWIFT) build --show-bin-path)/elimage-bench --pipeline matrix --matrix-filter brightness \
-	  --size 320x240 --frames 3 --matrix-short-frames 1 --matrix-repeats 1 $(if $(BENCH_FOLDER),--folder $(BENCH_FOLDER)) > /dev/null
+	  --size 320x240 --frames 3 --matrix-short-frames 1 --matrix-repeats 1 $(BENCH_FOLDER_FLAG) > /dev/null
 
 # Sanitizer builds live in their own scratch folders (.build-asan, .build-tsan), beside .build.
 # LeakSanitizer: Mesa's llvmpipe driver is preloaded so that eglTerminate cannot unload it (an
@@ -355,14 +359,11 @@ stream-latency: deps
 ## BENCH_FLAGS=--quick: 20 frames at 1280x720 only. The table is printed; the JSON goes to $(OUT)/bench.json.
 ## The matrix (every catalogue filter x Y4M/MP4/RGBA x size) runs the release `elimage` binary built
 ## beside the benchmark; BENCH_FLAGS="--pipeline matrix --matrix-filter blur" runs a part of it.
-## BENCH_FOLDER: where clips and outputs are written (default /dev/shm where it exists: in memory,
-## so a disk's write-back does not move the Y4M and RGBA cells; empty: the temporary folder).
 BENCH_FLAGS ?=
-BENCH_FOLDER ?= $(shell test -d /dev/shm -a -w /dev/shm && echo /dev/shm)
 bench: deps
 	@mkdir -p $(OUT)
 	$(SWIFT) build -c release --product elimage
-	$(SWIFT) run -c release elimage-bench --json-file $(OUT)/bench.json $(if $(BENCH_FOLDER),--folder $(BENCH_FOLDER)) $(BENCH_FLAGS)
+	$(SWIFT) run -c release elimage-bench --json-file $(OUT)/bench.json $(BENCH_FOLDER_FLAG) $(BENCH_FLAGS)
 
 ## Fuzzing: elimage-fuzz built with AddressSanitizer (leak checks included) and coverage
 ## instrumentation, libFuzzer's driver linked in. `swiftc -sanitize=fuzzer` cannot be used: SwiftPM
